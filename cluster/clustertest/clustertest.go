@@ -1,0 +1,266 @@
+// Package clustertest runs real control-plane nodes in one test process:
+// real raft, real Badger in t.TempDir(), real gossip and node-to-node RPC on
+// 127.0.0.1, with a FaultNet between them to cut and heal links.
+package clustertest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"lookout/cluster"
+)
+
+// Options change the nodes a test cluster starts.
+type Options struct {
+	// Tune edits each node's options before it starts.
+	Tune func(i int, o *cluster.Options)
+}
+
+// Cluster is a set of nodes that bootstrap together (BootstrapExpect = n).
+type Cluster struct {
+	t     testing.TB
+	Net   *FaultNet
+	Nodes []*Node
+	quiet atomic.Bool // set once the test is over: logs go nowhere
+}
+
+// Node is one member of a test cluster. Node is nil while it is killed.
+type Node struct {
+	*cluster.Node
+	Index int
+	opts  cluster.Options
+	ln    net.Listener
+	srv   *http.Server
+}
+
+// NewCluster starts n nodes that meet through gossip and bootstrap one
+// raft cluster, and waits for a ready leader. Everything stops with t.
+func NewCluster(t testing.TB, n int, o ...Options) *Cluster {
+	t.Helper()
+	var opt Options
+	if len(o) > 0 {
+		opt = o[0]
+	}
+	c := &Cluster{t: t, Net: NewFaultNet()}
+	var first string
+	for i := 0; i < n; i++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("listen: %v", err)
+		}
+		c.Net.Own(ln.Addr().String(), i)
+		opts := cluster.Options{
+			NodeID:            fmt.Sprintf("node%d", i),
+			DataDir:           t.TempDir(),
+			RaftAddr:          "127.0.0.1:0",
+			HTTPAddr:          ln.Addr().String(),
+			GossipAddr:        "127.0.0.1:0",
+			BootstrapExpect:   n,
+			Secret:            []byte("clustertest secret"),
+			ReconcileInterval: 300 * time.Millisecond,
+			Raft: cluster.RaftTuning{
+				HeartbeatTimeout:   700 * time.Millisecond,
+				ElectionTimeout:    700 * time.Millisecond,
+				LeaderLeaseTimeout: 350 * time.Millisecond,
+			},
+			Small:      true,
+			FastGossip: true,
+			Dial:       c.Net.Dialer(i),
+			Version:    "test",
+			Logger:     hclog.New(&hclog.LoggerOptions{Name: fmt.Sprintf("node%d", i), Level: hclog.Warn, Output: testWriter{t: t, quiet: &c.quiet}}),
+		}
+		if first != "" {
+			opts.Join = []string{first}
+		}
+		if opt.Tune != nil {
+			opt.Tune(i, &opts)
+		}
+		node := &Node{Index: i, opts: opts, ln: ln}
+		c.Nodes = append(c.Nodes, node)
+		c.start(node)
+		if first == "" {
+			first = node.GossipAddr()
+		}
+	}
+	t.Cleanup(c.Close)
+	c.Leader(15 * time.Second)
+	return c
+}
+
+// start opens a node on its listener and records its addresses, so a
+// restart binds the same ones.
+func (c *Cluster) start(n *Node) {
+	c.t.Helper()
+	node, err := cluster.New(n.opts)
+	if err != nil {
+		c.t.Fatalf("start node %d: %v", n.Index, err)
+	}
+	n.Node = node
+	n.opts.RaftAddr = node.RaftAddr()
+	n.opts.GossipAddr = node.GossipAddr()
+	c.Net.Own(n.opts.RaftAddr, n.Index)
+	mux := http.NewServeMux()
+	path, h := node.Handler()
+	mux.Handle(path, h)
+	n.srv = &http.Server{Handler: mux, Protocols: new(http.Protocols), ReadHeaderTimeout: 5 * time.Second}
+	n.srv.Protocols.SetHTTP1(true)
+	n.srv.Protocols.SetUnencryptedHTTP2(true)
+	go n.srv.Serve(n.ln)
+}
+
+// Kill stops node i abruptly (no leave): peers see it as gone.
+func (c *Cluster) Kill(i int) {
+	c.t.Helper()
+	n := c.Nodes[i]
+	if n.Node == nil {
+		return
+	}
+	n.srv.Close()
+	if err := n.Node.Close(); err != nil {
+		c.t.Logf("close node %d: %v", i, err)
+	}
+	n.Node = nil
+}
+
+// Restart starts killed node i again from its data, on its old addresses.
+func (c *Cluster) Restart(i int) {
+	c.t.Helper()
+	n := c.Nodes[i]
+	if n.Node != nil {
+		c.t.Fatalf("node %d is running", i)
+	}
+	ln, err := listenRetry(n.opts.HTTPAddr)
+	if err != nil {
+		c.t.Fatalf("restart node %d: %v", i, err)
+	}
+	n.ln = ln
+	n.opts.Join = nil
+	for _, o := range c.Nodes {
+		if o != n {
+			n.opts.Join = append(n.opts.Join, o.opts.GossipAddr)
+		}
+	}
+	c.start(n)
+}
+
+func listenRetry(addr string) (net.Listener, error) {
+	var err error
+	for range 50 {
+		var ln net.Listener
+		if ln, err = net.Listen("tcp", addr); err == nil {
+			return ln, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil, err
+}
+
+// Close stops every node.
+func (c *Cluster) Close() {
+	for i := range c.Nodes {
+		c.Kill(i)
+	}
+	c.quiet.Store(true)
+}
+
+// Running returns the nodes that are not killed.
+func (c *Cluster) Running() []*Node {
+	var out []*Node
+	for _, n := range c.Nodes {
+		if n.Node != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Leader waits up to timeout for a ready leader among the running nodes
+// and returns it; it fails the test otherwise.
+func (c *Cluster) Leader(timeout time.Duration) *Node {
+	c.t.Helper()
+	n, err := c.WaitLeader(timeout, c.Running()...)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return n
+}
+
+// WaitLeader waits up to timeout for one of among to be a ready leader.
+func (c *Cluster) WaitLeader(timeout time.Duration, among ...*Node) (*Node, error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		for _, n := range among {
+			if n.Node != nil && n.IsLeader() {
+				return n, nil
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil, errors.New("no ready leader in time")
+}
+
+// Follower returns a running node that is not the leader.
+func (c *Cluster) Follower() *Node {
+	c.t.Helper()
+	leader := c.Leader(10 * time.Second)
+	for _, n := range c.Running() {
+		if n != leader {
+			return n
+		}
+	}
+	c.t.Fatal("no follower running")
+	return nil
+}
+
+// WaitConverged waits until every running node has applied the same index
+// as the leader.
+func (c *Cluster) WaitConverged(timeout time.Duration) {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		leader := c.Leader(timeout)
+		want := leader.State().AppliedIndex()
+		same := true
+		for _, n := range c.Running() {
+			if n.State().AppliedIndex() != want {
+				same = false
+			}
+		}
+		if same {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("nodes did not converge on index %d", want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Context is a context that ends with the test or after d.
+func Context(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// testWriter sends logs to t.Log so they show with the failing test.
+type testWriter struct {
+	t     testing.TB
+	quiet *atomic.Bool
+}
+
+func (w testWriter) Write(p []byte) (int, error) {
+	if !w.quiet.Load() {
+		w.t.Log(strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
+}

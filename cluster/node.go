@@ -1,0 +1,359 @@
+// Package cluster runs one control-plane node: raft on a Badger log store,
+// the state machine glue, snapshots, memberlist gossip, bootstrap and join,
+// the leader's lifecycle, write forwarding and consistent reads.
+//
+// Everything above it (the HTTP APIs) talks to a *Node through Apply,
+// ConsistentRead and Status, and reads the local state directly.
+package cluster
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/memberlist"
+	"github.com/hashicorp/raft"
+
+	"lookout/cluster/raftbadger"
+	"lookout/control/state"
+)
+
+// Options configures a Node.
+type Options struct {
+	// NodeID names the node in raft and gossip; it must stay the same
+	// across restarts.
+	NodeID string
+	// DataDir holds raft/ (log and stable store), state/ and snapshots/.
+	DataDir string
+	// RaftAddr is the address raft listens on and advertises.
+	RaftAddr string
+	// HTTPAddr is the advertised address of this node's HTTP listener,
+	// where peers forward writes.
+	HTTPAddr string
+	// GossipAddr is the memberlist address; empty runs without gossip (a
+	// single dev node).
+	GossipAddr string
+	// Join lists gossip addresses of other nodes to meet.
+	Join []string
+	// BootstrapExpect is how many servers must meet before one bootstraps
+	// the cluster; 1 bootstraps alone; 0 never bootstraps (the node waits
+	// to be added by an existing cluster's leader).
+	BootstrapExpect int
+	// Secret authenticates node-to-node RPC and encrypts gossip. Every node
+	// of a cluster must have the same one.
+	Secret []byte
+	// RemoveGoneAfter is how long a server may be missing from gossip before
+	// the leader removes it from the raft configuration (default 72h).
+	RemoveGoneAfter time.Duration
+	// ReconcileInterval is how often the leader reconciles membership
+	// (default 5s).
+	ReconcileInterval time.Duration
+	// LeaderWait is how long Apply and ConsistentRead wait for a leader
+	// before failing with ErrNoLeader (default 5s).
+	LeaderWait time.Duration
+	// Raft overrides raft's timing and snapshot settings; zero fields keep
+	// raft's defaults.
+	Raft RaftTuning
+	// Small trims Badger's memory use (tests, small machines).
+	Small bool
+	// FastGossip uses memberlist's local-network timings (tests): failures
+	// are detected in about a second instead of several.
+	FastGossip bool
+	// Dial opens outgoing connections (raft and RPC); default net.Dialer.
+	Dial DialFunc
+	// Version is advertised in gossip metadata.
+	Version string
+	// Logger is the node's logger; subsystems use named children.
+	Logger hclog.Logger
+}
+
+// RaftTuning holds the raft settings tests and operators may change.
+type RaftTuning struct {
+	HeartbeatTimeout   time.Duration
+	ElectionTimeout    time.Duration
+	LeaderLeaseTimeout time.Duration
+	SnapshotThreshold  uint64
+	SnapshotInterval   time.Duration
+	TrailingLogs       uint64
+}
+
+// Node is one control-plane node.
+type Node struct {
+	opts  Options
+	log   hclog.Logger
+	state *state.Store
+	logs  *raftbadger.Store
+	raft  *raft.Raft
+	trans *raft.NetworkTransport
+	snaps raft.SnapshotStore
+	ml    *memberlist.Memberlist
+	peers *peerSet
+	rpc   *rpcClients
+
+	notifyCh  chan bool
+	ready     atomic.Bool // leader and Barrier done in this term
+	memberCh  chan struct{}
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New opens the node's stores, starts raft, joins gossip and starts the
+// background loops (leadership, bootstrap, join). The caller serves
+// Handler on the HTTP listener at opts.HTTPAddr and calls Close at the end.
+func New(opts Options) (n *Node, err error) {
+	opts = withDefaults(opts)
+	n = &Node{
+		opts:     opts,
+		log:      opts.Logger,
+		notifyCh: make(chan bool, 16),
+		memberCh: make(chan struct{}, 1),
+		peers:    newPeerSet(),
+	}
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	defer func() {
+		if err != nil {
+			n.Close()
+		}
+	}()
+	n.rpc = newRPCClients(opts.Dial, n.rpcToken())
+
+	// Stores: the raft log (synced) and the state (made durable by the log).
+	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	n.logs, err = raftbadger.Open(raftbadger.Options{Dir: filepath.Join(opts.DataDir, "raft"), Small: opts.Small, Logger: n.log.Named("raftstore")})
+	if err != nil {
+		return nil, err
+	}
+	n.state, err = state.Open(state.Options{Dir: filepath.Join(opts.DataDir, "state"), Small: opts.Small, Logger: n.log.Named("state")})
+	if err != nil {
+		return nil, err
+	}
+	n.snaps, err = raft.NewFileSnapshotStoreWithLogger(filepath.Join(opts.DataDir, "snapshots"), 2, n.log.Named("snapshots"))
+	if err != nil {
+		return nil, fmt.Errorf("open snapshot store: %w", err)
+	}
+	// A state that lost unsynced writes in a crash of the machine may be
+	// behind the newest snapshot: restore it, since raft will only replay
+	// the log after the snapshot (NoSnapshotRestoreOnStart).
+	if err := n.catchUpFromSnapshot(); err != nil {
+		return nil, err
+	}
+
+	// Raft transport on its own listener.
+	ln, err := net.Listen("tcp", opts.RaftAddr)
+	if err != nil {
+		return nil, fmt.Errorf("listen for raft on %s: %w", opts.RaftAddr, err)
+	}
+	n.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+		Stream:  &streamLayer{Listener: ln, dial: opts.Dial},
+		MaxPool: 3,
+		Timeout: 10 * time.Second,
+		Logger:  n.log.Named("transport"),
+	})
+
+	// Raft itself.
+	hasState, err := raft.HasExistingState(n.logs, n.logs, n.snaps)
+	if err != nil {
+		return nil, fmt.Errorf("inspect raft state: %w", err)
+	}
+	cache, err := raft.NewLogCache(512, n.logs)
+	if err != nil {
+		return nil, fmt.Errorf("log cache: %w", err)
+	}
+	n.raft, err = raft.NewRaft(n.raftConfig(), &fsm{state: n.state}, cache, n.logs, n.snaps, n.trans)
+	if err != nil {
+		return nil, fmt.Errorf("start raft: %w", err)
+	}
+
+	// Gossip, so servers find each other.
+	if opts.GossipAddr != "" {
+		if err := n.startGossip(); err != nil {
+			return nil, err
+		}
+	}
+
+	// Background loops.
+	n.goLoop(n.monitorLeadership)
+	if !hasState && opts.BootstrapExpect > 0 {
+		n.goLoop(n.bootstrapLoop)
+	}
+	if len(opts.Join) > 0 && n.ml != nil {
+		n.goLoop(n.joinLoop)
+	}
+	return n, nil
+}
+
+func withDefaults(o Options) Options {
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	if o.Dial == nil {
+		var d net.Dialer
+		o.Dial = d.DialContext
+	}
+	if o.RemoveGoneAfter <= 0 {
+		o.RemoveGoneAfter = 72 * time.Hour
+	}
+	if o.ReconcileInterval <= 0 {
+		o.ReconcileInterval = 5 * time.Second
+	}
+	if o.LeaderWait <= 0 {
+		o.LeaderWait = 5 * time.Second
+	}
+	return o
+}
+
+func (n *Node) raftConfig() *raft.Config {
+	c := raft.DefaultConfig()
+	c.LocalID = raft.ServerID(n.opts.NodeID)
+	c.Logger = n.log.Named("raft")
+	c.NotifyCh = n.notifyCh
+	c.NoSnapshotRestoreOnStart = true
+	t := n.opts.Raft
+	if t.HeartbeatTimeout > 0 {
+		c.HeartbeatTimeout = t.HeartbeatTimeout
+	}
+	if t.ElectionTimeout > 0 {
+		c.ElectionTimeout = t.ElectionTimeout
+	}
+	if t.LeaderLeaseTimeout > 0 {
+		c.LeaderLeaseTimeout = t.LeaderLeaseTimeout
+	}
+	if t.SnapshotThreshold > 0 {
+		c.SnapshotThreshold = t.SnapshotThreshold
+	}
+	if t.SnapshotInterval > 0 {
+		c.SnapshotInterval = t.SnapshotInterval
+	}
+	if t.TrailingLogs > 0 {
+		c.TrailingLogs = t.TrailingLogs
+	}
+	return c
+}
+
+// catchUpFromSnapshot restores the newest snapshot when the state is behind
+// it.
+func (n *Node) catchUpFromSnapshot() error {
+	metas, err := n.snaps.List()
+	if err != nil || len(metas) == 0 {
+		return err
+	}
+	_, rc, err := n.snaps.Open(metas[0].ID)
+	if err != nil {
+		return fmt.Errorf("open snapshot %s: %w", metas[0].ID, err)
+	}
+	defer rc.Close()
+	snapApplied, err := state.SnapshotAppliedIndex(rc)
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %w", metas[0].ID, err)
+	}
+	if n.state.AppliedIndex() >= snapApplied {
+		return nil
+	}
+	n.log.Warn("state is behind the newest snapshot; restoring it", "state_applied", n.state.AppliedIndex(), "snapshot_applied", snapApplied)
+	_, rc2, err := n.snaps.Open(metas[0].ID)
+	if err != nil {
+		return fmt.Errorf("open snapshot %s: %w", metas[0].ID, err)
+	}
+	defer rc2.Close()
+	return n.state.Restore(rc2)
+}
+
+// goLoop runs fn until the node closes.
+func (n *Node) goLoop(fn func(ctx context.Context)) {
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		fn(n.ctx)
+	}()
+}
+
+// State is the node's local copy of the replicated state. Reads of it are
+// stale unless ConsistentRead returned nil first.
+func (n *Node) State() *state.Store { return n.state }
+
+// ID is the node id.
+func (n *Node) ID() string { return n.opts.NodeID }
+
+// RaftAddr is the address raft listens on.
+func (n *Node) RaftAddr() string { return string(n.trans.LocalAddr()) }
+
+// RaftStats is raft's own statistics (for diagnosis and tests).
+func (n *Node) RaftStats() map[string]string { return n.raft.Stats() }
+
+// IsLeader tells whether this node is the leader and has finished its
+// Barrier, so its state holds every committed entry.
+func (n *Node) IsLeader() bool { return n.ready.Load() && n.raft.State() == raft.Leader }
+
+// Leader returns the id of the leader this node knows of ("" when none).
+func (n *Node) Leader() string {
+	_, id := n.raft.LeaderWithID()
+	return string(id)
+}
+
+// Healthy tells whether the node can accept events now, and if not why.
+func (n *Node) Healthy() (bool, string) {
+	if n.ctx.Err() != nil {
+		return false, "shutting down"
+	}
+	if n.Leader() == "" {
+		return false, "no leader"
+	}
+	return true, ""
+}
+
+// rpcToken is the bearer token of node-to-node RPC, derived from the secret.
+func (n *Node) rpcToken() string {
+	m := hmac.New(sha256.New, n.opts.Secret)
+	m.Write([]byte("lookout node rpc v1"))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Handler returns the path prefix and handler of the node-to-node RPC
+// service, to be served on the node's HTTP listener (HTTP/2 cleartext).
+func (n *Node) Handler() (string, http.Handler) {
+	return newRPCHandler(n)
+}
+
+// Close stops the node without leaving the cluster: its peers see it as
+// gone, and it rejoins when started again with the same data.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() {
+		n.cancel()
+		var errs []error
+		if n.ml != nil {
+			errs = append(errs, n.ml.Shutdown())
+		}
+		if n.raft != nil {
+			errs = append(errs, n.raft.Shutdown().Error())
+		}
+		n.wg.Wait()
+		if n.trans != nil {
+			errs = append(errs, n.trans.Close())
+		}
+		n.rpc.close()
+		if n.state != nil {
+			errs = append(errs, n.state.Close())
+		}
+		if n.logs != nil {
+			errs = append(errs, n.logs.Close())
+		}
+		n.closeErr = errors.Join(errs...)
+	})
+	return n.closeErr
+}

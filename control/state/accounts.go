@@ -1,0 +1,106 @@
+package state
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/dgraph-io/badger/v4"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+)
+
+// applyCreateAccount stores a new account, its e-mail index and its two
+// personal keys. A taken e-mail is a conflict and changes nothing.
+func applyCreateAccount(txn *badger.Txn, now int64, c *raftv1.CreateAccount) (*raftv1.Result, error) {
+	if c.GetAccountId() == "" || c.GetEmail() == "" || c.GetPlan() == nil {
+		return invalid("create account: id, e-mail and plan are required"), nil
+	}
+	emailKey := k(prefixEmail, strings.ToLower(c.GetEmail()))
+	if taken, err := exists(txn, emailKey); err != nil || taken {
+		return conflict("an account with e-mail %s exists", c.GetEmail()), err
+	}
+	if taken, err := exists(txn, k(prefixAccount, c.GetAccountId())); err != nil || taken {
+		return conflict("account %s exists", c.GetAccountId()), err
+	}
+	for _, key := range []*raftv1.Key{c.GetIngestKey(), c.GetManagementKey()} {
+		if key.GetAccountId() != c.GetAccountId() {
+			return invalid("create account: key %s belongs to another account", key.GetId()), nil
+		}
+		if res, err := checkNewKey(txn, key); res != nil || err != nil {
+			return res, err
+		}
+	}
+	acct := &statev1.Account{
+		Id:            c.GetAccountId(),
+		Email:         c.GetEmail(),
+		PasswordHash:  c.GetPasswordHash(),
+		Plan:          c.GetPlan(),
+		CreatedUnixMs: now,
+	}
+	if err := setProto(txn, k(prefixAccount, acct.Id), acct); err != nil {
+		return nil, err
+	}
+	if err := txn.Set(emailKey, []byte(acct.Id)); err != nil {
+		return nil, err
+	}
+	for _, key := range []*raftv1.Key{c.GetIngestKey(), c.GetManagementKey()} {
+		if err := putKey(txn, key); err != nil {
+			return nil, err
+		}
+	}
+	return ok(), nil
+}
+
+// applySetPlan replaces an account's plan.
+func applySetPlan(txn *badger.Txn, c *raftv1.SetPlan) (*raftv1.Result, error) {
+	if c.GetPlan() == nil {
+		return invalid("set plan: plan is required"), nil
+	}
+	var acct statev1.Account
+	err := getProto(txn, k(prefixAccount, c.GetAccountId()), &acct)
+	if errors.Is(err, ErrNotFound) {
+		return notFound("account %s not found", c.GetAccountId()), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	acct.Plan = c.GetPlan()
+	return ok(), setProto(txn, k(prefixAccount, acct.Id), &acct)
+}
+
+// Account returns the account with id.
+func (s *Store) Account(id string) (*statev1.Account, error) {
+	var acct statev1.Account
+	err := s.view(func(txn *badger.Txn) error { return getProto(txn, k(prefixAccount, id), &acct) })
+	if err != nil {
+		return nil, err
+	}
+	return &acct, nil
+}
+
+// AccountByEmail returns the account whose e-mail is email (any case).
+func (s *Store) AccountByEmail(email string) (*statev1.Account, error) {
+	var acct statev1.Account
+	err := s.view(func(txn *badger.Txn) error {
+		id, err := getRaw(txn, k(prefixEmail, strings.ToLower(email)))
+		if err != nil {
+			return err
+		}
+		return getProto(txn, k(prefixAccount, string(id)), &acct)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &acct, nil
+}
+
+// Accounts returns every account in id order.
+func (s *Store) Accounts() ([]*statev1.Account, error) {
+	var out []*statev1.Account
+	err := s.view(func(txn *badger.Txn) error {
+		return scanProto(txn, prefixAccount, func() *statev1.Account { return new(statev1.Account) },
+			func(a *statev1.Account) error { out = append(out, a); return nil })
+	})
+	return out, err
+}

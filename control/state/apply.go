@@ -1,0 +1,181 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+)
+
+// CommandVersion is the envelope version this code applies.
+const CommandVersion = 1
+
+// requestTTLMillis is how long a request id is remembered for deduplication.
+const requestTTLMillis = 24 * 60 * 60 * 1000
+
+// pruneBatch bounds the expired request ids removed by one entry.
+const pruneBatch = 64
+
+// Entry is one raft log entry to apply.
+type Entry struct {
+	Index   uint64
+	Command *raftv1.Command
+}
+
+// ApplyBatch applies entries in order and returns one result per entry; an
+// entry at or below the applied index (replayed after a restart) is skipped
+// and its result is nil. Entries are applied in one Badger transaction; when
+// the batch does not fit one, it is split between entries, never inside one,
+// and each transaction records the index of its last entry.
+//
+// An I/O error of the database panics: the node cannot keep a state that
+// differs from its peers', and a restart replays from the applied index.
+func (s *Store) ApplyBatch(entries []Entry) []*raftv1.Result {
+	results := make([]*raftv1.Result, len(entries))
+	for start := 0; start < len(entries); {
+		n, err := s.applyRun(entries[start:], results[start:])
+		if err != nil {
+			panic(fmt.Sprintf("state: apply raft entries from index %d: %v", entries[start].Index, err))
+		}
+		start += n
+	}
+	return results
+}
+
+// applyRun applies as many leading entries as fit in one transaction,
+// commits them and returns how many it consumed.
+func (s *Store) applyRun(entries []Entry, results []*raftv1.Result) (int, error) {
+	applied := s.AppliedIndex()
+	txn := s.db.NewTransaction(true)
+	defer func() { txn.Discard() }()
+	last := applied
+	n := 0
+	for i, e := range entries {
+		if e.Index <= applied {
+			n = i + 1
+			continue
+		}
+		res, err := s.applyEntry(txn, e)
+		if errors.Is(err, badger.ErrTxnTooBig) && last != applied {
+			// Commit what fits, without this entry: redo the run up to it
+			// in a fresh transaction (apply is deterministic).
+			txn.Discard()
+			txn = s.db.NewTransaction(true)
+			return s.commitRun(txn, entries[:i], results)
+		}
+		if err != nil {
+			return 0, err
+		}
+		results[i] = res
+		last, n = e.Index, i+1
+	}
+	if last == applied {
+		return n, nil
+	}
+	if err := txn.Commit(); err != nil {
+		return 0, fmt.Errorf("commit: %w", err)
+	}
+	s.setApplied(last)
+	return n, nil
+}
+
+// commitRun applies entries (known to fit) in txn and commits.
+func (s *Store) commitRun(txn *badger.Txn, entries []Entry, results []*raftv1.Result) (int, error) {
+	applied := s.AppliedIndex()
+	last := applied
+	for i, e := range entries {
+		if e.Index <= applied {
+			continue
+		}
+		res, err := s.applyEntry(txn, e)
+		if err != nil {
+			return 0, err
+		}
+		results[i], last = res, e.Index
+	}
+	if err := txn.Commit(); err != nil {
+		return 0, fmt.Errorf("commit: %w", err)
+	}
+	s.setApplied(last)
+	return len(entries), nil
+}
+
+// applyEntry applies one entry and records its index in the same txn.
+func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
+	cmd := e.Command
+	if cmd.GetVersion() != CommandVersion {
+		// Applying an envelope we do not understand would make this node's
+		// state differ from its peers'. Stop instead.
+		panic(fmt.Sprintf("state: raft entry %d has command version %d; this node applies version %d: upgrade it", e.Index, cmd.GetVersion(), CommandVersion))
+	}
+	res, err := s.applyOnce(txn, cmd)
+	if err != nil {
+		return nil, err
+	}
+	if err := txn.Set(keyApplied, u64(e.Index)); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// applyOnce applies cmd unless its request id was applied before, in which
+// case it returns the earlier result.
+func (s *Store) applyOnce(txn *badger.Txn, cmd *raftv1.Command) (*raftv1.Result, error) {
+	if err := pruneRequests(txn, cmd.GetTimeUnixMs()-requestTTLMillis); err != nil {
+		return nil, err
+	}
+	rid := cmd.GetRequestId()
+	if rid != "" {
+		var prev statev1.AppliedRequest
+		err := getProto(txn, k(prefixRequest, rid), &prev)
+		if err == nil {
+			return prev.GetResult(), nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+	}
+	res, err := dispatch(txn, cmd)
+	if err != nil || rid == "" {
+		return res, err
+	}
+	return res, rememberRequest(txn, rid, cmd.GetTimeUnixMs(), res)
+}
+
+// dispatch calls the apply function of the command's type.
+func dispatch(txn *badger.Txn, cmd *raftv1.Command) (*raftv1.Result, error) {
+	now := cmd.GetTimeUnixMs()
+	switch op := cmd.GetOp().(type) {
+	case *raftv1.Command_CreateAccount:
+		return applyCreateAccount(txn, now, op.CreateAccount)
+	case *raftv1.Command_SetPlan:
+		return applySetPlan(txn, op.SetPlan)
+	case *raftv1.Command_CreateKey:
+		return applyCreateKey(txn, op.CreateKey.GetKey())
+	case *raftv1.Command_RevokeKey:
+		return applyRevokeKey(txn, op.RevokeKey)
+	case *raftv1.Command_CreateNotificationGroup:
+		return applyCreateGroup(txn, now, op.CreateNotificationGroup)
+	case *raftv1.Command_CreateAgentToken:
+		return applyCreateAgentToken(txn, now, op.CreateAgentToken)
+	default:
+		return invalid("command has no known operation"), nil
+	}
+}
+
+func ok() *raftv1.Result { return &raftv1.Result{Status: raftv1.Status_STATUS_OK} }
+
+func notFound(format string, a ...any) *raftv1.Result {
+	return &raftv1.Result{Status: raftv1.Status_STATUS_NOT_FOUND, Message: fmt.Sprintf(format, a...)}
+}
+
+func conflict(format string, a ...any) *raftv1.Result {
+	return &raftv1.Result{Status: raftv1.Status_STATUS_CONFLICT, Message: fmt.Sprintf(format, a...)}
+}
+
+func invalid(format string, a ...any) *raftv1.Result {
+	return &raftv1.Result{Status: raftv1.Status_STATUS_INVALID, Message: fmt.Sprintf(format, a...)}
+}

@@ -1,0 +1,180 @@
+// Package state is the replicated state of the control plane, kept in Badger.
+//
+// Every change arrives as a raft entry (a raftv1.Command) and is applied by
+// ApplyBatch, which is deterministic: it reads no clock and no random
+// numbers, only the command and the state. Reads are plain Badger reads of
+// the local copy; the cluster package decides when a read is consistent.
+//
+// Keys are ASCII prefixes followed by ids (see keys.go); every write also
+// stores the raft index it came from, so a restarted node skips entries it
+// has already applied.
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/protobuf/proto"
+
+	"lookout/internal/badgerutil"
+)
+
+// ErrNotFound is returned by reads of something that does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Options configures a Store.
+type Options struct {
+	// Dir holds the Badger database.
+	Dir string
+	// Small trims Badger's memory use (tests, small machines).
+	Small bool
+	// Logger is the state's logger.
+	Logger hclog.Logger
+}
+
+// Store is the replicated state of one node.
+type Store struct {
+	db  *badger.DB
+	log hclog.Logger
+
+	mu        sync.Mutex
+	applied   uint64
+	advanced  chan struct{} // closed and replaced whenever applied grows
+	closeOnce sync.Once
+}
+
+// Open opens the state database. Writes are not synced: the raft log, which
+// is, makes them durable.
+func Open(o Options) (*Store, error) {
+	logger := o.Logger
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	db, err := badgerutil.Open(badgerutil.Config{Dir: o.Dir, Small: o.Small, Logger: logger.Named("badger")})
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{db: db, log: logger, advanced: make(chan struct{})}
+	err = db.View(func(txn *badger.Txn) error {
+		s.applied, err = readUint64(txn, keyApplied)
+		return err
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("read applied index: %w", err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	var err error
+	s.closeOnce.Do(func() { err = s.db.Close() })
+	return err
+}
+
+// AppliedIndex is the raft index of the last entry applied to this state.
+func (s *Store) AppliedIndex() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.applied
+}
+
+// WaitApplied blocks until the state has applied index or ctx ends.
+func (s *Store) WaitApplied(ctx context.Context, index uint64) error {
+	for {
+		s.mu.Lock()
+		applied, ch := s.applied, s.advanced
+		s.mu.Unlock()
+		if applied >= index {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("wait for index %d (applied %d): %w", index, applied, ctx.Err())
+		}
+	}
+}
+
+func (s *Store) setApplied(index uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.applied = index
+	close(s.advanced)
+	s.advanced = make(chan struct{})
+}
+
+// view runs fn in a read transaction.
+func (s *Store) view(fn func(txn *badger.Txn) error) error { return s.db.View(fn) }
+
+// getProto reads key into m; ErrNotFound when the key is absent.
+func getProto(txn *badger.Txn, key []byte, m proto.Message) error {
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("get %q: %w", key, err)
+	}
+	return item.Value(func(v []byte) error {
+		if err := proto.Unmarshal(v, m); err != nil {
+			return fmt.Errorf("decode %q: %w", key, err)
+		}
+		return nil
+	})
+}
+
+// getRaw reads key's value; ErrNotFound when absent.
+func getRaw(txn *badger.Txn, key []byte) ([]byte, error) {
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get %q: %w", key, err)
+	}
+	return item.ValueCopy(nil)
+}
+
+// exists tells whether key is present.
+func exists(txn *badger.Txn, key []byte) (bool, error) {
+	_, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("get %q: %w", key, err)
+	}
+	return true, nil
+}
+
+// setProto writes m under key with a deterministic encoding.
+func setProto(txn *badger.Txn, key []byte, m proto.Message) error {
+	v, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encode %q: %w", key, err)
+	}
+	return txn.Set(key, v)
+}
+
+// scanProto calls fn for every record under prefix, in key order.
+func scanProto[M proto.Message](txn *badger.Txn, prefix []byte, newM func() M, fn func(M) error) error {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		m := newM()
+		err := it.Item().Value(func(v []byte) error { return proto.Unmarshal(v, m) })
+		if err != nil {
+			return fmt.Errorf("decode %q: %w", it.Item().Key(), err)
+		}
+		if err := fn(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
