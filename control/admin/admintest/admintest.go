@@ -1,0 +1,147 @@
+// Package admintest runs the operator API on loopback for tests: the real
+// handlers over a real state.Store in a temporary directory, with a Cluster
+// that applies commands straight to that store. That Cluster is the only
+// fake; raft itself is tested in the cluster package.
+package admintest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/hashicorp/go-hclog"
+
+	"lookout/cluster"
+	"lookout/control/admin"
+	"lookout/control/state"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+)
+
+// Token is the operator token of every test server.
+const Token = "test-admin-token"
+
+// Cluster applies commands directly to a store, with increasing indexes and
+// the time of its clock stamped as a leader would. Errors can be injected.
+type Cluster struct {
+	store *state.Store
+	now   func() time.Time
+
+	mu       sync.Mutex
+	index    uint64
+	applyErr error
+	readErr  error
+	reads    int
+	status   cluster.Status
+}
+
+// NewCluster returns a single-node Cluster over store.
+func NewCluster(store *state.Store, now func() time.Time) *Cluster {
+	return &Cluster{
+		store: store,
+		now:   now,
+		index: store.AppliedIndex(),
+		status: cluster.Status{Leader: "node-1", Nodes: []cluster.ServerStatus{{
+			ID: "node-1", HTTPAddr: "127.0.0.1:8080", RaftAddr: "127.0.0.1:8081",
+			Role: "leader", Voter: true, AppliedIndex: store.AppliedIndex(),
+		}}},
+	}
+}
+
+// Apply fills in the envelope as the real node does and applies cmd.
+func (c *Cluster) Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.applyErr != nil {
+		return nil, c.applyErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("apply: %w", err)
+	}
+	if cmd.Version == 0 {
+		cmd.Version = state.CommandVersion
+	}
+	if cmd.RequestId == "" {
+		cmd.RequestId = uuid.NewString()
+	}
+	cmd.TimeUnixMs = c.now().UnixMilli()
+	c.index++
+	return c.store.ApplyBatch([]state.Entry{{Index: c.index, Command: cmd}})[0], nil
+}
+
+// ConsistentRead counts the call and returns the injected error, if any.
+func (c *Cluster) ConsistentRead(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reads++
+	return c.readErr
+}
+
+// Status returns the status set by SetStatus (one leader node at first).
+func (c *Cluster) Status(ctx context.Context) (cluster.Status, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status, nil
+}
+
+// FailApply makes every Apply return err (nil: succeed again).
+func (c *Cluster) FailApply(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.applyErr = err
+}
+
+// FailReads makes every ConsistentRead return err (nil: succeed again).
+func (c *Cluster) FailReads(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.readErr = err
+}
+
+// Reads is how many times ConsistentRead was called.
+func (c *Cluster) Reads() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reads
+}
+
+// SetStatus sets what Status returns.
+func (c *Cluster) SetStatus(st cluster.Status) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.status = st
+}
+
+// Server is the operator API served on loopback.
+type Server struct {
+	// URL is the base URL, without a trailing slash.
+	URL     string
+	Store   *state.Store
+	Cluster *Cluster
+	API     *admin.API
+	// Now is the fixed time of the server's clock.
+	Now time.Time
+}
+
+// NewServer starts the operator API; it stops when the test ends.
+func NewServer(t testing.TB) *Server {
+	t.Helper()
+	store, err := state.Open(state.Options{Dir: t.TempDir(), Small: true, Logger: hclog.NewNullLogger()})
+	if err != nil {
+		t.Fatalf("open state: %v", err)
+	}
+	t.Cleanup(func() { store.Close() })
+	now := time.Date(2026, time.March, 15, 12, 30, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	c := NewCluster(store, clock)
+	api := admin.New(admin.Options{Cluster: c, State: store, Token: Token, Now: clock})
+	mux := http.NewServeMux()
+	api.Register(mux)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return &Server{URL: srv.URL, Store: store, Cluster: c, API: api, Now: now}
+}

@@ -1,0 +1,161 @@
+// Package admin is the operator API, /admin/v1: accounts, plans, keys,
+// notification groups, agent tokens and the cluster's status. It is JSON
+// over HTTP, authenticated by one operator token, and is what the
+// `lookout admin` commands call.
+//
+// Writes are validated here, and everything random (ids, secrets, their
+// hashes, bcrypt hashes) is made here, before the command is proposed: the
+// state machine only applies what it is given.
+package admin
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"lookout/cluster"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+)
+
+// Cluster is what the operator API needs of the raft cluster.
+type Cluster interface {
+	// Apply proposes cmd and returns the state machine's result.
+	Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error)
+	// ConsistentRead returns once the local state reflects every
+	// acknowledged write.
+	ConsistentRead(ctx context.Context) error
+	// Status reports the cluster as this node sees it.
+	Status(ctx context.Context) (cluster.Status, error)
+}
+
+// State is what the operator API reads of the replicated state.
+type State interface {
+	// Account returns the account with id, or an error wrapping
+	// state.ErrNotFound.
+	Account(id string) (*statev1.Account, error)
+}
+
+// Options configures the operator API.
+type Options struct {
+	// Cluster applies commands and confirms reads.
+	Cluster Cluster
+	// State is the local copy of the replicated state.
+	State State
+	// Token is the operator token. When empty, every request is refused.
+	Token string
+	// Logger defaults to a null logger.
+	Logger hclog.Logger
+	// Now defaults to time.Now.
+	Now func() time.Time
+}
+
+// API serves /admin/v1.
+type API struct {
+	cluster   Cluster
+	state     State
+	tokenHash [sha256.Size]byte
+	hasToken  bool
+	log       hclog.Logger
+	now       func() time.Time
+}
+
+// New returns the operator API.
+func New(o Options) *API {
+	a := &API{
+		cluster:   o.Cluster,
+		state:     o.State,
+		tokenHash: sha256.Sum256([]byte(o.Token)),
+		hasToken:  o.Token != "",
+		log:       o.Logger,
+		now:       o.Now,
+	}
+	if a.log == nil {
+		a.log = hclog.NewNullLogger()
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	if !a.hasToken {
+		a.log.Warn("no admin token set: the operator API refuses every request")
+	}
+	return a
+}
+
+// Register adds the operator API under /admin/v1/ to mux.
+func (a *API) Register(mux *http.ServeMux) {
+	routes := http.NewServeMux()
+	routes.HandleFunc("POST /admin/v1/accounts", a.handleCreateAccount)
+	routes.HandleFunc("GET /admin/v1/accounts/{id}", a.handleGetAccount)
+	routes.HandleFunc("PUT /admin/v1/accounts/{id}/plan", a.handleSetPlan)
+	routes.HandleFunc("POST /admin/v1/accounts/{id}/keys", a.handleCreateKey)
+	routes.HandleFunc("DELETE /admin/v1/accounts/{id}/keys/{key_id}", a.handleRevokeKey)
+	routes.HandleFunc("POST /admin/v1/accounts/{id}/notification-groups", a.handleCreateGroup)
+	routes.HandleFunc("POST /admin/v1/agent-tokens", a.handleCreateAgentToken)
+	routes.HandleFunc("GET /admin/v1/cluster", a.handleCluster)
+	mux.Handle("/admin/v1/", a.authenticate(jsonFallback(routes)))
+}
+
+// authenticate refuses requests without the operator token. The token is
+// compared in constant time (on hashes, so its length does not leak either).
+func (a *API) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, token, found := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="lookout-admin"`)
+			writeError(w, http.StatusUnauthorized, codeUnauthenticated, "missing operator token: send Authorization: Bearer <token>")
+			return
+		}
+		got := sha256.Sum256([]byte(token))
+		if subtle.ConstantTimeCompare(got[:], a.tokenHash[:]) != 1 || !a.hasToken {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="lookout-admin", error="invalid_token"`)
+			writeError(w, http.StatusUnauthorized, codeUnauthenticated, "invalid operator token")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// jsonFallback serves routes, answering requests that match no route (404)
+// or no method of their route (405) with a JSON error body, as every other
+// error of the API is.
+func jsonFallback(routes *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := routes.Handler(r); pattern != "" {
+			routes.ServeHTTP(w, r)
+			return
+		}
+		routes.ServeHTTP(&fallbackWriter{ResponseWriter: w}, r)
+	})
+}
+
+// fallbackWriter replaces the mux's plain-text 404 and 405 bodies.
+type fallbackWriter struct {
+	http.ResponseWriter
+	replaced bool
+}
+
+func (f *fallbackWriter) WriteHeader(status int) {
+	switch status {
+	case http.StatusNotFound:
+		f.replaced = true
+		writeError(f.ResponseWriter, status, codeNotFound, "no such endpoint")
+	case http.StatusMethodNotAllowed:
+		f.replaced = true
+		writeError(f.ResponseWriter, status, codeMethodNotAllowed, "method not allowed on this endpoint")
+	default:
+		f.ResponseWriter.WriteHeader(status)
+	}
+}
+
+func (f *fallbackWriter) Write(b []byte) (int, error) {
+	if f.replaced {
+		return len(b), nil
+	}
+	return f.ResponseWriter.Write(b)
+}

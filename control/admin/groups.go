@@ -1,0 +1,110 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/google/uuid"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+)
+
+// maxGroupName bounds a notification group's name, in characters.
+const maxGroupName = 100
+
+// channelTypes are the alert channels a notification group may hold.
+func channelTypes() []string {
+	return []string{"email", "slack", "discord", "teams", "pagerduty", "opsgenie", "telegram", "webhook"}
+}
+
+// groupBody is the JSON of POST /admin/v1/accounts/{id}/notification-groups.
+type groupBody struct {
+	Name     string          `json:"name"`
+	Channels json.RawMessage `json:"channels"`
+}
+
+// channelBody is one channel as checked. Its config is kept as sent: the
+// alerting work gives each channel type its own rules.
+type channelBody struct {
+	Type   string          `json:"type"`
+	Name   *string         `json:"name"`
+	Config json.RawMessage `json:"config"`
+}
+
+// groupCreated is the answer.
+type groupCreated struct {
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	Channels json.RawMessage `json:"channels"`
+}
+
+// handleCreateGroup serves POST /admin/v1/accounts/{id}/notification-groups.
+func (a *API) handleCreateGroup(w http.ResponseWriter, r *http.Request) {
+	var body groupBody
+	if err := decodeBody(w, r, &body); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	created, err := a.createGroup(r.Context(), r.PathValue("id"), body)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, created)
+}
+
+func (a *API) createGroup(ctx context.Context, accountID string, body groupBody) (*groupCreated, error) {
+	if err := checkName("name", body.Name, maxGroupName); err != nil {
+		return nil, err
+	}
+	channels, err := checkChannels(body.Channels)
+	if err != nil {
+		return nil, err
+	}
+	id := uuid.NewString()
+	err = a.apply(ctx, &raftv1.Command{Op: &raftv1.Command_CreateNotificationGroup{CreateNotificationGroup: &raftv1.CreateNotificationGroup{
+		AccountId:    accountID,
+		GroupId:      id,
+		Name:         body.Name,
+		ChannelsJson: channels,
+	}}})
+	if err != nil {
+		return nil, err
+	}
+	return &groupCreated{ID: id, Name: body.Name, Channels: channels}, nil
+}
+
+// checkChannels validates the channels array and returns it compacted.
+// Absent or null is an empty array.
+func checkChannels(raw json.RawMessage) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage("[]"), nil
+	}
+	var items []json.RawMessage
+	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+		return nil, invalidField("channels", "must be an array of channel objects")
+	}
+	for i, item := range items {
+		path := fmt.Sprintf("channels[%d]", i)
+		var ch channelBody
+		if err := decodeObject(item, &ch, path); err != nil {
+			return nil, err
+		}
+		if !slices.Contains(channelTypes(), ch.Type) {
+			return nil, invalidField(path+".type", "must be one of email, slack, discord, teams, pagerduty, opsgenie, telegram, webhook")
+		}
+		if cfg := bytes.TrimSpace(ch.Config); len(cfg) > 0 && string(cfg) != "null" && cfg[0] != '{' {
+			return nil, invalidField(path+".config", "must be an object")
+		}
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, raw); err != nil {
+		return nil, fmt.Errorf("compact channels: %w", err)
+	}
+	return out.Bytes(), nil
+}

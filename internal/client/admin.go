@@ -1,0 +1,99 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+)
+
+// Admin calls the operator API, /admin/v1, with the operator token.
+type Admin struct {
+	t transport
+}
+
+// NewAdmin returns a client of the operator API at baseURL (for example
+// http://127.0.0.1:8080). A nil httpClient means one with a 30 s timeout.
+func NewAdmin(baseURL, token string, httpClient *http.Client) *Admin {
+	return &Admin{t: newTransport(baseURL, token, httpClient)}
+}
+
+// CreateAccount creates an account with its personal ingest and management
+// keys.
+func (a *Admin) CreateAccount(ctx context.Context, req CreateAccountRequest) (*CreatedAccount, error) {
+	var out CreatedAccount
+	if err := a.t.do(ctx, http.MethodPost, "/admin/v1/accounts", req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GetAccount returns an account. A stale read answers from the node's own
+// copy, even when the cluster has no leader, and may miss recent writes.
+func (a *Admin) GetAccount(ctx context.Context, id string, stale bool) (*Account, error) {
+	path := "/admin/v1/accounts/" + url.PathEscape(id)
+	if stale {
+		path += "?stale=true"
+	}
+	var out Account
+	if err := a.t.do(ctx, http.MethodGet, path, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SetPlan replaces an account's plan; fields left nil take their defaults.
+func (a *Admin) SetPlan(ctx context.Context, accountID string, plan PlanRequest) (*Plan, error) {
+	var out struct {
+		Plan Plan `json:"plan"`
+	}
+	if err := a.t.do(ctx, http.MethodPut, "/admin/v1/accounts/"+url.PathEscape(accountID)+"/plan", plan, &out); err != nil {
+		return nil, err
+	}
+	return &out.Plan, nil
+}
+
+// CreateKey adds a named ingest or management key to an account.
+func (a *Admin) CreateKey(ctx context.Context, accountID string, req CreateKeyRequest) (*CreatedKey, error) {
+	var out CreatedKey
+	if err := a.t.do(ctx, http.MethodPost, "/admin/v1/accounts/"+url.PathEscape(accountID)+"/keys", req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RevokeKey revokes a key of an account; it stops working at once.
+func (a *Admin) RevokeKey(ctx context.Context, accountID, keyID string) error {
+	path := "/admin/v1/accounts/" + url.PathEscape(accountID) + "/keys/" + url.PathEscape(keyID)
+	return a.t.do(ctx, http.MethodDelete, path, nil, nil)
+}
+
+// CreateNotificationGroup adds a notification group to an account.
+func (a *Admin) CreateNotificationGroup(ctx context.Context, accountID string, req CreateNotificationGroupRequest) (*NotificationGroup, error) {
+	if req.Channels == nil {
+		req.Channels = []Channel{}
+	}
+	var out NotificationGroup
+	if err := a.t.do(ctx, http.MethodPost, "/admin/v1/accounts/"+url.PathEscape(accountID)+"/notification-groups", req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CreateAgentToken makes a token for the agents of a region.
+func (a *Admin) CreateAgentToken(ctx context.Context, req CreateAgentTokenRequest) (*CreatedAgentToken, error) {
+	var out CreatedAgentToken
+	if err := a.t.do(ctx, http.MethodPost, "/admin/v1/agent-tokens", req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ClusterStatus returns the cluster as the node that answers sees it. It
+// works without a leader.
+func (a *Admin) ClusterStatus(ctx context.Context) (*ClusterStatus, error) {
+	var out ClusterStatus
+	if err := a.t.do(ctx, http.MethodGet, "/admin/v1/cluster", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -1,0 +1,144 @@
+package client
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The key types and management scopes.
+const (
+	KeyTypeIngest     = "ingest"
+	KeyTypeManagement = "management"
+	ScopeRead         = "read"
+	ScopeWrite        = "write"
+	ScopeDelete       = "delete"
+)
+
+// Plan is an account's plan. A nil limit is no limit.
+type Plan struct {
+	Name                string  `json:"name"`
+	MonitorLimit        *int64  `json:"monitor_limit"`
+	MonthlyEventLimit   *int64  `json:"monthly_event_limit"`
+	QuotaGraceSeconds   int64   `json:"quota_grace_seconds"`
+	ConfigAsCode        bool    `json:"config_as_code"`
+	IngestRatePerSecond float64 `json:"ingest_rate_per_second"`
+	IngestBurst         int64   `json:"ingest_burst"`
+}
+
+// PlanRequest is a plan to set; nil fields take the service's defaults
+// (name "default", no limits, 259200 s of grace, config as code on,
+// 10 events/s with a burst of 20).
+type PlanRequest struct {
+	Name                *string  `json:"name,omitempty"`
+	MonitorLimit        *int64   `json:"monitor_limit,omitempty"`
+	MonthlyEventLimit   *int64   `json:"monthly_event_limit,omitempty"`
+	QuotaGraceSeconds   *int64   `json:"quota_grace_seconds,omitempty"`
+	ConfigAsCode        *bool    `json:"config_as_code,omitempty"`
+	IngestRatePerSecond *float64 `json:"ingest_rate_per_second,omitempty"`
+	IngestBurst         *int64   `json:"ingest_burst,omitempty"`
+}
+
+// CreateAccountRequest asks for an account. Password is optional (at least
+// 8 characters when set); a nil Plan is the default plan.
+type CreateAccountRequest struct {
+	Email    string       `json:"email"`
+	Password string       `json:"password,omitempty"`
+	Plan     *PlanRequest `json:"plan,omitempty"`
+}
+
+// CreatedAccount is a new account with its personal keys, shown only once.
+type CreatedAccount struct {
+	ID            string `json:"id"`
+	Email         string `json:"email"`
+	Plan          Plan   `json:"plan"`
+	IngestKey     string `json:"ingest_key"`
+	ManagementKey string `json:"management_key"`
+}
+
+// Account is an account as the operator API shows it.
+type Account struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Plan      Plan      `json:"plan"`
+	Usage     Usage     `json:"usage"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Usage is what an account used in the current period (a UTC calendar
+// month).
+type Usage struct {
+	Monitors         int64     `json:"monitors"`
+	EventsThisPeriod int64     `json:"events_this_period"`
+	PeriodResetsAt   time.Time `json:"period_resets_at"`
+}
+
+// CreateKeyRequest asks for a named key. Scopes are for management keys
+// only; nil means all three.
+type CreateKeyRequest struct {
+	Type   string   `json:"type"`
+	Name   string   `json:"name"`
+	Scopes []string `json:"scopes,omitempty"`
+}
+
+// CreatedKey is a new key; Key is the secret, shown only once.
+type CreatedKey struct {
+	ID     string   `json:"id"`
+	Name   string   `json:"name"`
+	Type   string   `json:"type"`
+	Scopes []string `json:"scopes"`
+	Key    string   `json:"key"`
+}
+
+// Channel is one alert channel of a notification group. Type is one of
+// email, slack, discord, teams, pagerduty, opsgenie, telegram, webhook.
+type Channel struct {
+	Type   string          `json:"type"`
+	Name   string          `json:"name,omitempty"`
+	Config json.RawMessage `json:"config,omitempty"`
+}
+
+// CreateNotificationGroupRequest asks for a notification group.
+type CreateNotificationGroupRequest struct {
+	Name     string    `json:"name"`
+	Channels []Channel `json:"channels"`
+}
+
+// NotificationGroup is a named set of alert channels.
+type NotificationGroup struct {
+	ID       string    `json:"id"`
+	Name     string    `json:"name"`
+	Channels []Channel `json:"channels"`
+}
+
+// CreateAgentTokenRequest asks for a token for the agents of a region.
+type CreateAgentTokenRequest struct {
+	Region string `json:"region"`
+	Name   string `json:"name"`
+}
+
+// CreatedAgentToken is a new agent token; Token is shown only once.
+type CreatedAgentToken struct {
+	ID     string `json:"id"`
+	Region string `json:"region"`
+	Name   string `json:"name"`
+	Token  string `json:"token"`
+}
+
+// ClusterStatus is the control-plane cluster as one node sees it.
+type ClusterStatus struct {
+	// Leader is the leader's node id, empty when there is none.
+	Leader string        `json:"leader"`
+	Nodes  []ClusterNode `json:"nodes"`
+}
+
+// ClusterNode is one node of the cluster. Role is leader, follower,
+// candidate or gone.
+type ClusterNode struct {
+	ID            string `json:"id"`
+	HTTPAddr      string `json:"http_addr"`
+	RaftAddr      string `json:"raft_addr"`
+	Role          string `json:"role"`
+	Voter         bool   `json:"voter"`
+	LastContactMs int64  `json:"last_contact_ms"`
+	AppliedIndex  uint64 `json:"applied_index"`
+}
