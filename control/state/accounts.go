@@ -23,7 +23,11 @@ func applyCreateAccount(txn *badger.Txn, now int64, c *raftv1.CreateAccount) (*r
 	if taken, err := exists(txn, k(prefixAccount, c.GetAccountId())); err != nil || taken {
 		return conflict("account %s exists", c.GetAccountId()), err
 	}
-	for _, key := range []*raftv1.Key{c.GetIngestKey(), c.GetManagementKey()} {
+	ik, mk := c.GetIngestKey(), c.GetManagementKey()
+	if ik.GetId() == mk.GetId() || string(ik.GetHash()) == string(mk.GetHash()) {
+		return invalid("create account: the two personal keys must differ in id and hash"), nil
+	}
+	for _, key := range []*raftv1.Key{ik, mk} {
 		if key.GetAccountId() != c.GetAccountId() {
 			return invalid("create account: key %s belongs to another account", key.GetId()), nil
 		}

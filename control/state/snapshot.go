@@ -90,6 +90,9 @@ func (s *Store) Restore(r io.Reader) error {
 	if err := s.db.DropAll(); err != nil {
 		return fmt.Errorf("wipe state: %w", err)
 	}
+	// Empty now: say so, so that a load that fails midway never leaves an
+	// applied index standing over missing data.
+	s.setApplied(0)
 	wb := s.db.NewWriteBatch()
 	defer wb.Cancel()
 	for {
