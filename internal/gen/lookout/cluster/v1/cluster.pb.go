@@ -161,7 +161,8 @@ func (*ReadIndexRequest) Descriptor() ([]byte, []int) {
 	return file_lookout_cluster_v1_cluster_proto_rawDescGZIP(), []int{2}
 }
 
-// ReadIndexResponse holds the leader's commit index.
+// ReadIndexResponse holds the leader's applied index: every write the
+// cluster acknowledged is at or below it.
 type ReadIndexResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Index         uint64                 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`

@@ -50,8 +50,8 @@ type ClusterServiceClient interface {
 	// Apply proposes a command on the leader and answers after it is committed
 	// and applied. A node that is not the leader answers FAILED_PRECONDITION.
 	Apply(context.Context, *connect.Request[v1.ApplyRequest]) (*connect.Response[v1.ApplyResponse], error)
-	// ReadIndex confirms leadership and returns the commit index a follower
-	// must have applied before serving a consistent read.
+	// ReadIndex confirms leadership and returns the leader's applied index,
+	// which a follower must reach before serving a consistent read.
 	ReadIndex(context.Context, *connect.Request[v1.ReadIndexRequest]) (*connect.Response[v1.ReadIndexResponse], error)
 	// Status reports this node's view of raft.
 	Status(context.Context, *connect.Request[v1.StatusRequest]) (*connect.Response[v1.StatusResponse], error)
@@ -116,8 +116,8 @@ type ClusterServiceHandler interface {
 	// Apply proposes a command on the leader and answers after it is committed
 	// and applied. A node that is not the leader answers FAILED_PRECONDITION.
 	Apply(context.Context, *connect.Request[v1.ApplyRequest]) (*connect.Response[v1.ApplyResponse], error)
-	// ReadIndex confirms leadership and returns the commit index a follower
-	// must have applied before serving a consistent read.
+	// ReadIndex confirms leadership and returns the leader's applied index,
+	// which a follower must reach before serving a consistent read.
 	ReadIndex(context.Context, *connect.Request[v1.ReadIndexRequest]) (*connect.Response[v1.ReadIndexResponse], error)
 	// Status reports this node's view of raft.
 	Status(context.Context, *connect.Request[v1.StatusRequest]) (*connect.Response[v1.StatusResponse], error)

@@ -1,0 +1,221 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"lookout/control/admin/admintest"
+	"lookout/control/state"
+	"lookout/internal/apikey"
+	"lookout/internal/client"
+)
+
+// adminEnv is the environment of a test run against srv.
+func adminEnv(srv *admintest.Server) func(string) string {
+	env := map[string]string{"LOOKOUT_ADDR": srv.URL, "LOOKOUT_ADMIN_TOKEN": admintest.Token}
+	return func(k string) string { return env[k] }
+}
+
+// runAdminTest runs lookout admin args and returns stdout.
+func runAdminTest(t *testing.T, getenv func(string) string, args ...string) (string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := runAdminEnv(context.Background(), args, getenv, &stdout, &stderr)
+	return stdout.String(), err
+}
+
+// mustRunAdmin runs lookout admin args against srv and decodes stdout into out.
+func mustRunAdmin(t *testing.T, srv *admintest.Server, out any, args ...string) {
+	t.Helper()
+	stdout, err := runAdminTest(t, adminEnv(srv), args...)
+	if err != nil {
+		t.Fatalf("lookout admin %v: %v", args, err)
+	}
+	if out != nil {
+		if err := json.Unmarshal([]byte(stdout), out); err != nil {
+			t.Fatalf("lookout admin %v printed %q: %v", args, stdout, err)
+		}
+	}
+}
+
+func TestAdminAccounts(t *testing.T) {
+	srv := admintest.NewServer(t)
+	var created client.CreatedAccount
+	mustRunAdmin(t, srv, &created, "account", "create", "--email", "ops@example.com", "--password", "s3cret-pass",
+		"--plan-name", "pro", "--plan-monitor-limit", "25", "--plan-config-as-code=false", "--plan-ingest-rate", "2.5")
+	limit := int64(25)
+	want := client.Plan{Name: "pro", MonitorLimit: &limit, QuotaGraceSeconds: 259200, IngestRatePerSecond: 2.5, IngestBurst: 20}
+	if !reflect.DeepEqual(created.Plan, want) || !strings.HasPrefix(created.ManagementKey, apikey.Management) {
+		t.Errorf("created %+v", created)
+	}
+
+	// Flags may follow the account id.
+	var got client.Account
+	mustRunAdmin(t, srv, &got, "account", "get", created.ID, "--stale")
+	if got.ID != created.ID || got.Email != "ops@example.com" || srv.Cluster.Reads() != 0 {
+		t.Errorf("got %+v after %d consistent reads", got, srv.Cluster.Reads())
+	}
+	mustRunAdmin(t, srv, &got, "account", "get", created.ID)
+	if srv.Cluster.Reads() != 1 {
+		t.Errorf("%d consistent reads, want 1", srv.Cluster.Reads())
+	}
+
+	var set struct{ Plan client.Plan }
+	mustRunAdmin(t, srv, &set, "plan", "set", created.ID, "--plan-ingest-burst", "5")
+	want = client.Plan{Name: "default", QuotaGraceSeconds: 259200, ConfigAsCode: true, IngestRatePerSecond: 10, IngestBurst: 5}
+	if !reflect.DeepEqual(set.Plan, want) {
+		t.Errorf("plan %+v, want %+v", set.Plan, want)
+	}
+}
+
+func TestAdminKeys(t *testing.T) {
+	srv := admintest.NewServer(t)
+	var acct client.CreatedAccount
+	mustRunAdmin(t, srv, &acct, "account", "create", "--email", "ops@example.com")
+	var key client.CreatedKey
+	mustRunAdmin(t, srv, &key, "key", "create", "--account", acct.ID, "--type", "management", "--name", "ci", "--scopes", "write, read")
+	if !reflect.DeepEqual(key.Scopes, []string{"read", "write"}) || !strings.HasPrefix(key.Key, apikey.Management) {
+		t.Errorf("key %+v", key)
+	}
+	stdout, err := runAdminTest(t, adminEnv(srv), "key", "revoke", "--account", acct.ID, key.ID)
+	if err != nil || stdout != "" {
+		t.Fatalf("revoke: %q, %v", stdout, err)
+	}
+	if _, err := srv.Store.KeyByHash(apikey.Hash(key.Key)); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("revoked key: %v", err)
+	}
+	_, err = runAdminTest(t, adminEnv(srv), "key", "revoke", "--account", acct.ID, key.ID)
+	var apiErr *client.APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusNotFound || ExitCode(err) != 1 {
+		t.Errorf("second revoke: %v, want a 404 APIError", err)
+	}
+}
+
+func TestAdminGroupsTokensCluster(t *testing.T) {
+	srv := admintest.NewServer(t)
+	var acct client.CreatedAccount
+	mustRunAdmin(t, srv, &acct, "account", "create", "--email", "ops@example.com")
+	var g client.NotificationGroup
+	mustRunAdmin(t, srv, &g, "group", "create", "--account", acct.ID, "--name", "on-call",
+		"--channels", `[{"type":"email","config":{"to":"ops@example.com"}}]`)
+	if g.Name != "on-call" || len(g.Channels) != 1 || g.Channels[0].Type != "email" {
+		t.Errorf("group %+v", g)
+	}
+	mustRunAdmin(t, srv, &g, "group", "create", "--account", acct.ID, "--name", "empty")
+	if len(g.Channels) != 0 {
+		t.Errorf("group %+v, want no channels", g)
+	}
+
+	var tok client.CreatedAgentToken
+	mustRunAdmin(t, srv, &tok, "agent-token", "create", "--region", "eu-west", "--name", "fra")
+	if tok.Region != "eu-west" || !strings.HasPrefix(tok.Token, apikey.Agent) {
+		t.Errorf("token %+v", tok)
+	}
+
+	var st client.ClusterStatus
+	mustRunAdmin(t, srv, &st, "cluster")
+	if st.Leader != "node-1" || len(st.Nodes) != 1 {
+		t.Errorf("cluster %+v", st)
+	}
+}
+
+func TestAdminAddressAndToken(t *testing.T) {
+	srv := admintest.NewServer(t)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		ok   bool
+	}{
+		{"flags", nil, []string{"--addr", srv.URL, "--admin-token", admintest.Token, "cluster"}, true},
+		{"flags after the command", nil, []string{"cluster", "--addr", srv.URL, "--admin-token", admintest.Token}, true},
+		{"command flag beats top flag", nil, []string{"--admin-token", "wrong", "--addr", srv.URL, "cluster", "--admin-token", admintest.Token}, true},
+		{"env", map[string]string{"LOOKOUT_ADDR": srv.URL, "LOOKOUT_ADMIN_TOKEN": admintest.Token}, []string{"cluster"}, true},
+		{"host:port", map[string]string{"LOOKOUT_ADDR": host, "LOOKOUT_ADMIN_TOKEN": admintest.Token}, []string{"cluster"}, true},
+		{"flag beats env", map[string]string{"LOOKOUT_ADDR": srv.URL, "LOOKOUT_ADMIN_TOKEN": "wrong"}, []string{"--admin-token", admintest.Token, "cluster"}, true},
+		{"wrong token", map[string]string{"LOOKOUT_ADDR": srv.URL, "LOOKOUT_ADMIN_TOKEN": "wrong"}, []string{"cluster"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := runAdminTest(t, func(k string) string { return tt.env[k] }, tt.args...)
+			if (err == nil) != tt.ok {
+				t.Errorf("err %v, want ok=%v", err, tt.ok)
+			}
+		})
+	}
+}
+
+func TestAdminUsageErrors(t *testing.T) {
+	srv := admintest.NewServer(t)
+	noToken := func(k string) string { return map[string]string{"LOOKOUT_ADDR": srv.URL}[k] }
+	tests := []struct {
+		name   string
+		getenv func(string) string
+		args   []string
+		msg    string
+	}{
+		{"no command", adminEnv(srv), nil, "no command given"},
+		{"unknown command", adminEnv(srv), []string{"account", "delete"}, `unknown command "account delete"`},
+		{"unknown flag", adminEnv(srv), []string{"cluster", "--verbose"}, "flag provided but not defined"},
+		{"missing id", adminEnv(srv), []string{"account", "get"}, "want 1 argument"},
+		{"extra argument", adminEnv(srv), []string{"cluster", "now"}, "want 0 argument"},
+		{"missing account", adminEnv(srv), []string{"key", "create", "--type", "ingest", "--name", "x"}, "--account is required"},
+		{"bad channels", adminEnv(srv), []string{"group", "create", "--account", "a", "--name", "g", "--channels", "{"}, "--channels"},
+		{"unknown channel field", adminEnv(srv), []string{"group", "create", "--account", "a", "--name", "g", "--channels", `[{"type":"email","to":"x"}]`}, "--channels"},
+		{"bad number", adminEnv(srv), []string{"plan", "set", "id", "--plan-ingest-burst", "many"}, "invalid value"},
+		{"no token", noToken, []string{"cluster"}, "no operator token"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := runAdminTest(t, tt.getenv, tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.msg) || ExitCode(err) != 2 {
+				t.Errorf("err %v (exit %d), want a usage error with %q", err, ExitCode(err), tt.msg)
+			}
+		})
+	}
+}
+
+func TestAdminAPIError(t *testing.T) {
+	srv := admintest.NewServer(t)
+	_, err := runAdminTest(t, adminEnv(srv), "account", "create", "--email", "not-an-address")
+	var apiErr *client.APIError
+	if !errors.As(err, &apiErr) || apiErr.Code != "invalid_request" || !strings.Contains(err.Error(), "invalid field: email") {
+		t.Errorf("err %v, want the API's invalid_request", err)
+	}
+}
+
+func TestAdminHelp(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-h"}, []string{"Usage: lookout admin", "account create", "agent-token create", "-admin-token"}},
+		{[]string{"account", "create", "-h"}, []string{"Usage: lookout admin account create", "-email", "-plan-monitor-limit", "-addr"}},
+		{[]string{"key", "revoke", "--help"}, []string{"Usage: lookout admin key revoke --account ID KEY_ID"}},
+	}
+	for _, tt := range tests {
+		stdout, err := runAdminTest(t, func(string) string { return "" }, tt.args...)
+		if err != nil {
+			t.Errorf("%v: %v", tt.args, err)
+		}
+		// Usage never shows the token of the environment.
+		withToken, _ := runAdminTest(t, func(k string) string {
+			return map[string]string{"LOOKOUT_ADMIN_TOKEN": "s3cret-token"}[k]
+		}, tt.args...)
+		if strings.Contains(withToken, "s3cret-token") {
+			t.Errorf("%v: usage shows the token:\n%s", tt.args, withToken)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%v: usage lacks %q:\n%s", tt.args, w, stdout)
+			}
+		}
+	}
+}

@@ -1,0 +1,63 @@
+// Package cli is the command line of the lookout binary: one composition
+// root per role (lookout control, later lookout agent) and the client
+// commands. Every flag also reads LOOKOUT_<FLAG> from the environment.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Version is the version of the binary, set at build time with
+// -ldflags "-X lookout/internal/cli.Version=...".
+var Version = "dev"
+
+// usageError is a mistake on the command line (exit code 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// ExitCode is the process exit code for an error Main returned.
+func ExitCode(err error) int {
+	var ue usageError
+	if errors.As(err, &ue) || errors.Is(err, flag.ErrHelp) {
+		return 2
+	}
+	return 1
+}
+
+const usage = `lookout: job monitoring you run yourself.
+
+Usage:
+  lookout control [flags]     run a control-plane node (--dev for one node on a laptop)
+  lookout admin COMMAND ...   operator commands (accounts, keys, groups, agent tokens, cluster)
+  lookout version             print the version
+
+Run "lookout COMMAND -h" for the flags of a command.
+`
+
+// Main runs the command named by args[0].
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usageError{"no command given"}
+	}
+	switch args[0] {
+	case "control":
+		return runControl(ctx, args[1:], os.Getenv, stdout, stderr)
+	case "admin":
+		return runAdmin(ctx, args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "lookout", Version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return usageError{fmt.Sprintf("unknown command %q", args[0])}
+}

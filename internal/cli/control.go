@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sync/errgroup"
+
+	"lookout/cluster"
+	"lookout/control/admin"
+	"lookout/control/ingest"
+)
+
+// controlConfig is the parsed command line of lookout control.
+type controlConfig struct {
+	dev             bool
+	nodeID          string
+	dataDir         string
+	httpAddr        string
+	raftAddr        string
+	gossipAddr      string
+	bootstrapExpect int
+	join            listFlag
+	adminToken      string
+	removeGoneAfter time.Duration
+	logLevel        string
+}
+
+func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
+	c := &controlConfig{}
+	fs := flag.NewFlagSet("lookout control", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&c.dev, "dev", false, "run a single-node cluster that bootstraps itself and creates a demo account")
+	fs.StringVar(&c.nodeID, "node-id", "", "this node's id, stable across restarts (default: the host name; \"dev\" with --dev)")
+	fs.StringVar(&c.dataDir, "data-dir", "./lookout-data", "where the node keeps its data")
+	fs.StringVar(&c.httpAddr, "http-addr", "127.0.0.1:8080", "HTTP listener: Ingest, Management and operator APIs, node RPC")
+	fs.StringVar(&c.raftAddr, "raft-addr", "127.0.0.1:8300", "raft listener, reachable by the other nodes")
+	fs.StringVar(&c.gossipAddr, "gossip-addr", "127.0.0.1:8301", "gossip (memberlist) listener, TCP and UDP; unused with --dev")
+	fs.IntVar(&c.bootstrapExpect, "bootstrap-expect", 0, "servers that must meet before one bootstraps the cluster (0: join an existing cluster)")
+	fs.Var(&c.join, "join", "gossip addresses of other nodes, comma-separated")
+	fs.StringVar(&c.adminToken, "admin-token", "", "operator token for /admin/v1; also secures node-to-node traffic (required without --dev)")
+	fs.DurationVar(&c.removeGoneAfter, "remove-gone-after", 72*time.Hour, "remove a server from raft after it is gone from gossip this long")
+	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
+	if err := parseWithEnv(fs, args, getenv); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, usageError{fmt.Sprintf("lookout control takes no arguments, got %q", fs.Args())}
+	}
+	switch {
+	case c.dev:
+		if c.nodeID == "" {
+			c.nodeID = "dev"
+		}
+		if c.bootstrapExpect > 1 || len(c.join) > 0 {
+			return nil, usageError{"--dev runs one node alone: drop --bootstrap-expect and --join"}
+		}
+		c.bootstrapExpect, c.gossipAddr = 1, ""
+	default:
+		if c.nodeID == "" {
+			host, err := os.Hostname()
+			if err != nil {
+				return nil, fmt.Errorf("--node-id not given and no host name: %w", err)
+			}
+			c.nodeID = host
+		}
+		if c.adminToken == "" {
+			return nil, usageError{"--admin-token (or LOOKOUT_ADMIN_TOKEN) is required without --dev: it protects /admin/v1 and node-to-node traffic"}
+		}
+		if c.bootstrapExpect == 0 && len(c.join) == 0 {
+			return nil, usageError{"give --bootstrap-expect N (a new cluster) or --join ADDR (an existing one), or run --dev"}
+		}
+	}
+	if c.bootstrapExpect < 0 {
+		return nil, usageError{"--bootstrap-expect must be 0 or more"}
+	}
+	return c, nil
+}
+
+// runControl is the composition root of a control node: logger, HTTP
+// listener, cluster node (stores, raft, gossip), the APIs on one mux, the
+// HTTP server, and in dev mode the demo account.
+func runControl(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parseControl(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+
+	// One logger, a named child per subsystem.
+	log := hclog.New(&hclog.LoggerOptions{Name: "lookout", Level: hclog.LevelFromString(cfg.logLevel), Output: stderr})
+
+	// The operator token: given, or (dev only) generated once and kept.
+	printToken := false
+	if cfg.adminToken == "" {
+		if cfg.adminToken, printToken, err = devAdminToken(cfg.dataDir); err != nil {
+			return err
+		}
+	}
+
+	// The HTTP listener first, so its real address (port 0 works) is what
+	// the node advertises to its peers.
+	ln, err := net.Listen("tcp", cfg.httpAddr)
+	if err != nil {
+		return fmt.Errorf("listen on --http-addr %s: %w", cfg.httpAddr, err)
+	}
+	defer ln.Close()
+
+	// The cluster node: raft log and state in Badger, raft, gossip.
+	node, err := cluster.New(cluster.Options{
+		NodeID:          cfg.nodeID,
+		DataDir:         cfg.dataDir,
+		RaftAddr:        cfg.raftAddr,
+		HTTPAddr:        ln.Addr().String(),
+		GossipAddr:      cfg.gossipAddr,
+		Join:            cfg.join,
+		BootstrapExpect: cfg.bootstrapExpect,
+		Secret:          []byte(cfg.adminToken),
+		RemoveGoneAfter: cfg.removeGoneAfter,
+		Version:         Version,
+		Logger:          log.Named("cluster"),
+	})
+	if err != nil {
+		return err
+	}
+	defer node.Close()
+
+	// The APIs, on one mux.
+	mux := http.NewServeMux()
+	rpcPath, rpcHandler := node.Handler()
+	mux.Handle(rpcPath, rpcHandler)
+	ingest.New(ingest.Options{Health: node}).Register(mux)
+	adminAPI := admin.New(admin.Options{Cluster: node, State: node.State(), Token: cfg.adminToken, Logger: log.Named("admin")})
+	adminAPI.Register(mux)
+	srv := &http.Server{Handler: mux, Protocols: new(http.Protocols), ReadHeaderTimeout: 10 * time.Second}
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("http server: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-gctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	})
+	base := "http://" + ln.Addr().String()
+	log.Info("control node serving", "node", cfg.nodeID, "http", base, "raft", node.RaftAddr(), "gossip", node.GossipAddr())
+	if cfg.dev {
+		g.Go(func() error {
+			return devWelcome(gctx, node, adminAPI, welcome{base: base, dataDir: cfg.dataDir, token: cfg.adminToken, printToken: printToken}, stdout)
+		})
+	}
+	err = g.Wait()
+	if ctx.Err() != nil && err == nil {
+		log.Info("stopped")
+	}
+	return err
+}
+
+// devAdminToken reads the dev node's operator token from the data
+// directory, or makes one on first start (fresh reports that).
+func devAdminToken(dataDir string) (token string, fresh bool, err error) {
+	path := filepath.Join(dataDir, "admin-token")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return strings.TrimSpace(string(b)), false, nil
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return "", false, fmt.Errorf("create data dir: %w", err)
+	}
+	token, err = randomSecret("adm_")
+	if err != nil {
+		return "", false, err
+	}
+	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
+		return "", false, fmt.Errorf("save admin token: %w", err)
+	}
+	return token, true, nil
+}

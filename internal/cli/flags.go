@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+)
+
+// envName is the environment variable read for a flag: LOOKOUT_ and the
+// flag's name in upper case with '-' as '_' (--admin-token ->
+// LOOKOUT_ADMIN_TOKEN).
+func envName(flagName string) string {
+	return "LOOKOUT_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// parseWithEnv parses args into fs after taking every flag's value from
+// its environment variable when set; the command line wins over the
+// environment.
+func parseWithEnv(fs *flag.FlagSet, args []string, getenv func(string) string) error {
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v := getenv(envName(f.Name)); v != "" && err == nil {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("%s=%q: %w", envName(f.Name), v, e)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return fs.Parse(args)
+}
+
+// listFlag is a comma-separated list flag (--join a,b).
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+// Set replaces the list with the comma-separated values of v.
+func (l *listFlag) Set(v string) error {
+	*l = nil
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l = append(*l, p)
+		}
+	}
+	return nil
+}

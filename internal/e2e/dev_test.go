@@ -1,0 +1,63 @@
+package e2e
+
+import (
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"lookout/internal/client"
+)
+
+// TestDevNodeCreatesDemoAccountOnceAndKeepsData runs lookout control --dev
+// twice on one data directory.
+func TestDevNodeCreatesDemoAccountOnceAndKeepsData(t *testing.T) {
+	dataDir := t.TempDir()
+	args := []string{"control", "--dev", "--data-dir", dataDir, "--http-addr", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0", "--log-level", "warn"}
+
+	first := start(t, "dev1", args...)
+	out := first.waitStdout("Next:", 30*time.Second)
+	base := match(t, out, `is up at (http://[0-9.:]+)`)
+	adminToken := match(t, out, `admin token:\s+(adm_[a-z0-9]+)`)
+	for _, re := range []string{`e-mail:\s+demo@lookout\.local`, `password:\s+\S{8,}`, `ingest key:\s+ck_[a-z0-9]{32,}`, `management key:\s+mk_[a-z0-9]{32,}`} {
+		match(t, out+" (x)", "("+re+")")
+	}
+	resp, err := http.Get(base + "/health")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("health: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	admin := client.NewAdmin(base, adminToken, nil)
+	acct, err := admin.CreateAccount(ctxT(t, 10*time.Second), client.CreateAccountRequest{Email: "kept@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	second := start(t, "dev2", args...)
+	out = second.waitStdout("Next:", 30*time.Second)
+	for _, secret := range []string{"adm_", "ck_", "mk_", "password:"} {
+		if strings.Contains(out, secret) {
+			t.Fatalf("restart printed a secret (%q):\n%s", secret, out)
+		}
+	}
+	base = match(t, out, `is up at (http://[0-9.:]+)`)
+	admin = client.NewAdmin(base, adminToken, nil)
+	got, err := admin.GetAccount(ctxT(t, 10*time.Second), acct.ID, false)
+	if err != nil || got.Email != "kept@example.com" {
+		t.Fatalf("account after restart: %+v %v", got, err)
+	}
+}
+
+// match returns the first group of re in s, failing the test without one.
+func match(t *testing.T, s, re string) string {
+	t.Helper()
+	m := regexp.MustCompile(re).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("output does not match %s:\n%s", re, s)
+	}
+	return m[1]
+}
