@@ -35,8 +35,8 @@ const (
 
 // Defaults applied by Open to zero-valued Options fields.
 const (
-	DefaultGCInterval     = 5 * time.Minute
-	DefaultGCDiscardRatio = 0.5
+	DefaultGCInterval     = badgerutil.DefaultGCInterval
+	DefaultGCDiscardRatio = badgerutil.DefaultGCDiscardRatio
 	DefaultDeleteBatch    = 1000
 )
 
@@ -76,8 +76,7 @@ type Store struct {
 	logger      hclog.Logger
 	deleteBatch int
 
-	stop      chan struct{}
-	gcDone    sync.WaitGroup
+	stopGC    func()
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -104,10 +103,9 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("raftbadger: %w", err)
 	}
-	s := &Store{db: db, logger: o.Logger, deleteBatch: o.DeleteBatch, stop: make(chan struct{})}
+	s := &Store{db: db, logger: o.Logger, deleteBatch: o.DeleteBatch, stopGC: func() {}}
 	if o.GCInterval > 0 {
-		s.gcDone.Add(1)
-		go s.runGC(o.GCInterval, o.GCDiscardRatio)
+		s.stopGC = badgerutil.StartGC(db, o.GCInterval, o.GCDiscardRatio, o.Logger)
 	}
 	return s, nil
 }
@@ -116,42 +114,12 @@ func Open(o Options) (*Store, error) {
 // later calls return the result of the first.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		close(s.stop)
-		s.gcDone.Wait()
+		s.stopGC()
 		if err := s.db.Close(); err != nil {
 			s.closeErr = fmt.Errorf("raftbadger: close: %w", err)
 		}
 	})
 	return s.closeErr
-}
-
-// runGC rewrites value-log files every interval until Close, repeating while
-// Badger reports that a file was rewritten.
-func (s *Store) runGC(interval time.Duration, ratio float64) {
-	defer s.gcDone.Done()
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-		}
-		for {
-			err := s.db.RunValueLogGC(ratio)
-			if err != nil {
-				if !errors.Is(err, badger.ErrNoRewrite) {
-					s.logger.Warn("raftbadger: value log GC failed", "error", err)
-				}
-				break
-			}
-			select {
-			case <-s.stop:
-				return
-			default:
-			}
-		}
-	}
 }
 
 func logKey(index uint64) []byte {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/hashicorp/go-hclog"
@@ -34,6 +35,9 @@ type Options struct {
 	Small bool
 	// Logger is the state's logger.
 	Logger hclog.Logger
+	// GCInterval is how often value-log GC runs (default
+	// badgerutil.DefaultGCInterval).
+	GCInterval time.Duration
 }
 
 // Store is the replicated state of one node.
@@ -44,6 +48,7 @@ type Store struct {
 	mu        sync.Mutex
 	applied   uint64
 	advanced  chan struct{} // closed and replaced whenever applied grows
+	stopGC    func()
 	closeOnce sync.Once
 }
 
@@ -58,7 +63,7 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, log: logger, advanced: make(chan struct{})}
+	s := &Store{db: db, log: logger, advanced: make(chan struct{}), stopGC: func() {}}
 	err = db.View(func(txn *badger.Txn) error {
 		s.applied, err = readUint64(txn, keyApplied)
 		return err
@@ -67,13 +72,20 @@ func Open(o Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("read applied index: %w", err)
 	}
+	if o.GCInterval <= 0 {
+		o.GCInterval = badgerutil.DefaultGCInterval
+	}
+	s.stopGC = badgerutil.StartGC(db, o.GCInterval, badgerutil.DefaultGCDiscardRatio, logger.Named("gc"))
 	return s, nil
 }
 
 // Close closes the database.
 func (s *Store) Close() error {
 	var err error
-	s.closeOnce.Do(func() { err = s.db.Close() })
+	s.closeOnce.Do(func() {
+		s.stopGC()
+		err = s.db.Close()
+	})
 	return err
 }
 
