@@ -199,27 +199,47 @@ func (s *Store) StoreLog(log *raft.Log) error {
 	return s.StoreLogs([]*raft.Log{log})
 }
 
-// StoreLogs stores logs atomically in a single Badger transaction. A batch
-// too big for one transaction is not split: the call fails with an error
-// wrapping badger.ErrTxnTooBig and nothing is written. (raft batches at most
-// MaxAppendEntries entries, far below Badger's limit.)
+// StoreLogs stores logs in one Badger transaction, which is atomic. A batch
+// too big for one transaction (many large entries) is written as
+// consecutive transactions in index order instead of failing, which would
+// stop raft: a crash between them leaves a contiguous prefix of the batch,
+// which raft treats like a shorter append, since neither a leader nor a
+// follower counts the batch as stored before StoreLogs returns.
 func (s *Store) StoreLogs(logs []*raft.Log) error {
-	err := s.db.Update(func(txn *badger.Txn) error {
-		for _, l := range logs {
-			v, err := encodeLog(nil, l)
-			if err != nil {
-				return err
-			}
-			if err := txn.Set(logKey(l.Index), v); err != nil {
-				return fmt.Errorf("log %d: %w", l.Index, err)
-			}
+	for start := 0; start < len(logs); {
+		n, err := s.storeRun(logs[start:])
+		if err != nil {
+			return fmt.Errorf("raftbadger: store %d logs: %w", len(logs), err)
 		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("raftbadger: store %d logs: %w", len(logs), err)
+		start += n
 	}
 	return nil
+}
+
+// storeRun commits as many leading logs as fit in one transaction and
+// returns how many that was.
+func (s *Store) storeRun(logs []*raft.Log) (int, error) {
+	txn := s.db.NewTransaction(true)
+	defer txn.Discard()
+	n := 0
+	for _, l := range logs {
+		v, err := encodeLog(nil, l)
+		if err != nil {
+			return 0, err
+		}
+		err = txn.Set(logKey(l.Index), v)
+		if errors.Is(err, badger.ErrTxnTooBig) && n > 0 {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("log %d: %w", l.Index, err)
+		}
+		n++
+	}
+	if err := txn.Commit(); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // DeleteRange deletes the logs with indexes in [min, max], inclusive, in

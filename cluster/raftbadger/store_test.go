@@ -430,3 +430,28 @@ func BenchmarkRaftSet(b *testing.B)         { raftbench.Set(b, benchStore(b)) }
 func BenchmarkRaftGet(b *testing.B)         { raftbench.Get(b, benchStore(b)) }
 func BenchmarkRaftSetUint64(b *testing.B)   { raftbench.SetUint64(b, benchStore(b)) }
 func BenchmarkRaftGetUint64(b *testing.B)   { raftbench.GetUint64(b, benchStore(b)) }
+
+// TestStoreLogsTooBigForOneTransaction stores a batch Badger cannot hold in
+// one transaction (a Small store takes about 600 KiB per transaction): it
+// is written in consecutive transactions and every entry is there.
+func TestStoreLogsTooBigForOneTransaction(t *testing.T) {
+	s := openTest(t, t.TempDir(), Options{Small: true})
+	var logs []*raft.Log
+	for i := uint64(1); i <= 30000; i++ {
+		logs = append(logs, &raft.Log{Index: i, Term: 1, Type: raft.LogCommand, Data: []byte("data")})
+	}
+	if err := s.StoreLogs(logs); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := s.FirstIndex()
+	last, _ := s.LastIndex()
+	if first != 1 || last != 30000 {
+		t.Fatalf("first %d last %d, want 1 and 30000", first, last)
+	}
+	for _, i := range []uint64{1, 12345, 21832, 30000} {
+		var l raft.Log
+		if err := s.GetLog(i, &l); err != nil || l.Index != i {
+			t.Fatalf("log %d: %v %+v", i, err, l)
+		}
+	}
+}
