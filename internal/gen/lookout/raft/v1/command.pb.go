@@ -78,6 +78,69 @@ func (KeyType) EnumDescriptor() ([]byte, []int) {
 	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{0}
 }
 
+// EventOutcome is what happened to one event of an IngestBatch.
+type EventOutcome int32
+
+const (
+	EventOutcome_EVENT_OUTCOME_UNSPECIFIED EventOutcome = 0
+	// EVENT_OUTCOME_STORED: the event is stored.
+	EventOutcome_EVENT_OUTCOME_STORED EventOutcome = 1
+	// EVENT_OUTCOME_DUPLICATE: an event with the same event_id was stored
+	// before; nothing is stored again.
+	EventOutcome_EVENT_OUTCOME_DUPLICATE EventOutcome = 2
+	// EVENT_OUTCOME_MONITOR_LIMIT: the event would create a monitor beyond the
+	// plan's monitor limit; nothing is stored (HTTP 403).
+	EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT EventOutcome = 3
+	// EVENT_OUTCOME_SUSPENDED: the account is suspended for quota; nothing is
+	// stored (HTTP 200 with the suspended body).
+	EventOutcome_EVENT_OUTCOME_SUSPENDED EventOutcome = 4
+)
+
+// Enum value maps for EventOutcome.
+var (
+	EventOutcome_name = map[int32]string{
+		0: "EVENT_OUTCOME_UNSPECIFIED",
+		1: "EVENT_OUTCOME_STORED",
+		2: "EVENT_OUTCOME_DUPLICATE",
+		3: "EVENT_OUTCOME_MONITOR_LIMIT",
+		4: "EVENT_OUTCOME_SUSPENDED",
+	}
+	EventOutcome_value = map[string]int32{
+		"EVENT_OUTCOME_UNSPECIFIED":   0,
+		"EVENT_OUTCOME_STORED":        1,
+		"EVENT_OUTCOME_DUPLICATE":     2,
+		"EVENT_OUTCOME_MONITOR_LIMIT": 3,
+		"EVENT_OUTCOME_SUSPENDED":     4,
+	}
+)
+
+func (x EventOutcome) Enum() *EventOutcome {
+	p := new(EventOutcome)
+	*p = x
+	return p
+}
+
+func (x EventOutcome) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (EventOutcome) Descriptor() protoreflect.EnumDescriptor {
+	return file_lookout_raft_v1_command_proto_enumTypes[1].Descriptor()
+}
+
+func (EventOutcome) Type() protoreflect.EnumType {
+	return &file_lookout_raft_v1_command_proto_enumTypes[1]
+}
+
+func (x EventOutcome) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use EventOutcome.Descriptor instead.
+func (EventOutcome) EnumDescriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{1}
+}
+
 // Status classifies the outcome of applying a command.
 type Status int32
 
@@ -121,11 +184,11 @@ func (x Status) String() string {
 }
 
 func (Status) Descriptor() protoreflect.EnumDescriptor {
-	return file_lookout_raft_v1_command_proto_enumTypes[1].Descriptor()
+	return file_lookout_raft_v1_command_proto_enumTypes[2].Descriptor()
 }
 
 func (Status) Type() protoreflect.EnumType {
-	return &file_lookout_raft_v1_command_proto_enumTypes[1]
+	return &file_lookout_raft_v1_command_proto_enumTypes[2]
 }
 
 func (x Status) Number() protoreflect.EnumNumber {
@@ -134,7 +197,7 @@ func (x Status) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Status.Descriptor instead.
 func (Status) EnumDescriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{1}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{2}
 }
 
 // Command is one raft log entry.
@@ -156,6 +219,9 @@ type Command struct {
 	//	*Command_RevokeKey
 	//	*Command_CreateNotificationGroup
 	//	*Command_CreateAgentToken
+	//	*Command_IngestBatch
+	//	*Command_PruneEvents
+	//	*Command_DeleteMonitor
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -273,6 +339,33 @@ func (x *Command) GetCreateAgentToken() *CreateAgentToken {
 	return nil
 }
 
+func (x *Command) GetIngestBatch() *IngestBatch {
+	if x != nil {
+		if x, ok := x.Op.(*Command_IngestBatch); ok {
+			return x.IngestBatch
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetPruneEvents() *PruneEvents {
+	if x != nil {
+		if x, ok := x.Op.(*Command_PruneEvents); ok {
+			return x.PruneEvents
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetDeleteMonitor() *DeleteMonitor {
+	if x != nil {
+		if x, ok := x.Op.(*Command_DeleteMonitor); ok {
+			return x.DeleteMonitor
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -301,6 +394,18 @@ type Command_CreateAgentToken struct {
 	CreateAgentToken *CreateAgentToken `protobuf:"bytes,15,opt,name=create_agent_token,json=createAgentToken,proto3,oneof"`
 }
 
+type Command_IngestBatch struct {
+	IngestBatch *IngestBatch `protobuf:"bytes,16,opt,name=ingest_batch,json=ingestBatch,proto3,oneof"`
+}
+
+type Command_PruneEvents struct {
+	PruneEvents *PruneEvents `protobuf:"bytes,17,opt,name=prune_events,json=pruneEvents,proto3,oneof"`
+}
+
+type Command_DeleteMonitor struct {
+	DeleteMonitor *DeleteMonitor `protobuf:"bytes,18,opt,name=delete_monitor,json=deleteMonitor,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -312,6 +417,12 @@ func (*Command_RevokeKey) isCommand_Op() {}
 func (*Command_CreateNotificationGroup) isCommand_Op() {}
 
 func (*Command_CreateAgentToken) isCommand_Op() {}
+
+func (*Command_IngestBatch) isCommand_Op() {}
+
+func (*Command_PruneEvents) isCommand_Op() {}
+
+func (*Command_DeleteMonitor) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -868,20 +979,479 @@ func (x *CreateAgentToken) GetHash() []byte {
 	return nil
 }
 
+// IngestBatch is a group commit of validated pings: many events, one raft
+// entry, one Badger transaction.
+type IngestBatch struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Events []*Event               `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	// retention_count is how many events are kept per monitor; older ones are
+	// dropped as new ones arrive. Stamped by the proposer from its settings so
+	// every node trims alike.
+	RetentionCount int64 `protobuf:"varint,2,opt,name=retention_count,json=retentionCount,proto3" json:"retention_count,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *IngestBatch) Reset() {
+	*x = IngestBatch{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IngestBatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IngestBatch) ProtoMessage() {}
+
+func (x *IngestBatch) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IngestBatch.ProtoReflect.Descriptor instead.
+func (*IngestBatch) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *IngestBatch) GetEvents() []*Event {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+func (x *IngestBatch) GetRetentionCount() int64 {
+	if x != nil {
+		return x.RetentionCount
+	}
+	return 0
+}
+
+// Event is one ping as validated by the node that received it.
+type Event struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AccountId string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// monitor is the monitor's name (ping monitors are matched by name).
+	Monitor string `protobuf:"bytes,2,opt,name=monitor,proto3" json:"monitor,omitempty"`
+	// event_type is ping, stream_event or a custom string.
+	EventType string `protobuf:"bytes,3,opt,name=event_type,json=eventType,proto3" json:"event_type,omitempty"`
+	// status of a ping: run, complete, fail or skip.
+	Status string `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
+	// state of a stream_event.
+	State    string   `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"`
+	Duration *float64 `protobuf:"fixed64,6,opt,name=duration,proto3,oneof" json:"duration,omitempty"`
+	ExitCode *int64   `protobuf:"varint,7,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
+	Host     string   `protobuf:"bytes,8,opt,name=host,proto3" json:"host,omitempty"`
+	Project  string   `protobuf:"bytes,9,opt,name=project,proto3" json:"project,omitempty"`
+	// message is cut to 64 KiB by the receiving node.
+	Message string `protobuf:"bytes,10,opt,name=message,proto3" json:"message,omitempty"`
+	// timestamp is the sender's Unix time in seconds, if it gave one.
+	Timestamp *int64 `protobuf:"varint,11,opt,name=timestamp,proto3,oneof" json:"timestamp,omitempty"`
+	// received_unix_ms is when the receiving node accepted the request. Quota
+	// counts by it.
+	ReceivedUnixMs int64  `protobuf:"varint,12,opt,name=received_unix_ms,json=receivedUnixMs,proto3" json:"received_unix_ms,omitempty"`
+	Series         string `protobuf:"bytes,13,opt,name=series,proto3" json:"series,omitempty"`
+	// event_id dedupes per account: a repeat is answered and not stored.
+	EventId       string `protobuf:"bytes,14,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Event) Reset() {
+	*x = Event{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Event) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Event) ProtoMessage() {}
+
+func (x *Event) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Event.ProtoReflect.Descriptor instead.
+func (*Event) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Event) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *Event) GetMonitor() string {
+	if x != nil {
+		return x.Monitor
+	}
+	return ""
+}
+
+func (x *Event) GetEventType() string {
+	if x != nil {
+		return x.EventType
+	}
+	return ""
+}
+
+func (x *Event) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *Event) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *Event) GetDuration() float64 {
+	if x != nil && x.Duration != nil {
+		return *x.Duration
+	}
+	return 0
+}
+
+func (x *Event) GetExitCode() int64 {
+	if x != nil && x.ExitCode != nil {
+		return *x.ExitCode
+	}
+	return 0
+}
+
+func (x *Event) GetHost() string {
+	if x != nil {
+		return x.Host
+	}
+	return ""
+}
+
+func (x *Event) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *Event) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *Event) GetTimestamp() int64 {
+	if x != nil && x.Timestamp != nil {
+		return *x.Timestamp
+	}
+	return 0
+}
+
+func (x *Event) GetReceivedUnixMs() int64 {
+	if x != nil {
+		return x.ReceivedUnixMs
+	}
+	return 0
+}
+
+func (x *Event) GetSeries() string {
+	if x != nil {
+		return x.Series
+	}
+	return ""
+}
+
+func (x *Event) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+// PruneEvents drops events received before before_unix_ms, at most max of
+// them (the leader proposes it again until nothing is left).
+type PruneEvents struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	BeforeUnixMs  int64                  `protobuf:"varint,1,opt,name=before_unix_ms,json=beforeUnixMs,proto3" json:"before_unix_ms,omitempty"`
+	Max           int64                  `protobuf:"varint,2,opt,name=max,proto3" json:"max,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PruneEvents) Reset() {
+	*x = PruneEvents{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PruneEvents) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PruneEvents) ProtoMessage() {}
+
+func (x *PruneEvents) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PruneEvents.ProtoReflect.Descriptor instead.
+func (*PruneEvents) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *PruneEvents) GetBeforeUnixMs() int64 {
+	if x != nil {
+		return x.BeforeUnixMs
+	}
+	return 0
+}
+
+func (x *PruneEvents) GetMax() int64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
+// DeleteMonitor removes a monitor with its events, runs and name.
+type DeleteMonitor struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	MonitorUuid   string                 `protobuf:"bytes,2,opt,name=monitor_uuid,json=monitorUuid,proto3" json:"monitor_uuid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteMonitor) Reset() {
+	*x = DeleteMonitor{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteMonitor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteMonitor) ProtoMessage() {}
+
+func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteMonitor.ProtoReflect.Descriptor instead.
+func (*DeleteMonitor) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *DeleteMonitor) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *DeleteMonitor) GetMonitorUuid() string {
+	if x != nil {
+		return x.MonitorUuid
+	}
+	return ""
+}
+
+// QuotaStatus is an account's monthly quota as of one event.
+type QuotaStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// state is ok, warning, exceeded or suspended.
+	State string `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	// limit is the monthly allowance; absent without a limit.
+	Limit *int64 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// used counts the events stored in the current period.
+	Used int64 `protobuf:"varint,3,opt,name=used,proto3" json:"used,omitempty"`
+	// resets_at_unix_ms is the start of the next period (UTC month).
+	ResetsAtUnixMs int64 `protobuf:"varint,4,opt,name=resets_at_unix_ms,json=resetsAtUnixMs,proto3" json:"resets_at_unix_ms,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *QuotaStatus) Reset() {
+	*x = QuotaStatus{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QuotaStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QuotaStatus) ProtoMessage() {}
+
+func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
+func (*QuotaStatus) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *QuotaStatus) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *QuotaStatus) GetLimit() int64 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *QuotaStatus) GetUsed() int64 {
+	if x != nil {
+		return x.Used
+	}
+	return 0
+}
+
+func (x *QuotaStatus) GetResetsAtUnixMs() int64 {
+	if x != nil {
+		return x.ResetsAtUnixMs
+	}
+	return 0
+}
+
+// EventResult is the outcome of one event of an IngestBatch.
+type EventResult struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Outcome EventOutcome           `protobuf:"varint,1,opt,name=outcome,proto3,enum=lookout.raft.v1.EventOutcome" json:"outcome,omitempty"`
+	Quota   *QuotaStatus           `protobuf:"bytes,2,opt,name=quota,proto3" json:"quota,omitempty"`
+	// monitor_uuid is the monitor the event went to (empty when none).
+	MonitorUuid   string `protobuf:"bytes,3,opt,name=monitor_uuid,json=monitorUuid,proto3" json:"monitor_uuid,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EventResult) Reset() {
+	*x = EventResult{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EventResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EventResult) ProtoMessage() {}
+
+func (x *EventResult) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
+func (*EventResult) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *EventResult) GetOutcome() EventOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return EventOutcome_EVENT_OUTCOME_UNSPECIFIED
+}
+
+func (x *EventResult) GetQuota() *QuotaStatus {
+	if x != nil {
+		return x.Quota
+	}
+	return nil
+}
+
+func (x *EventResult) GetMonitorUuid() string {
+	if x != nil {
+		return x.MonitorUuid
+	}
+	return ""
+}
+
 // Result is what applying one command produced. Every node computes the same
 // Result for the same entry.
 type Result struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Status Status                 `protobuf:"varint,1,opt,name=status,proto3,enum=lookout.raft.v1.Status" json:"status,omitempty"`
 	// message explains a status other than OK, for people.
-	Message       string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// events holds one result per event of an IngestBatch, in order.
+	Events        []*EventResult `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -893,7 +1463,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -906,7 +1476,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Result) GetStatus() Status {
@@ -923,11 +1493,18 @@ func (x *Result) GetMessage() string {
 	return ""
 }
 
+func (x *Result) GetEvents() []*EventResult {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
 var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\x9f\x04\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xee\x05\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -942,7 +1519,10 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
 	"revoke_key\x18\r \x01(\v2\x1a.lookout.raft.v1.RevokeKeyH\x00R\trevokeKey\x12f\n" +
 	"\x19create_notification_group\x18\x0e \x01(\v2(.lookout.raft.v1.CreateNotificationGroupH\x00R\x17createNotificationGroup\x12Q\n" +
-	"\x12create_agent_token\x18\x0f \x01(\v2!.lookout.raft.v1.CreateAgentTokenH\x00R\x10createAgentTokenB\x04\n" +
+	"\x12create_agent_token\x18\x0f \x01(\v2!.lookout.raft.v1.CreateAgentTokenH\x00R\x10createAgentToken\x12A\n" +
+	"\fingest_batch\x18\x10 \x01(\v2\x1c.lookout.raft.v1.IngestBatchH\x00R\vingestBatch\x12A\n" +
+	"\fprune_events\x18\x11 \x01(\v2\x1c.lookout.raft.v1.PruneEventsH\x00R\vpruneEvents\x12G\n" +
+	"\x0edelete_monitor\x18\x12 \x01(\v2\x1e.lookout.raft.v1.DeleteMonitorH\x00R\rdeleteMonitorB\x04\n" +
 	"\x02op\"\xd1\x02\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -991,14 +1571,64 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06region\x18\x02 \x01(\tR\x06region\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x12\n" +
-	"\x04hash\x18\x04 \x01(\fR\x04hash\"S\n" +
+	"\x04hash\x18\x04 \x01(\fR\x04hash\"f\n" +
+	"\vIngestBatch\x12.\n" +
+	"\x06events\x18\x01 \x03(\v2\x16.lookout.raft.v1.EventR\x06events\x12'\n" +
+	"\x0fretention_count\x18\x02 \x01(\x03R\x0eretentionCount\"\xc1\x03\n" +
+	"\x05Event\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x18\n" +
+	"\amonitor\x18\x02 \x01(\tR\amonitor\x12\x1d\n" +
+	"\n" +
+	"event_type\x18\x03 \x01(\tR\teventType\x12\x16\n" +
+	"\x06status\x18\x04 \x01(\tR\x06status\x12\x14\n" +
+	"\x05state\x18\x05 \x01(\tR\x05state\x12\x1f\n" +
+	"\bduration\x18\x06 \x01(\x01H\x00R\bduration\x88\x01\x01\x12 \n" +
+	"\texit_code\x18\a \x01(\x03H\x01R\bexitCode\x88\x01\x01\x12\x12\n" +
+	"\x04host\x18\b \x01(\tR\x04host\x12\x18\n" +
+	"\aproject\x18\t \x01(\tR\aproject\x12\x18\n" +
+	"\amessage\x18\n" +
+	" \x01(\tR\amessage\x12!\n" +
+	"\ttimestamp\x18\v \x01(\x03H\x02R\ttimestamp\x88\x01\x01\x12(\n" +
+	"\x10received_unix_ms\x18\f \x01(\x03R\x0ereceivedUnixMs\x12\x16\n" +
+	"\x06series\x18\r \x01(\tR\x06series\x12\x19\n" +
+	"\bevent_id\x18\x0e \x01(\tR\aeventIdB\v\n" +
+	"\t_durationB\f\n" +
+	"\n" +
+	"_exit_codeB\f\n" +
+	"\n" +
+	"_timestamp\"E\n" +
+	"\vPruneEvents\x12$\n" +
+	"\x0ebefore_unix_ms\x18\x01 \x01(\x03R\fbeforeUnixMs\x12\x10\n" +
+	"\x03max\x18\x02 \x01(\x03R\x03max\"Q\n" +
+	"\rDeleteMonitor\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12!\n" +
+	"\fmonitor_uuid\x18\x02 \x01(\tR\vmonitorUuid\"\x87\x01\n" +
+	"\vQuotaStatus\x12\x14\n" +
+	"\x05state\x18\x01 \x01(\tR\x05state\x12\x19\n" +
+	"\x05limit\x18\x02 \x01(\x03H\x00R\x05limit\x88\x01\x01\x12\x12\n" +
+	"\x04used\x18\x03 \x01(\x03R\x04used\x12)\n" +
+	"\x11resets_at_unix_ms\x18\x04 \x01(\x03R\x0eresetsAtUnixMsB\b\n" +
+	"\x06_limit\"\x9d\x01\n" +
+	"\vEventResult\x127\n" +
+	"\aoutcome\x18\x01 \x01(\x0e2\x1d.lookout.raft.v1.EventOutcomeR\aoutcome\x122\n" +
+	"\x05quota\x18\x02 \x01(\v2\x1c.lookout.raft.v1.QuotaStatusR\x05quota\x12!\n" +
+	"\fmonitor_uuid\x18\x03 \x01(\tR\vmonitorUuid\"\x89\x01\n" +
 	"\x06Result\x12/\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x17.lookout.raft.v1.StatusR\x06status\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage*Q\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x124\n" +
+	"\x06events\x18\x03 \x03(\v2\x1c.lookout.raft.v1.EventResultR\x06events*Q\n" +
 	"\aKeyType\x12\x18\n" +
 	"\x14KEY_TYPE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fKEY_TYPE_INGEST\x10\x01\x12\x17\n" +
-	"\x13KEY_TYPE_MANAGEMENT\x10\x02*n\n" +
+	"\x13KEY_TYPE_MANAGEMENT\x10\x02*\xa2\x01\n" +
+	"\fEventOutcome\x12\x1d\n" +
+	"\x19EVENT_OUTCOME_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14EVENT_OUTCOME_STORED\x10\x01\x12\x1b\n" +
+	"\x17EVENT_OUTCOME_DUPLICATE\x10\x02\x12\x1f\n" +
+	"\x1bEVENT_OUTCOME_MONITOR_LIMIT\x10\x03\x12\x1b\n" +
+	"\x17EVENT_OUTCOME_SUSPENDED\x10\x04*n\n" +
 	"\x06Status\x12\x16\n" +
 	"\x12STATUS_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tSTATUS_OK\x10\x01\x12\x14\n" +
@@ -1019,41 +1649,55 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 	return file_lookout_raft_v1_command_proto_rawDescData
 }
 
-var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
-	(Status)(0),                     // 1: lookout.raft.v1.Status
-	(*Command)(nil),                 // 2: lookout.raft.v1.Command
-	(*Plan)(nil),                    // 3: lookout.raft.v1.Plan
-	(*Key)(nil),                     // 4: lookout.raft.v1.Key
-	(*CreateAccount)(nil),           // 5: lookout.raft.v1.CreateAccount
-	(*SetPlan)(nil),                 // 6: lookout.raft.v1.SetPlan
-	(*CreateKey)(nil),               // 7: lookout.raft.v1.CreateKey
-	(*RevokeKey)(nil),               // 8: lookout.raft.v1.RevokeKey
-	(*CreateNotificationGroup)(nil), // 9: lookout.raft.v1.CreateNotificationGroup
-	(*CreateAgentToken)(nil),        // 10: lookout.raft.v1.CreateAgentToken
-	(*Result)(nil),                  // 11: lookout.raft.v1.Result
+	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
+	(Status)(0),                     // 2: lookout.raft.v1.Status
+	(*Command)(nil),                 // 3: lookout.raft.v1.Command
+	(*Plan)(nil),                    // 4: lookout.raft.v1.Plan
+	(*Key)(nil),                     // 5: lookout.raft.v1.Key
+	(*CreateAccount)(nil),           // 6: lookout.raft.v1.CreateAccount
+	(*SetPlan)(nil),                 // 7: lookout.raft.v1.SetPlan
+	(*CreateKey)(nil),               // 8: lookout.raft.v1.CreateKey
+	(*RevokeKey)(nil),               // 9: lookout.raft.v1.RevokeKey
+	(*CreateNotificationGroup)(nil), // 10: lookout.raft.v1.CreateNotificationGroup
+	(*CreateAgentToken)(nil),        // 11: lookout.raft.v1.CreateAgentToken
+	(*IngestBatch)(nil),             // 12: lookout.raft.v1.IngestBatch
+	(*Event)(nil),                   // 13: lookout.raft.v1.Event
+	(*PruneEvents)(nil),             // 14: lookout.raft.v1.PruneEvents
+	(*DeleteMonitor)(nil),           // 15: lookout.raft.v1.DeleteMonitor
+	(*QuotaStatus)(nil),             // 16: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 17: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 18: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
-	5,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
-	6,  // 1: lookout.raft.v1.Command.set_plan:type_name -> lookout.raft.v1.SetPlan
-	7,  // 2: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
-	8,  // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
-	9,  // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
-	10, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
-	0,  // 6: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	3,  // 7: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	4,  // 8: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	4,  // 9: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	3,  // 10: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	4,  // 11: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	1,  // 12: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
+	7,  // 1: lookout.raft.v1.Command.set_plan:type_name -> lookout.raft.v1.SetPlan
+	8,  // 2: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
+	9,  // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
+	10, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
+	11, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
+	12, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
+	14, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
+	15, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
+	0,  // 9: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 10: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 11: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 12: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 13: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 14: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	13, // 15: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	1,  // 16: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	16, // 17: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 18: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	17, // 19: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	20, // [20:20] is the sub-list for method output_type
+	20, // [20:20] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -1068,15 +1712,20 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_RevokeKey)(nil),
 		(*Command_CreateNotificationGroup)(nil),
 		(*Command_CreateAgentToken)(nil),
+		(*Command_IngestBatch)(nil),
+		(*Command_PruneEvents)(nil),
+		(*Command_DeleteMonitor)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[10].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   10,
+			NumEnums:      3,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

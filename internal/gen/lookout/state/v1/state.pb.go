@@ -310,6 +310,488 @@ func (x *AppliedRequest) GetResult() *v1.Result {
 	return nil
 }
 
+// Monitor is one monitor of an account. Ping monitors are created by their
+// first ping or through the Management API; checks only through the API.
+type Monitor struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Uuid      string                 `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	AccountId string                 `protobuf:"bytes,2,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// kind is ping, http_check or ssl_check.
+	Kind                    string     `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	Name                    string     `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	Enabled                 bool       `protobuf:"varint,5,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	Tags                    []string   `protobuf:"bytes,6,rep,name=tags,proto3" json:"tags,omitempty"`
+	NotificationGroup       string     `protobuf:"bytes,7,opt,name=notification_group,json=notificationGroup,proto3" json:"notification_group,omitempty"`
+	DisplayName             string     `protobuf:"bytes,8,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	Project                 string     `protobuf:"bytes,9,opt,name=project,proto3" json:"project,omitempty"`
+	TimeoutSeconds          int64      `protobuf:"varint,10,opt,name=timeout_seconds,json=timeoutSeconds,proto3" json:"timeout_seconds,omitempty"`
+	ExpectedIntervalSeconds *int64     `protobuf:"varint,11,opt,name=expected_interval_seconds,json=expectedIntervalSeconds,proto3,oneof" json:"expected_interval_seconds,omitempty"`
+	GraceSeconds            *int64     `protobuf:"varint,12,opt,name=grace_seconds,json=graceSeconds,proto3,oneof" json:"grace_seconds,omitempty"`
+	CreatedUnixMs           int64      `protobuf:"varint,13,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
+	Ping                    *PingState `protobuf:"bytes,14,opt,name=ping,proto3" json:"ping,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
+}
+
+func (x *Monitor) Reset() {
+	*x = Monitor{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Monitor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Monitor) ProtoMessage() {}
+
+func (x *Monitor) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Monitor.ProtoReflect.Descriptor instead.
+func (*Monitor) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Monitor) GetUuid() string {
+	if x != nil {
+		return x.Uuid
+	}
+	return ""
+}
+
+func (x *Monitor) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *Monitor) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Monitor) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Monitor) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+func (x *Monitor) GetTags() []string {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+func (x *Monitor) GetNotificationGroup() string {
+	if x != nil {
+		return x.NotificationGroup
+	}
+	return ""
+}
+
+func (x *Monitor) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *Monitor) GetProject() string {
+	if x != nil {
+		return x.Project
+	}
+	return ""
+}
+
+func (x *Monitor) GetTimeoutSeconds() int64 {
+	if x != nil {
+		return x.TimeoutSeconds
+	}
+	return 0
+}
+
+func (x *Monitor) GetExpectedIntervalSeconds() int64 {
+	if x != nil && x.ExpectedIntervalSeconds != nil {
+		return *x.ExpectedIntervalSeconds
+	}
+	return 0
+}
+
+func (x *Monitor) GetGraceSeconds() int64 {
+	if x != nil && x.GraceSeconds != nil {
+		return *x.GraceSeconds
+	}
+	return 0
+}
+
+func (x *Monitor) GetCreatedUnixMs() int64 {
+	if x != nil {
+		return x.CreatedUnixMs
+	}
+	return 0
+}
+
+func (x *Monitor) GetPing() *PingState {
+	if x != nil {
+		return x.Ping
+	}
+	return nil
+}
+
+// PingState is what the last pings of a monitor left behind.
+type PingState struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// last_ping_unix_ms is the event time of the newest ping.
+	LastPingUnixMs int64 `protobuf:"varint,1,opt,name=last_ping_unix_ms,json=lastPingUnixMs,proto3" json:"last_ping_unix_ms,omitempty"`
+	// last_status is the status (or state) of the newest ping.
+	LastStatus string `protobuf:"bytes,2,opt,name=last_status,json=lastStatus,proto3" json:"last_status,omitempty"`
+	// events counts the events kept for the monitor.
+	Events int64 `protobuf:"varint,3,opt,name=events,proto3" json:"events,omitempty"`
+	// next_seq numbers the monitor's next event.
+	NextSeq       uint64 `protobuf:"varint,4,opt,name=next_seq,json=nextSeq,proto3" json:"next_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PingState) Reset() {
+	*x = PingState{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PingState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PingState) ProtoMessage() {}
+
+func (x *PingState) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PingState.ProtoReflect.Descriptor instead.
+func (*PingState) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *PingState) GetLastPingUnixMs() int64 {
+	if x != nil {
+		return x.LastPingUnixMs
+	}
+	return 0
+}
+
+func (x *PingState) GetLastStatus() string {
+	if x != nil {
+		return x.LastStatus
+	}
+	return ""
+}
+
+func (x *PingState) GetEvents() int64 {
+	if x != nil {
+		return x.Events
+	}
+	return 0
+}
+
+func (x *PingState) GetNextSeq() uint64 {
+	if x != nil {
+		return x.NextSeq
+	}
+	return 0
+}
+
+// Project groups monitors of an account by name.
+type Project struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	CreatedUnixMs int64                  `protobuf:"varint,2,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Project) Reset() {
+	*x = Project{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Project) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Project) ProtoMessage() {}
+
+func (x *Project) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Project.ProtoReflect.Descriptor instead.
+func (*Project) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Project) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Project) GetCreatedUnixMs() int64 {
+	if x != nil {
+		return x.CreatedUnixMs
+	}
+	return 0
+}
+
+// StoredEvent is an event as kept in a monitor's history.
+type StoredEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Seq   uint64                 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
+	Event *v1.Event              `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
+	// event_time_unix_ms is the sender's timestamp, or the receipt time.
+	EventTimeUnixMs int64 `protobuf:"varint,3,opt,name=event_time_unix_ms,json=eventTimeUnixMs,proto3" json:"event_time_unix_ms,omitempty"`
+	// duration is the sent duration, or the one computed from the paired run.
+	Duration *float64 `protobuf:"fixed64,4,opt,name=duration,proto3,oneof" json:"duration,omitempty"`
+	// color is the display class: blue, green, red or gray.
+	Color         string `protobuf:"bytes,5,opt,name=color,proto3" json:"color,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StoredEvent) Reset() {
+	*x = StoredEvent{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StoredEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StoredEvent) ProtoMessage() {}
+
+func (x *StoredEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StoredEvent.ProtoReflect.Descriptor instead.
+func (*StoredEvent) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *StoredEvent) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *StoredEvent) GetEvent() *v1.Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *StoredEvent) GetEventTimeUnixMs() int64 {
+	if x != nil {
+		return x.EventTimeUnixMs
+	}
+	return 0
+}
+
+func (x *StoredEvent) GetDuration() float64 {
+	if x != nil && x.Duration != nil {
+		return *x.Duration
+	}
+	return 0
+}
+
+func (x *StoredEvent) GetColor() string {
+	if x != nil {
+		return x.Color
+	}
+	return ""
+}
+
+// OpenRun is a run event not yet closed by complete or fail.
+type OpenRun struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Series        string                 `protobuf:"bytes,1,opt,name=series,proto3" json:"series,omitempty"`
+	StartedUnixMs int64                  `protobuf:"varint,2,opt,name=started_unix_ms,json=startedUnixMs,proto3" json:"started_unix_ms,omitempty"`
+	EventSeq      uint64                 `protobuf:"varint,3,opt,name=event_seq,json=eventSeq,proto3" json:"event_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenRun) Reset() {
+	*x = OpenRun{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenRun) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenRun) ProtoMessage() {}
+
+func (x *OpenRun) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenRun.ProtoReflect.Descriptor instead.
+func (*OpenRun) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *OpenRun) GetSeries() string {
+	if x != nil {
+		return x.Series
+	}
+	return ""
+}
+
+func (x *OpenRun) GetStartedUnixMs() int64 {
+	if x != nil {
+		return x.StartedUnixMs
+	}
+	return 0
+}
+
+func (x *OpenRun) GetEventSeq() uint64 {
+	if x != nil {
+		return x.EventSeq
+	}
+	return 0
+}
+
+// Quota is an account's counter for the current period.
+type Quota struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// period is the UTC month as year*100+month (202611).
+	Period int64 `protobuf:"varint,1,opt,name=period,proto3" json:"period,omitempty"`
+	Used   int64 `protobuf:"varint,2,opt,name=used,proto3" json:"used,omitempty"`
+	// exceeded_unix_ms is when usage passed the allowance (0: not passed);
+	// the grace period counts from it.
+	ExceededUnixMs int64 `protobuf:"varint,3,opt,name=exceeded_unix_ms,json=exceededUnixMs,proto3" json:"exceeded_unix_ms,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Quota) Reset() {
+	*x = Quota{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Quota) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Quota) ProtoMessage() {}
+
+func (x *Quota) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Quota.ProtoReflect.Descriptor instead.
+func (*Quota) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Quota) GetPeriod() int64 {
+	if x != nil {
+		return x.Period
+	}
+	return 0
+}
+
+func (x *Quota) GetUsed() int64 {
+	if x != nil {
+		return x.Used
+	}
+	return 0
+}
+
+func (x *Quota) GetExceededUnixMs() int64 {
+	if x != nil {
+		return x.ExceededUnixMs
+	}
+	return 0
+}
+
 var File_lookout_state_v1_state_proto protoreflect.FileDescriptor
 
 const file_lookout_state_v1_state_proto_rawDesc = "" +
@@ -338,7 +820,50 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06resultB\xb3\x01\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\x9b\x04\n" +
+	"\aMonitor\x12\x12\n" +
+	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x02 \x01(\tR\taccountId\x12\x12\n" +
+	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x18\n" +
+	"\aenabled\x18\x05 \x01(\bR\aenabled\x12\x12\n" +
+	"\x04tags\x18\x06 \x03(\tR\x04tags\x12-\n" +
+	"\x12notification_group\x18\a \x01(\tR\x11notificationGroup\x12!\n" +
+	"\fdisplay_name\x18\b \x01(\tR\vdisplayName\x12\x18\n" +
+	"\aproject\x18\t \x01(\tR\aproject\x12'\n" +
+	"\x0ftimeout_seconds\x18\n" +
+	" \x01(\x03R\x0etimeoutSeconds\x12?\n" +
+	"\x19expected_interval_seconds\x18\v \x01(\x03H\x00R\x17expectedIntervalSeconds\x88\x01\x01\x12(\n" +
+	"\rgrace_seconds\x18\f \x01(\x03H\x01R\fgraceSeconds\x88\x01\x01\x12&\n" +
+	"\x0fcreated_unix_ms\x18\r \x01(\x03R\rcreatedUnixMs\x12/\n" +
+	"\x04ping\x18\x0e \x01(\v2\x1b.lookout.state.v1.PingStateR\x04pingB\x1c\n" +
+	"\x1a_expected_interval_secondsB\x10\n" +
+	"\x0e_grace_seconds\"\x8a\x01\n" +
+	"\tPingState\x12)\n" +
+	"\x11last_ping_unix_ms\x18\x01 \x01(\x03R\x0elastPingUnixMs\x12\x1f\n" +
+	"\vlast_status\x18\x02 \x01(\tR\n" +
+	"lastStatus\x12\x16\n" +
+	"\x06events\x18\x03 \x01(\x03R\x06events\x12\x19\n" +
+	"\bnext_seq\x18\x04 \x01(\x04R\anextSeq\"E\n" +
+	"\aProject\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12&\n" +
+	"\x0fcreated_unix_ms\x18\x02 \x01(\x03R\rcreatedUnixMs\"\xbe\x01\n" +
+	"\vStoredEvent\x12\x10\n" +
+	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12,\n" +
+	"\x05event\x18\x02 \x01(\v2\x16.lookout.raft.v1.EventR\x05event\x12+\n" +
+	"\x12event_time_unix_ms\x18\x03 \x01(\x03R\x0feventTimeUnixMs\x12\x1f\n" +
+	"\bduration\x18\x04 \x01(\x01H\x00R\bduration\x88\x01\x01\x12\x14\n" +
+	"\x05color\x18\x05 \x01(\tR\x05colorB\v\n" +
+	"\t_duration\"f\n" +
+	"\aOpenRun\x12\x16\n" +
+	"\x06series\x18\x01 \x01(\tR\x06series\x12&\n" +
+	"\x0fstarted_unix_ms\x18\x02 \x01(\x03R\rstartedUnixMs\x12\x1b\n" +
+	"\tevent_seq\x18\x03 \x01(\x04R\beventSeq\"]\n" +
+	"\x05Quota\x12\x16\n" +
+	"\x06period\x18\x01 \x01(\x03R\x06period\x12\x12\n" +
+	"\x04used\x18\x02 \x01(\x03R\x04used\x12(\n" +
+	"\x10exceeded_unix_ms\x18\x03 \x01(\x03R\x0eexceededUnixMsB\xb3\x01\n" +
 	"\x14com.lookout.state.v1B\n" +
 	"StateProtoP\x01Z-lookout/internal/gen/lookout/state/v1;statev1\xa2\x02\x03LSX\xaa\x02\x10Lookout.State.V1\xca\x02\x10Lookout\\State\\V1\xe2\x02\x1cLookout\\State\\V1\\GPBMetadata\xea\x02\x12Lookout::State::V1b\x06proto3"
 
@@ -354,23 +879,32 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 	return file_lookout_state_v1_state_proto_rawDescData
 }
 
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Account)(nil),           // 0: lookout.state.v1.Account
 	(*NotificationGroup)(nil), // 1: lookout.state.v1.NotificationGroup
 	(*AgentToken)(nil),        // 2: lookout.state.v1.AgentToken
 	(*AppliedRequest)(nil),    // 3: lookout.state.v1.AppliedRequest
-	(*v1.Plan)(nil),           // 4: lookout.raft.v1.Plan
-	(*v1.Result)(nil),         // 5: lookout.raft.v1.Result
+	(*Monitor)(nil),           // 4: lookout.state.v1.Monitor
+	(*PingState)(nil),         // 5: lookout.state.v1.PingState
+	(*Project)(nil),           // 6: lookout.state.v1.Project
+	(*StoredEvent)(nil),       // 7: lookout.state.v1.StoredEvent
+	(*OpenRun)(nil),           // 8: lookout.state.v1.OpenRun
+	(*Quota)(nil),             // 9: lookout.state.v1.Quota
+	(*v1.Plan)(nil),           // 10: lookout.raft.v1.Plan
+	(*v1.Result)(nil),         // 11: lookout.raft.v1.Result
+	(*v1.Event)(nil),          // 12: lookout.raft.v1.Event
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	4, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	5, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	10, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	11, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	5,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
+	12, // 3: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	4,  // [4:4] is the sub-list for method output_type
+	4,  // [4:4] is the sub-list for method input_type
+	4,  // [4:4] is the sub-list for extension type_name
+	4,  // [4:4] is the sub-list for extension extendee
+	0,  // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_lookout_state_v1_state_proto_init() }
@@ -378,13 +912,15 @@ func file_lookout_state_v1_state_proto_init() {
 	if File_lookout_state_v1_state_proto != nil {
 		return
 	}
+	file_lookout_state_v1_state_proto_msgTypes[4].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
