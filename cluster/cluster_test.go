@@ -1,11 +1,13 @@
 package cluster_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
+	"lookout/cluster"
 	"lookout/cluster/clustertest"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
@@ -108,4 +110,45 @@ func TestKillLeaderKeepsAcknowledgedWrites(t *testing.T) {
 	c.Restart(old.Index)
 	c.WaitConverged(20 * time.Second)
 	requireAccounts(t, c.Nodes[old.Index], append(ids, id))
+}
+
+func TestLeaderTasksRunOnlyOnTheLeader(t *testing.T) {
+	type run struct {
+		node    int
+		stopped chan struct{}
+	}
+	started := make(chan run, 16)
+	c := clustertest.NewCluster(t, 3, clustertest.Options{Tune: func(i int, o *cluster.Options) {
+		o.LeaderTasks = []func(context.Context){func(ctx context.Context) {
+			r := run{node: i, stopped: make(chan struct{})}
+			started <- r
+			<-ctx.Done()
+			close(r.stopped)
+		}}
+	}})
+	leader := c.Leader(5 * time.Second)
+	first := <-started
+	if first.node != leader.Index {
+		t.Fatalf("task started on node %d, leader is %d", first.node, leader.Index)
+	}
+	c.Kill(leader.Index)
+	select {
+	case <-first.stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the task did not stop with leadership")
+	}
+	next := c.Leader(10 * time.Second)
+	select {
+	case r := <-started:
+		if r.node != next.Index {
+			t.Fatalf("task restarted on node %d, leader is %d", r.node, next.Index)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the new leader did not start the task")
+	}
+	select {
+	case r := <-started:
+		t.Fatalf("a second task runs on node %d", r.node)
+	default:
+	}
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -69,6 +70,18 @@ func (n *Node) leaderLoop(ctx context.Context) {
 	n.ready.Store(true)
 	defer n.ready.Store(false)
 	n.log.Info("leader ready", "applied_index", n.state.AppliedIndex())
+
+	// Leader-only subsystems: started now, stopped (and waited for) when
+	// leadership ends.
+	var tasks sync.WaitGroup
+	defer tasks.Wait()
+	for _, task := range n.opts.LeaderTasks {
+		tasks.Add(1)
+		go func() {
+			defer tasks.Done()
+			task(ctx)
+		}()
+	}
 
 	if n.ml == nil {
 		<-ctx.Done()

@@ -62,6 +62,11 @@ type Options struct {
 	// LeaderWait is how long Apply and ConsistentRead wait for a leader
 	// before failing with ErrNoLeader (default 5s).
 	LeaderWait time.Duration
+	// LeaderTasks run while this node is the leader and ready (after its
+	// Barrier), each in its own goroutine with a context that ends when
+	// leadership does: the leader-only subsystems (retention, later the
+	// deadline engine, alert dispatch and check scheduler).
+	LeaderTasks []func(ctx context.Context)
 	// Raft overrides raft's timing and snapshot settings; zero fields keep
 	// raft's defaults.
 	Raft RaftTuning
