@@ -56,8 +56,10 @@ func applyCreateAccount(txn *badger.Txn, now int64, c *raftv1.CreateAccount) (*r
 	return ok(), nil
 }
 
-// applySetPlan replaces an account's plan.
-func applySetPlan(txn *badger.Txn, c *raftv1.SetPlan) (*raftv1.Result, error) {
+// applySetPlan replaces an account's plan. A quota suspension ends at once
+// when the account is no longer over the new limit (api.md 3.4, "plan
+// upgraded"); see quotaAfterPlanChange.
+func applySetPlan(txn *badger.Txn, now int64, c *raftv1.SetPlan) (*raftv1.Result, error) {
 	if c.GetPlan() == nil {
 		return invalid("set plan: plan is required"), nil
 	}
@@ -70,7 +72,10 @@ func applySetPlan(txn *badger.Txn, c *raftv1.SetPlan) (*raftv1.Result, error) {
 		return nil, err
 	}
 	acct.Plan = c.GetPlan()
-	return ok(), setProto(txn, k(prefixAccount, acct.Id), &acct)
+	if err := setProto(txn, k(prefixAccount, acct.Id), &acct); err != nil {
+		return nil, err
+	}
+	return ok(), quotaAfterPlanChange(txn, acct.Id, acct.Plan, now)
 }
 
 // Account returns the account with id.

@@ -13,11 +13,12 @@ import (
 // CommandVersion is the envelope version this code applies.
 const CommandVersion = 1
 
-// requestTTLMillis is how long a request id is remembered for deduplication.
-const requestTTLMillis = 24 * 60 * 60 * 1000
-
-// pruneBatch bounds the expired request ids removed by one entry.
-const pruneBatch = 64
+// requestTTLMillis is how long a request id is remembered for
+// deduplication. Request ids are retried only by cluster.Apply, within its
+// wait for a leader and its apply timeout (seconds), so two minutes is
+// plenty; a longer memory would cost a lot of space at high ingest rates
+// (each IngestBatch result is kept).
+const requestTTLMillis = 2 * 60 * 1000
 
 // Entry is one raft log entry to apply.
 type Entry struct {
@@ -111,7 +112,7 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 		// state differ from its peers'. Stop instead.
 		panic(fmt.Sprintf("state: raft entry %d has command version %d; this node applies version %d: upgrade it", e.Index, cmd.GetVersion(), CommandVersion))
 	}
-	res, err := s.applyOnce(txn, cmd)
+	res, err := s.applyOnce(txn, applyCtx{index: e.Index, now: cmd.GetTimeUnixMs()}, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -123,36 +124,46 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 
 // applyOnce applies cmd unless its request id was applied before, in which
 // case it returns the earlier result.
-func (s *Store) applyOnce(txn *badger.Txn, cmd *raftv1.Command) (*raftv1.Result, error) {
-	if err := pruneRequests(txn, cmd.GetTimeUnixMs()-requestTTLMillis); err != nil {
-		return nil, err
-	}
+func (s *Store) applyOnce(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Result, error) {
 	rid := cmd.GetRequestId()
+	prevTime := int64(-1) // time of an expired entry of rid still stored
 	if rid != "" {
 		var prev statev1.AppliedRequest
 		err := getProto(txn, k(prefixRequest, rid), &prev)
-		if err == nil {
+		switch {
+		case err == nil && cmd.GetTimeUnixMs()-prev.GetTimeUnixMs() <= requestTTLMillis:
 			return prev.GetResult(), nil
-		}
-		if !errors.Is(err, ErrNotFound) {
+		case err == nil:
+			// Older than the TTL: new, whether or not it was pruned yet,
+			// so results never depend on when pruning ran.
+			prevTime = prev.GetTimeUnixMs()
+		case !errors.Is(err, ErrNotFound):
 			return nil, err
 		}
 	}
-	res, err := dispatch(txn, cmd)
+	res, err := dispatch(txn, ctx, cmd)
 	if err != nil || rid == "" {
 		return res, err
 	}
-	return res, rememberRequest(txn, rid, cmd.GetTimeUnixMs(), res)
+	return res, rememberRequest(txn, rid, cmd.GetTimeUnixMs(), prevTime, res)
+}
+
+// applyCtx is what an apply function may know about its entry besides the
+// command: the raft index (unique per entry, so ids derived from it never
+// collide) and the leader-stamped time.
+type applyCtx struct {
+	index uint64
+	now   int64
 }
 
 // dispatch calls the apply function of the command's type.
-func dispatch(txn *badger.Txn, cmd *raftv1.Command) (*raftv1.Result, error) {
-	now := cmd.GetTimeUnixMs()
+func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Result, error) {
+	now := ctx.now
 	switch op := cmd.GetOp().(type) {
 	case *raftv1.Command_CreateAccount:
 		return applyCreateAccount(txn, now, op.CreateAccount)
 	case *raftv1.Command_SetPlan:
-		return applySetPlan(txn, op.SetPlan)
+		return applySetPlan(txn, now, op.SetPlan)
 	case *raftv1.Command_CreateKey:
 		return applyCreateKey(txn, op.CreateKey.GetKey())
 	case *raftv1.Command_RevokeKey:
@@ -161,6 +172,12 @@ func dispatch(txn *badger.Txn, cmd *raftv1.Command) (*raftv1.Result, error) {
 		return applyCreateGroup(txn, now, op.CreateNotificationGroup)
 	case *raftv1.Command_CreateAgentToken:
 		return applyCreateAgentToken(txn, now, op.CreateAgentToken)
+	case *raftv1.Command_IngestBatch:
+		return applyIngestBatch(txn, ctx, op.IngestBatch)
+	case *raftv1.Command_PruneEvents:
+		return applyPruneEvents(txn, ctx, op.PruneEvents)
+	case *raftv1.Command_DeleteMonitor:
+		return applyDeleteMonitor(txn, now, op.DeleteMonitor)
 	default:
 		return invalid("command has no known operation"), nil
 	}

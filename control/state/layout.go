@@ -22,6 +22,26 @@ import (
 //	agent-token:<sha-256 of the token>  -> statev1.AgentToken
 //	req:<request id>                    -> statev1.AppliedRequest
 //	req-time:<uint64 ms><request id>    -> empty; expiry order of req:
+//
+// Monitors, events and quotas. Monitor names are not ids: a name is always
+// the last part of its key, so a ':' in it (check labels) stays unambiguous.
+// Project names may hold anything, so their keys carry the hex of the name.
+//
+//	mon:<monitor uuid>                    -> statev1.Monitor
+//	mon-name:<account id>:<kind>:<name>   -> monitor uuid; kinds are separate name spaces
+//	mon-count:<account id>                -> uint64, monitors of the account (all kinds)
+//	proj:<account id>:<hex of the name>   -> statev1.Project
+//	ev:<monitor uuid>:<uint64 seq>        -> statev1.StoredEvent
+//	ev-time:<uint64 received ms><monitor uuid>:<uint64 seq>
+//	                                      -> empty; age order of ev:
+//	ev-lo:<monitor uuid>                  -> uint64; retention trims from this seq up
+//	ev-purge:<monitor uuid>               -> empty; a deleted monitor whose last
+//	                                         events PruneEvents still removes
+//	evid:<account id>:<event id>          -> uint64 ms the id was remembered
+//	evid-time:<uint64 ms><account id>:<event id>
+//	                                      -> empty; expiry order of evid:
+//	runs:<monitor uuid>                   -> the monitor's open runs (runs.go)
+//	quota:<account id>                    -> statev1.Quota
 var (
 	keyApplied       = []byte("meta:applied")
 	prefixAccount    = []byte("acct:")
@@ -33,6 +53,19 @@ var (
 	prefixAgentToken = []byte("agent-token:")
 	prefixRequest    = []byte("req:")
 	prefixReqTime    = []byte("req-time:")
+
+	prefixMonitor      = []byte("mon:")
+	prefixMonitorName  = []byte("mon-name:")
+	prefixMonitorCount = []byte("mon-count:")
+	prefixProject      = []byte("proj:")
+	prefixEvent        = []byte("ev:")
+	prefixEventTime    = []byte("ev-time:")
+	prefixEventLow     = []byte("ev-lo:")
+	prefixEventPurge   = []byte("ev-purge:")
+	prefixEventID      = []byte("evid:")
+	prefixEventIDTime  = []byte("evid-time:")
+	prefixRuns         = []byte("runs:")
+	prefixQuota        = []byte("quota:")
 )
 
 // k joins a prefix and parts with ':' between the parts.

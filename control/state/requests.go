@@ -10,7 +10,14 @@ import (
 )
 
 // rememberRequest stores the result of request id rid applied at time now.
-func rememberRequest(txn *badger.Txn, rid string, now int64, res *raftv1.Result) error {
+// prev is the time of an expired entry of rid still stored (-1 when none),
+// whose time key goes, so a later prune cannot delete the new entry.
+func rememberRequest(txn *badger.Txn, rid string, now, prev int64, res *raftv1.Result) error {
+	if prev >= 0 {
+		if err := txn.Delete(reqTimeKey(prev, rid)); err != nil {
+			return err
+		}
+	}
 	if err := setProto(txn, k(prefixRequest, rid), &statev1.AppliedRequest{TimeUnixMs: now, Result: res}); err != nil {
 		return err
 	}
@@ -22,19 +29,19 @@ func reqTimeKey(ms int64, rid string) []byte {
 	return append(b, rid...)
 }
 
-// pruneRequests forgets up to pruneBatch request ids remembered before
-// cutoff (leader-stamped milliseconds). It runs with every entry, so the
-// amount of work per entry stays bounded and every node prunes the same.
-func pruneRequests(txn *badger.Txn, cutoff int64) error {
-	if cutoff <= 0 {
-		return nil
+// pruneRequests forgets up to limit request ids remembered before cutoff
+// (leader-stamped milliseconds) and returns how many. It runs in
+// PruneEvents, off the ingest path.
+func pruneRequests(txn *badger.Txn, cutoff int64, limit int) (int, error) {
+	if cutoff <= 0 || limit <= 0 {
+		return 0, nil
 	}
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixReqTime})
 	var expired [][]byte
-	limit := reqTimeKey(cutoff, "")
-	for it.Rewind(); it.Valid() && len(expired) < pruneBatch; it.Next() {
+	end := reqTimeKey(cutoff, "")
+	for it.Rewind(); it.Valid() && len(expired) < limit; it.Next() {
 		key := it.Item().KeyCopy(nil)
-		if bytes.Compare(key, limit) >= 0 {
+		if bytes.Compare(key, end) >= 0 {
 			break
 		}
 		expired = append(expired, key)
@@ -43,11 +50,11 @@ func pruneRequests(txn *badger.Txn, cutoff int64) error {
 	for _, key := range expired {
 		rid := key[len(prefixReqTime)+8:]
 		if err := txn.Delete(k(prefixRequest, string(rid))); err != nil {
-			return err
+			return 0, err
 		}
 		if err := txn.Delete(key); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return len(expired), nil
 }

@@ -63,53 +63,51 @@ func TestRequestIDReturnsFirstResult(t *testing.T) {
 func TestRequestIDsExpire(t *testing.T) {
 	const ttl = requestTTLMillis
 	for _, tc := range []struct {
-		name   string
-		later  []*raftv1.Command // applied between the first and the retry
-		retry  *raftv1.Command
-		want   raftv1.Status
-		pruned bool
+		name  string
+		prune bool // a PruneEvents between the first and the retry
+		retry *raftv1.Command
+		want  raftv1.Status
 	}{
-		{name: "retry at exactly 24h is still deduplicated",
+		{name: "retry at exactly the TTL is still deduplicated",
 			retry: withRID(newAccount("a"), "rid-1", t0+ttl), want: raftv1.Status_STATUS_OK},
-		{name: "unrelated entry at exactly 24h prunes nothing",
-			later: []*raftv1.Command{withRID(newAccount("x"), "", t0+ttl)},
-			retry: withRID(newAccount("a"), "rid-1", t0+ttl), want: raftv1.Status_STATUS_OK},
-		{name: "unrelated entry after 24h prunes, retry applies again",
-			later: []*raftv1.Command{withRID(newAccount("x"), "", t0+ttl+1)},
-			retry: withRID(newAccount("a"), "rid-1", t0+ttl+1), want: raftv1.Status_STATUS_CONFLICT, pruned: true},
-		{name: "the retry itself after 24h prunes and applies again",
-			retry: withRID(newAccount("a"), "rid-1", t0+ttl+1), want: raftv1.Status_STATUS_CONFLICT, pruned: true},
+		{name: "a prune at exactly the TTL keeps the id",
+			prune: true, retry: withRID(newAccount("a"), "rid-1", t0+ttl), want: raftv1.Status_STATUS_OK},
+		{name: "past the TTL the id is new, pruned or not",
+			retry: withRID(newAccount("a"), "rid-1", t0+ttl+1), want: raftv1.Status_STATUS_CONFLICT},
+		{name: "past the TTL after a prune",
+			prune: true, retry: withRID(newAccount("a"), "rid-1", t0+ttl+1), want: raftv1.Status_STATUS_CONFLICT},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openStore(t)
 			mustOK(t, s, withRID(newAccount("a"), "rid-1", t0))
-			mustOK(t, s, tc.later...)
-			if tc.pruned && len(tc.later) > 0 {
-				if left := keysWithPrefix(t, s, []byte("req")); len(left) != 0 {
-					t.Fatalf("after 24h: request keys left: %q", left)
+			if tc.prune {
+				mustOK(t, s, pruneAt(tc.retry.GetTimeUnixMs(), 0, MaxPruneEvents))
+				kept := len(keysWithPrefix(t, s, prefixRequest)) == 1
+				if wantKept := tc.want == raftv1.Status_STATUS_OK; kept != wantKept {
+					t.Fatalf("after the prune the id is kept: %v, want %v", kept, wantKept)
 				}
 			}
 			res := apply(t, s, tc.retry)[0]
 			if res.GetStatus() != tc.want {
 				t.Fatalf("retry: %v %s, want %v", res.GetStatus(), res.GetMessage(), tc.want)
 			}
-			// The id is remembered (again), with the retry's time if it was pruned.
-			reqTimes := keysWithPrefix(t, s, prefixReqTime)
+			// One time key for the id: the first one's, or the retry's when
+			// the retry applied anew.
 			wantTime := t0
-			if tc.pruned {
+			if tc.want != raftv1.Status_STATUS_OK {
 				wantTime = tc.retry.GetTimeUnixMs()
 			}
-			if want := string(reqTimeKey(wantTime, "rid-1")); len(reqTimes) != 1 || reqTimes[0] != want {
-				t.Errorf("req-time keys %q, want [%q]", reqTimes, want)
+			if times := keysWithPrefix(t, s, prefixReqTime); len(times) != 1 || times[0] != string(reqTimeKey(wantTime, "rid-1")) {
+				t.Errorf("req-time keys %q, want one at %d", times, wantTime)
 			}
 		})
 	}
 }
 
-func TestRequestPruningIsBounded(t *testing.T) {
+func TestRequestPruningIsBoundedAndOldestFirst(t *testing.T) {
 	s := openStore(t)
 	var cmds []*raftv1.Command
-	n := pruneBatch + pruneBatch/2
+	n := 100
 	for i := range n {
 		cmds = append(cmds, withRID(createAgentToken(fmt.Sprint("t", i), "eu", fmt.Sprint("h", i)), fmt.Sprintf("rid-%03d", i), t0+int64(i)))
 	}
@@ -120,18 +118,32 @@ func TestRequestPruningIsBounded(t *testing.T) {
 	if r, rt := count(); r != n || rt != n {
 		t.Fatalf("remembered %d ids, %d times, want %d", r, rt, n)
 	}
+	// Other entries prune nothing: pruning is off the write path.
 	late := t0 + requestTTLMillis + int64(n) // every id has expired
-	for i, want := range []int{n - pruneBatch, 0, 0} {
-		mustOK(t, s, withRID(createAgentToken(fmt.Sprint("late", i), "eu", fmt.Sprint("late", i)), "", late))
+	mustOK(t, s, createAgentToken("late", "eu", "late"))
+	if r, _ := count(); r != n {
+		t.Fatalf("an ordinary entry pruned: %d ids left", r)
+	}
+	for i, want := range []int{n - 64, 0} {
+		res := apply(t, s, pruneAt(late, 0, 64))[0]
+		if got, wantN := res.GetMessage(), fmt.Sprint(min(64, n-64*i)); got != wantN {
+			t.Fatalf("prune %d deleted %s, want %s", i, got, wantN)
+		}
 		if r, rt := count(); r != want || rt != want {
-			t.Fatalf("after late entry %d: %d ids, %d times left, want %d", i, r, rt, want)
+			t.Fatalf("after prune %d: %d ids, %d times left, want %d", i, r, rt, want)
 		}
 		if i == 0 { // oldest first
-			if left := keysWithPrefix(t, s, prefixRequest); left[0] != fmt.Sprintf("req:rid-%03d", pruneBatch) {
-				t.Fatalf("oldest id left %q, want rid-%03d", left[0], pruneBatch)
+			if left := keysWithPrefix(t, s, prefixRequest); left[0] != "req:rid-064" {
+				t.Fatalf("oldest id left %q, want rid-064", left[0])
 			}
 		}
 	}
+}
+
+// pruneAt is a PruneEvents command stamped at ms.
+func pruneAt(ms, before, max int64) *raftv1.Command {
+	return &raftv1.Command{Version: CommandVersion, TimeUnixMs: ms,
+		Op: &raftv1.Command_PruneEvents{PruneEvents: &raftv1.PruneEvents{BeforeUnixMs: before, Max: max}}}
 }
 
 func TestRequestIDReplayAfterRestartKeepsResult(t *testing.T) {

@@ -1,0 +1,47 @@
+package manage
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"lookout/cluster"
+)
+
+// writeJSON writes v as the JSON body with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// writeError writes the single-cause error body {"message", "code"}.
+func writeError(w http.ResponseWriter, status int, code, message string) {
+	writeJSON(w, status, map[string]string{"message": message, "code": code})
+}
+
+// writeScopeError writes the 403 of a named key without the needed scope:
+// api.md puts its code in error_code.
+func writeScopeError(w http.ResponseWriter, scope string) {
+	writeJSON(w, http.StatusForbidden, map[string]string{
+		"message":    fmt.Sprintf("this key lacks the %q scope", scope),
+		"error_code": "insufficient_scope",
+	})
+}
+
+// unavailable answers 503 when the cluster cannot serve a consistent read.
+func (a *API) unavailable(w http.ResponseWriter, err error) bool {
+	if errors.Is(err, cluster.ErrNoLeader) || errors.Is(err, cluster.ErrShutdown) {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "the cluster has no leader; try again")
+		return true
+	}
+	return false
+}
+
+// internal logs err and answers 500.
+func (a *API) internal(w http.ResponseWriter, err error) {
+	a.log.Error("management API", "error", err)
+	writeError(w, http.StatusInternalServerError, "internal", "internal error")
+}

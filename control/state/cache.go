@@ -1,0 +1,135 @@
+package state
+
+import (
+	"errors"
+
+	"github.com/dgraph-io/badger/v4"
+
+	statev1 "lookout/internal/gen/lookout/state/v1"
+)
+
+// Per-entry caches. An IngestBatch touches the same monitors, quotas and
+// counters many times; they are read once, changed in memory and written
+// once when the entry ends (flush), which keeps the work per event to point
+// reads and writes and keeps the transaction small (Badger counts every
+// write of a key against the transaction's limits, also rewrites). The
+// caches live for one entry only, and their write order is their first-use
+// order, so they are as deterministic as the apply itself.
+
+// monState is one monitor with its lazily loaded open runs and retention
+// start.
+type monState struct {
+	mon   *statev1.Monitor
+	dirty bool
+
+	runs                   []*statev1.OpenRun
+	runsLoaded, runsDirty  bool
+	low                    uint64 // ev-lo: no event of the monitor below this seq (but stragglers, see trim)
+	lowLoaded, lowModified bool
+}
+
+// ping is the monitor's ping state, created when missing.
+func (m *monState) ping() *statev1.PingState {
+	if m.mon.Ping == nil {
+		m.mon.Ping = &statev1.PingState{}
+	}
+	return m.mon.Ping
+}
+
+// monitorCache holds the monitors an entry touches, by uuid.
+type monitorCache struct {
+	txn   *badger.Txn
+	byID  map[string]*monState // nil value: no such monitor
+	order []*monState
+}
+
+func newMonitorCache(txn *badger.Txn) *monitorCache {
+	return &monitorCache{txn: txn, byID: map[string]*monState{}}
+}
+
+// get returns the monitor with uuid id, nil when there is none.
+func (c *monitorCache) get(id string) (*monState, error) {
+	if m, ok := c.byID[id]; ok {
+		return m, nil
+	}
+	mon, err := getMonitor(c.txn, id)
+	if errors.Is(err, ErrNotFound) {
+		c.byID[id] = nil
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.add(mon), nil
+}
+
+// add caches mon (a monitor just read or created).
+func (c *monitorCache) add(mon *statev1.Monitor) *monState {
+	m := &monState{mon: mon}
+	c.byID[mon.GetUuid()] = m
+	c.order = append(c.order, m)
+	return m
+}
+
+func (c *monitorCache) loadRuns(m *monState) error {
+	if m.runsLoaded {
+		return nil
+	}
+	runs, err := getRuns(c.txn, m.mon.GetUuid())
+	m.runs, m.runsLoaded = runs, err == nil
+	return err
+}
+
+func (c *monitorCache) loadLow(m *monState) error {
+	if m.lowLoaded {
+		return nil
+	}
+	low, err := readUint64(c.txn, eventLowKey(m.mon.GetUuid()))
+	m.low, m.lowLoaded = low, err == nil
+	return err
+}
+
+// eventPruned records that event seq of monitor id was deleted by age.
+// The retention start moves past it: an older event still kept (received
+// later than this one) stays below it until age pruning takes it too.
+func (c *monitorCache) eventPruned(id string, seq uint64) error {
+	m, err := c.get(id)
+	if err != nil || m == nil {
+		return err
+	}
+	p := m.ping()
+	if p.Events > 0 {
+		p.Events--
+	}
+	m.dirty = true
+	if err := c.loadLow(m); err != nil {
+		return err
+	}
+	if seq+1 > m.low {
+		m.low, m.lowModified = seq+1, true
+	}
+	return nil
+}
+
+// flush writes what changed.
+func (c *monitorCache) flush() error {
+	for _, m := range c.order {
+		id := m.mon.GetUuid()
+		if m.dirty {
+			if err := setProto(c.txn, monitorKey(id), m.mon); err != nil {
+				return err
+			}
+		}
+		if m.runsDirty {
+			if err := putRuns(c.txn, id, m.runs); err != nil {
+				return err
+			}
+		}
+		if m.lowModified {
+			if err := c.txn.Set(eventLowKey(id), u64(m.low)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+package state
+
+import (
+	"fmt"
+	"testing"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+)
+
+// BenchmarkIngestBatch applies IngestBatch entries of 256 events spread over
+// the 1,000 ping monitors of one account: each job sends run then complete
+// (half the events each), with retention trimming in its steady state
+// (retention 50) and a request id per entry, as the cluster proposes them.
+// The Badger options are the production ones. entries/call is how many
+// entries one ApplyBatch gets (raft hands the FSM what has committed).
+func BenchmarkIngestBatch(b *testing.B) {
+	for _, bc := range []struct {
+		name      string
+		perCall   int
+		series    bool
+		eventIDs  bool
+		retention int64
+	}{
+		{"series/entries=1", 1, true, false, 50},
+		{"series/entries=8", 8, true, false, 50},
+		{"no series/entries=8", 8, false, false, 50},
+		{"series+event ids/entries=8", 8, true, true, 50},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			s, err := Open(Options{Dir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			s.ApplyBatch(entries(1, newAccount("acct")))
+			const monitors, perBatch = 1000, IngestBatchMaxEvents
+			names := make([]string, monitors)
+			for i := range names {
+				names[i] = fmt.Sprintf("job-%04d", i)
+			}
+			j := 0 // event number
+			next := func() *raftv1.Command {
+				evs := make([]*raftv1.Event, perBatch)
+				for i := range evs {
+					run := j / 2
+					status := "run"
+					if j%2 == 1 {
+						status = "complete"
+					}
+					ev := &raftv1.Event{AccountId: "acct", Monitor: names[run%monitors], EventType: "ping", Status: status,
+						Host: "worker-1", ReceivedUnixMs: t0 + int64(j)}
+					if bc.series {
+						ev.Series = fmt.Sprintf("run-%d", run)
+					}
+					if bc.eventIDs {
+						ev.EventId = fmt.Sprintf("%08x-0000-4000-8000-%012x", j, j)
+					}
+					evs[i] = ev
+					j++
+				}
+				return withRID(ingestAt(t0+int64(j), bc.retention, evs...), fmt.Sprint("rid-", j), t0+int64(j))
+			}
+			index := s.AppliedIndex() + 1
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				cmds := make([]*raftv1.Command, bc.perCall)
+				for i := range cmds {
+					cmds[i] = next()
+				}
+				es := entries(index, cmds...)
+				index += uint64(len(es))
+				b.StartTimer()
+				for _, r := range s.ApplyBatch(es) {
+					if r.GetStatus() != raftv1.Status_STATUS_OK || r.GetEvents()[0].GetOutcome() != stored {
+						b.Fatalf("ingest: %v", r.GetStatus())
+					}
+				}
+			}
+			b.ReportMetric(float64(b.N*bc.perCall*perBatch)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}

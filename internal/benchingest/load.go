@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// load is a closed-loop load generator: conns goroutines, each with its own
+// keep-alive connection, send requests back to back.
+type load struct {
+	conns int
+	urls  []string
+	make  func(conn, n int) *http.Request
+}
+
+func newLoad(conns int, urls []string, mk func(conn, n int) *http.Request) *load {
+	return &load{conns: conns, urls: urls, make: mk}
+}
+
+// result is one measured run.
+type result struct {
+	n       int
+	errors  int64
+	elapsed time.Duration
+	lat     []time.Duration // sorted
+}
+
+func (r result) rate() float64 { return float64(r.n) / r.elapsed.Seconds() }
+
+func (r result) pct(p float64) time.Duration {
+	if len(r.lat) == 0 {
+		return 0
+	}
+	return r.lat[min(len(r.lat)-1, int(p*float64(len(r.lat))))]
+}
+
+func header() string {
+	return fmt.Sprintf("%-28s %10s %9s %9s %9s %7s", "target", "req/s", "p50", "p99", "p99.9", "errors")
+}
+
+func (r result) row(name string) string {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }
+	return fmt.Sprintf("%-28s %10.0f %9s %9s %9s %7d", name, r.rate(), ms(r.pct(0.50)), ms(r.pct(0.99)), ms(r.pct(0.999)), r.errors)
+}
+
+// run drives the target for warmup, then measures for d.
+func (l *load) run(ctx context.Context, warmup, d time.Duration) (result, error) {
+	var measuring atomic.Bool
+	var errs atomic.Int64
+	var firstErr atomic.Value
+	stop := make(chan struct{})
+	lats := make([][]time.Duration, l.conns)
+	var wg sync.WaitGroup
+	for i := 0; i < l.conns; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			tr := &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1, DisableCompression: true}
+			defer tr.CloseIdleConnections()
+			client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+			base := l.urls[i%len(l.urls)]
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				req := l.make(i, n)
+				req.URL.Scheme, req.URL.Host = "http", base
+				start := time.Now()
+				resp, err := client.Do(req.WithContext(ctx))
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusOK {
+						err = fmt.Errorf("status %d", resp.StatusCode)
+					}
+				}
+				took := time.Since(start)
+				if !measuring.Load() {
+					continue
+				}
+				if err != nil {
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				lats[i] = append(lats[i], took)
+			}
+		}(i)
+	}
+	sleep(ctx, warmup)
+	measuring.Store(true)
+	start := time.Now()
+	sleep(ctx, d)
+	measuring.Store(false)
+	elapsed := time.Since(start)
+	close(stop)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return result{}, ctx.Err()
+	}
+	var all []time.Duration
+	for _, l := range lats {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
+	r := result{n: len(all), errors: errs.Load(), elapsed: elapsed, lat: all}
+	if r.errors > 0 {
+		fmt.Printf("  %d errors, the first: %v\n", r.errors, firstErr.Load())
+	}
+	return r, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+// pingRequest is one run/complete ping as a job would send it.
+func pingRequest(key, monitor string) *http.Request {
+	body := fmt.Sprintf(`{"event_type":"ping","monitor":%q,"status":"complete","duration":1.25,"exit_code":0,"host":"bench-host","message":"backup done"}`, monitor)
+	req, _ := http.NewRequest(http.MethodPost, "http://placeholder/ping", bytes.NewReader([]byte(body)))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}

@@ -1,0 +1,95 @@
+// Command benchingest measures the Ingest API: it starts lookout control
+// nodes (one dev node, or a 3-node cluster on loopback), drives POST /ping
+// with 64 connections over many monitors and keys, and then drives a
+// trivial JSON handler the same way, in the same run, for comparison.
+//
+//	go run ./internal/benchingest -lookout bin/lookout -nodes 3 -duration 10s
+//
+// It is what `make bench-ingest` runs. A benchmark, not a test: it prints
+// figures and asserts nothing.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+)
+
+func main() {
+	var (
+		binary   = flag.String("lookout", "bin/lookout", "the lookout binary")
+		nodes    = flag.Int("nodes", 1, "control nodes: 1 (a dev node) or 3 (a cluster)")
+		conns    = flag.Int("conns", 64, "concurrent connections")
+		duration = flag.Duration("duration", 10*time.Second, "measured time per target")
+		warmup   = flag.Duration("warmup", 2*time.Second, "unmeasured time before each measurement")
+		monitors = flag.Int("monitors", 1000, "monitor names pinged")
+		accounts = flag.Int("accounts", 8, "accounts (ingest keys) pinging")
+		trivial  = flag.String("serve-trivial", "", "internal: serve the trivial handler on this address")
+	)
+	flag.Parse()
+	if *trivial != "" {
+		serveTrivial(*trivial)
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, config{binary: *binary, nodes: *nodes, conns: *conns, duration: *duration, warmup: *warmup, monitors: *monitors, accounts: *accounts}, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "benchingest:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	binary             string
+	nodes, conns       int
+	duration, warmup   time.Duration
+	monitors, accounts int
+}
+
+func run(ctx context.Context, c config, out io.Writer) error {
+	if c.nodes != 1 && c.nodes != 3 {
+		return fmt.Errorf("-nodes must be 1 or 3")
+	}
+	cl, err := startCluster(ctx, c.binary, c.nodes)
+	if err != nil {
+		return err
+	}
+	defer cl.stop()
+	keys, err := cl.makeAccounts(ctx, c.accounts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "lookout: %d node(s), %d connections, %d monitors, %d keys, %s measured after %s warm-up\n",
+		c.nodes, c.conns, c.monitors, len(keys), c.duration, c.warmup)
+	pings := newLoad(c.conns, cl.urls, func(i, n int) *http.Request {
+		return pingRequest(keys[n%len(keys)], fmt.Sprintf("job-%d", (i*7919+n)%c.monitors))
+	})
+	ping, err := pings.run(ctx, c.warmup, c.duration)
+	if err != nil {
+		return err
+	}
+	tr, err := startTrivial(ctx)
+	if err != nil {
+		return err
+	}
+	defer tr.stop()
+	trivials := newLoad(c.conns, []string{tr.url}, func(i, n int) *http.Request {
+		return pingRequest(keys[n%len(keys)], fmt.Sprintf("job-%d", (i*7919+n)%c.monitors))
+	})
+	base, err := trivials.run(ctx, c.warmup, c.duration)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, strings.Repeat("-", 78))
+	fmt.Fprintln(out, header())
+	fmt.Fprintln(out, ping.row(fmt.Sprintf("POST /ping, %d node(s)", c.nodes)))
+	fmt.Fprintln(out, base.row("trivial JSON handler"))
+	fmt.Fprintf(out, "ratio: lookout does %.1f%% of the trivial handler's throughput\n", 100*ping.rate()/base.rate())
+	return nil
+}
