@@ -1,5 +1,3 @@
-// Package ingest is the Ingest API of a control node: GET /health now; the
-// ping endpoints come with the ingest work.
 package ingest
 
 import (
@@ -15,24 +13,6 @@ type Health interface {
 	ID() string
 	// Leader is the leader's node id, "" when there is none.
 	Leader() string
-}
-
-// API serves the Ingest API.
-type API struct {
-	health Health
-}
-
-// Options configures the Ingest API.
-type Options struct {
-	Health Health
-}
-
-// New makes the Ingest API.
-func New(o Options) *API { return &API{health: o.Health} }
-
-// Register adds the API's routes to mux.
-func (a *API) Register(mux *http.ServeMux) {
-	mux.HandleFunc("GET /health", a.handleHealth)
 }
 
 // handleHealth answers 200 while this node can accept events and 503 with

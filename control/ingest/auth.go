@@ -1,0 +1,75 @@
+package ingest
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"lookout/control/state"
+	"lookout/internal/apikey"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+)
+
+// caller is who sent a ping: the ingest key and its account.
+type caller struct {
+	key     *raftv1.Key
+	account *statev1.Account
+}
+
+// errUnauthorized is a missing, malformed or invalid key.
+var errUnauthorized = errors.New("unauthorized")
+
+// secretOf returns the key a request carries (api.md section 5): the
+// Authorization header when the request has one, else the api_key query
+// parameter (on GET and POST). A header that is present but not
+// "Bearer <token>" is refused: the query parameter is then never looked at.
+func secretOf(r *http.Request) (string, error) {
+	if values, present := r.Header["Authorization"]; present {
+		if len(values) != 1 {
+			return "", errUnauthorized
+		}
+		scheme, token, found := strings.Cut(values[0], " ")
+		if !found || !strings.EqualFold(scheme, "Bearer") || token == "" || strings.ContainsAny(token, " \t") {
+			return "", errUnauthorized
+		}
+		return token, nil
+	}
+	if secret := r.URL.Query().Get("api_key"); secret != "" {
+		return secret, nil
+	}
+	return "", errUnauthorized
+}
+
+// authenticate finds the ingest key of r and its account in the local
+// state (no raft round trip: a revoked key stops working on this node as
+// soon as it applies the revocation). Only ingest keys (ck_) open the
+// Ingest API. It returns errUnauthorized, or another error when the state
+// cannot be read.
+func (a *API) authenticate(r *http.Request) (*caller, error) {
+	secret, err := secretOf(r)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(secret, apikey.Ingest) {
+		return nil, errUnauthorized
+	}
+	key, err := a.state.KeyByHash(apikey.Hash(secret))
+	if errors.Is(err, state.ErrNotFound) {
+		return nil, errUnauthorized
+	}
+	if err != nil {
+		return nil, err
+	}
+	if key.GetType() != raftv1.KeyType_KEY_TYPE_INGEST {
+		return nil, errUnauthorized
+	}
+	acct, err := a.state.Account(key.GetAccountId())
+	if errors.Is(err, state.ErrNotFound) {
+		return nil, errUnauthorized
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &caller{key: key, account: acct}, nil
+}

@@ -1,0 +1,127 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+)
+
+// handlePost serves POST /ping: an event as a JSON object. The
+// Content-Type is not checked (curl -d sends a form type by default); the
+// body is read as JSON whatever it says.
+func (a *API) handlePost(w http.ResponseWriter, r *http.Request) {
+	now := a.now()
+	c, ok := a.admit(w, r, now)
+	if !ok {
+		return
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		a.refuse(w, r, c, now, err)
+		return
+	}
+	ev, err := parseJSON(body)
+	if err != nil {
+		a.refuse(w, r, c, now, err)
+		return
+	}
+	a.ingest(w, r, c, now, ev)
+}
+
+// handleGet serves GET /ping/{monitor}: an event as query parameters, for
+// shell one-liners, devices and CI. HEAD is served alike.
+func (a *API) handleGet(w http.ResponseWriter, r *http.Request) {
+	now := a.now()
+	c, ok := a.admit(w, r, now)
+	if !ok {
+		return
+	}
+	ev, err := parseQuery(r.PathValue("monitor"), r.URL.Query())
+	if err != nil {
+		a.refuse(w, r, c, now, err)
+		return
+	}
+	a.ingest(w, r, c, now, ev)
+}
+
+// admit authenticates r and takes a token of its key's rate limit; when
+// either fails it answers (401, 429, 500) and returns false.
+func (a *API) admit(w http.ResponseWriter, r *http.Request, now time.Time) (*caller, bool) {
+	c, err := a.authenticate(r)
+	if errors.Is(err, errUnauthorized) {
+		writeError(w, http.StatusUnauthorized, "unauthorized")
+		return nil, false
+	}
+	if err != nil {
+		a.fail(w, r, fmt.Errorf("authenticate: %w", err))
+		return nil, false
+	}
+	if ok, wait := a.limits.allow(c.key.GetId(), c.account.GetPlan(), now); !ok {
+		a.setQuotaHeaders(w, c, nil, now)
+		w.Header().Set("Retry-After", strconv.FormatInt(retryAfter(wait), 10))
+		writeError(w, http.StatusTooManyRequests, "rate_limited")
+		return nil, false
+	}
+	return c, true
+}
+
+// refuse answers a ping that was not submitted, with the quota headers of
+// this node's copy of the state.
+func (a *API) refuse(w http.ResponseWriter, r *http.Request, c *caller, now time.Time, err error) {
+	a.setQuotaHeaders(w, c, nil, now)
+	a.fail(w, r, err)
+}
+
+// ingest completes ev, submits it to the batcher and answers with the
+// state machine's outcome.
+func (a *API) ingest(w http.ResponseWriter, r *http.Request, c *caller, now time.Time, ev *raftv1.Event) {
+	if err := mergeEventID(ev, r.Header.Get("Idempotency-Key")); err != nil {
+		a.refuse(w, r, c, now, err)
+		return
+	}
+	ev.AccountId = c.account.GetId()
+	ev.ReceivedUnixMs = now.UnixMilli()
+	res, err := a.batcher.Submit(r.Context(), ev)
+	if err != nil {
+		a.refuse(w, r, c, now, err)
+		return
+	}
+	a.setQuotaHeaders(w, c, res.GetQuota(), now)
+	switch res.GetOutcome() {
+	case raftv1.EventOutcome_EVENT_OUTCOME_STORED, raftv1.EventOutcome_EVENT_OUTCOME_DUPLICATE:
+		writeJSON(w, http.StatusOK, successBody{Status: "success"})
+	case raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT:
+		writeJSON(w, http.StatusForbidden, limitBody{
+			Status: "error", Code: "monitor_limit_reached",
+			Message: monitorLimitMessage(c, ev.GetMonitor()),
+		})
+	case raftv1.EventOutcome_EVENT_OUTCOME_SUSPENDED:
+		resets := time.UnixMilli(res.GetQuota().GetResetsAtUnixMs()).UTC()
+		writeJSON(w, http.StatusOK, suspendedBody{
+			Status: "ok", Quota: "suspended", ResetsAt: resets.Format(time.RFC3339),
+			Message: "The account's monthly event quota is used up: events are not stored and alerting is paused until the quota resets or the plan is upgraded.",
+		})
+	default:
+		a.fail(w, r, fmt.Errorf("state machine gave outcome %s for an event", res.GetOutcome()))
+	}
+}
+
+// monitorLimitMessage explains a 403 monitor_limit_reached.
+func monitorLimitMessage(c *caller, monitor string) string {
+	msg := fmt.Sprintf("Monitor %q does not exist and the account is at its plan's monitor limit", monitor)
+	if p := c.account.GetPlan(); p != nil && p.MonitorLimit != nil {
+		msg += fmt.Sprintf(" (%d)", p.GetMonitorLimit())
+	}
+	return msg + ": the event was not stored. Delete a monitor or upgrade the plan."
+}
+
+// isMonitorPath tells whether path is /ping/ followed by one segment.
+func isMonitorPath(path string) bool {
+	rest, ok := strings.CutPrefix(path, "/ping/")
+	return ok && rest != "" && !strings.Contains(rest, "/")
+}
