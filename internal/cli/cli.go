@@ -27,6 +27,10 @@ func ExitCode(err error) int {
 	if errors.As(err, &ue) || errors.Is(err, flag.ErrHelp) {
 		return 2
 	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
 	return 1
 }
 
@@ -35,6 +39,8 @@ const usage = `lookout: job monitoring you run yourself.
 Usage:
   lookout control [flags]     run a control-plane node (--dev for one node on a laptop)
   lookout admin COMMAND ...   operator commands (accounts, keys, groups, agent tokens, cluster)
+  lookout ping MONITOR ...    send one event (--status run|complete|fail|skip) to the Ingest API
+  lookout exec MONITOR -- CMD run CMD and report its run, then its complete or fail
   lookout version             print the version
 
 Run "lookout COMMAND -h" for the flags of a command.
@@ -51,6 +57,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runControl(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "admin":
 		return runAdmin(ctx, args[1:], stdout, stderr)
+	case "ping":
+		return runPing(ctx, args[1:], os.Getenv, stdout, stderr)
+	case "exec":
+		return runExec(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "lookout", Version)
 		return nil
