@@ -119,7 +119,7 @@ func TestLeaderTasksRunOnlyOnTheLeader(t *testing.T) {
 	}
 	started := make(chan run, 16)
 	c := clustertest.NewCluster(t, 3, clustertest.Options{Tune: func(i int, o *cluster.Options) {
-		o.LeaderTasks = []func(context.Context){func(ctx context.Context) {
+		o.LeaderTasks = []func(context.Context, *cluster.Node){func(ctx context.Context, _ *cluster.Node) {
 			r := run{node: i, stopped: make(chan struct{})}
 			started <- r
 			<-ctx.Done()

@@ -79,7 +79,7 @@ func (n *Node) leaderLoop(ctx context.Context) {
 		tasks.Add(1)
 		go func() {
 			defer tasks.Done()
-			task(ctx)
+			task(ctx, n)
 		}()
 	}
 

@@ -5,11 +5,13 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -25,14 +27,17 @@ type RetentionOptions struct {
 	MaxAge time.Duration
 	// Interval is the time between sweeps (default 1 minute).
 	Interval time.Duration
-	// BatchSize bounds the events one raft entry deletes (default 1000).
+	// BatchSize bounds the deletions of one raft entry (default 1000, at
+	// most state.MaxPruneEvents).
 	BatchSize int64
 	Logger    hclog.Logger
 	Now       func() time.Time
 }
 
-// Retention deletes events older than MaxAge through raft. Run it as a
-// leader task: it stops when its context ends.
+// Retention is the background clean-up through raft: events older than
+// MaxAge, and the expired request ids and event ids the state remembers
+// for deduplication. Run it as a leader task: it stops when its context
+// ends.
 type Retention struct {
 	o RetentionOptions
 }
@@ -45,7 +50,7 @@ func NewRetention(o RetentionOptions) *Retention {
 	if o.Interval <= 0 {
 		o.Interval = time.Minute
 	}
-	if o.BatchSize <= 0 {
+	if o.BatchSize <= 0 || o.BatchSize > state.MaxPruneEvents {
 		o.BatchSize = 1000
 	}
 	if o.Logger == nil {
@@ -84,6 +89,9 @@ func (r *Retention) Sweep(ctx context.Context) (int64, error) {
 		}})
 		if err != nil {
 			return total, err
+		}
+		if res.GetStatus() != raftv1.Status_STATUS_OK {
+			return total, fmt.Errorf("prune events: %v: %s", res.GetStatus(), res.GetMessage())
 		}
 		n, _ := strconv.ParseInt(res.GetMessage(), 10, 64)
 		total += n

@@ -18,7 +18,9 @@ import (
 
 	"lookout/cluster"
 	"lookout/control/admin"
+	"lookout/control/engine"
 	"lookout/control/ingest"
+	"lookout/control/manage"
 )
 
 // controlConfig is the parsed command line of lookout control.
@@ -33,6 +35,8 @@ type controlConfig struct {
 	join            listFlag
 	adminToken      string
 	removeGoneAfter time.Duration
+	retentionCount  int64
+	retentionAge    time.Duration
 	logLevel        string
 }
 
@@ -50,6 +54,8 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.Var(&c.join, "join", "gossip addresses of other nodes, comma-separated")
 	fs.StringVar(&c.adminToken, "admin-token", "", "operator token for /admin/v1; also secures node-to-node traffic (required without --dev)")
 	fs.DurationVar(&c.removeGoneAfter, "remove-gone-after", 72*time.Hour, "remove a server from raft after it is gone from gossip this long")
+	fs.Int64Var(&c.retentionCount, "event-retention-count", 1000, "events kept per monitor (older ones are dropped as new ones arrive)")
+	fs.DurationVar(&c.retentionAge, "event-retention-age", 90*24*time.Hour, "events older than this are deleted")
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		return nil, err
@@ -84,12 +90,15 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	if c.bootstrapExpect < 0 {
 		return nil, usageError{"--bootstrap-expect must be 0 or more"}
 	}
+	if c.retentionCount < 1 || c.retentionAge < time.Hour {
+		return nil, usageError{"--event-retention-count must be at least 1 and --event-retention-age at least 1h"}
+	}
 	return c, nil
 }
 
 // runControl is the composition root of a control node: logger, HTTP
-// listener, cluster node (stores, raft, gossip), the APIs on one mux, the
-// HTTP server, and in dev mode the demo account.
+// listener, cluster node (stores, raft, gossip, leader tasks), the APIs on
+// one mux, the HTTP server, and in dev mode the demo account.
 func runControl(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	cfg, err := parseControl(args, getenv, stderr)
 	if err != nil {
@@ -126,8 +135,14 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		BootstrapExpect: cfg.bootstrapExpect,
 		Secret:          []byte(cfg.adminToken),
 		RemoveGoneAfter: cfg.removeGoneAfter,
-		Version:         Version,
-		Logger:          log.Named("cluster"),
+		// Leader-only work: sweeping events past their age.
+		LeaderTasks: []func(context.Context, *cluster.Node){
+			func(ctx context.Context, n *cluster.Node) {
+				engine.NewRetention(engine.RetentionOptions{Cluster: n, MaxAge: cfg.retentionAge, Logger: log.Named("retention")}).Run(ctx)
+			},
+		},
+		Version: Version,
+		Logger:  log.Named("cluster"),
 	})
 	if err != nil {
 		return err
@@ -138,7 +153,11 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	mux := http.NewServeMux()
 	rpcPath, rpcHandler := node.Handler()
 	mux.Handle(rpcPath, rpcHandler)
-	ingest.New(ingest.Options{Health: node}).Register(mux)
+	ingestAPI := ingest.New(ingest.Options{Health: node, Cluster: node, State: node.State(), RetentionCount: cfg.retentionCount, Logger: log.Named("ingest")})
+	ingestAPI.Register(mux)
+	ingestAPI.Start()
+	defer ingestAPI.Stop()
+	manage.New(manage.Options{Cluster: node, State: node.State(), Logger: log.Named("manage")}).Register(mux)
 	adminAPI := admin.New(admin.Options{Cluster: node, State: node.State(), Token: cfg.adminToken, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
 	srv := &http.Server{Handler: mux, Protocols: new(http.Protocols), ReadHeaderTimeout: 10 * time.Second}
