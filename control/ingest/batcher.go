@@ -20,7 +20,7 @@ import (
 const (
 	DefaultMaxBatch     = 256
 	DefaultMaxBytes     = 512 << 10
-	DefaultMaxDelay     = 2 * time.Millisecond
+	DefaultMaxDelay     = time.Millisecond
 	DefaultMaxInFlight  = 4
 	DefaultApplyTimeout = 10 * time.Second
 )

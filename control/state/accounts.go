@@ -79,12 +79,18 @@ func applySetPlan(txn *badger.Txn, now int64, c *raftv1.SetPlan) (*raftv1.Result
 }
 
 // Account returns the account with id.
+// The answer may be shared with other callers: do not modify it.
 func (s *Store) Account(id string) (*statev1.Account, error) {
+	if a, ok := s.auth.account(id); ok {
+		return a, nil
+	}
+	gen := s.auth.generation()
 	var acct statev1.Account
 	err := s.view(func(txn *badger.Txn) error { return getProto(txn, k(prefixAccount, id), &acct) })
 	if err != nil {
 		return nil, err
 	}
+	s.auth.putAccount(gen, &acct)
 	return &acct, nil
 }
 

@@ -65,12 +65,18 @@ func applyRevokeKey(txn *badger.Txn, c *raftv1.RevokeKey) (*raftv1.Result, error
 
 // KeyByHash returns the key whose secret hashes to hash. It is the lookup
 // every authenticated request makes, served from the local state.
+// The answer may be shared with other callers: do not modify it.
 func (s *Store) KeyByHash(hash []byte) (*raftv1.Key, error) {
+	if k, ok := s.auth.key(hash); ok {
+		return k, nil
+	}
+	gen := s.auth.generation()
 	var key raftv1.Key
 	err := s.view(func(txn *badger.Txn) error { return getProto(txn, kb(prefixKeyHash, hash), &key) })
 	if err != nil {
 		return nil, err
 	}
+	s.auth.putKey(gen, hash, &key)
 	return &key, nil
 }
 

@@ -112,6 +112,9 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 		// state differ from its peers'. Stop instead.
 		panic(fmt.Sprintf("state: raft entry %d has command version %d; this node applies version %d: upgrade it", e.Index, cmd.GetVersion(), CommandVersion))
 	}
+	if changesAuth(cmd) {
+		s.authDirty = true
+	}
 	res, err := s.applyOnce(txn, applyCtx{index: e.Index, now: cmd.GetTimeUnixMs()}, cmd)
 	if err != nil {
 		return nil, err

@@ -91,7 +91,8 @@ func (s *Store) Restore(r io.Reader) error {
 		return fmt.Errorf("wipe state: %w", err)
 	}
 	// Empty now: say so, so that a load that fails midway never leaves an
-	// applied index standing over missing data.
+	// applied index standing over missing data (or cached keys).
+	s.authDirty = true
 	s.setApplied(0)
 	wb := s.db.NewWriteBatch()
 	defer wb.Cancel()
@@ -123,6 +124,7 @@ func (s *Store) Restore(r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("read restored applied index: %w", err)
 	}
+	s.authDirty = true
 	s.setApplied(applied)
 	return nil
 }

@@ -50,6 +50,9 @@ type Store struct {
 	advanced  chan struct{} // closed and replaced whenever applied grows
 	stopGC    func()
 	closeOnce sync.Once
+
+	auth      *authCache
+	authDirty bool // an entry of the transaction being built changes auth (FSM goroutine only)
 }
 
 // Open opens the state database. Writes are not synced: the raft log, which
@@ -63,7 +66,7 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, log: logger, advanced: make(chan struct{}), stopGC: func() {}}
+	s := &Store{db: db, log: logger, advanced: make(chan struct{}), stopGC: func() {}, auth: newAuthCache()}
 	err = db.View(func(txn *badger.Txn) error {
 		s.applied, err = readUint64(txn, keyApplied)
 		return err
@@ -114,6 +117,10 @@ func (s *Store) WaitApplied(ctx context.Context, index uint64) error {
 }
 
 func (s *Store) setApplied(index uint64) {
+	if s.authDirty {
+		s.auth.invalidate()
+		s.authDirty = false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.applied = index
