@@ -23,11 +23,16 @@ import (
 type Options struct {
 	// Tune edits each node's options before it starts.
 	Tune func(i int, o *cluster.Options)
+	// Serve adds handlers (the APIs under test) to a node's HTTP mux each
+	// time the node starts; the function it returns runs when the node is
+	// killed, after its HTTP server closed.
+	Serve func(n *cluster.Node, mux *http.ServeMux) (stop func())
 }
 
 // Cluster is a set of nodes that bootstrap together (BootstrapExpect = n).
 type Cluster struct {
 	t     testing.TB
+	opt   Options
 	Net   *FaultNet
 	Nodes []*Node
 	quiet atomic.Bool // set once the test is over: logs go nowhere
@@ -40,7 +45,11 @@ type Node struct {
 	opts  cluster.Options
 	ln    net.Listener
 	srv   *http.Server
+	stop  func() // from Options.Serve
 }
+
+// URL is the base URL of the node's HTTP listener.
+func (n *Node) URL() string { return "http://" + n.opts.HTTPAddr }
 
 // NewCluster starts n nodes that meet through gossip and bootstrap one
 // raft cluster, and waits for a ready leader. Everything stops with t.
@@ -50,7 +59,7 @@ func NewCluster(t testing.TB, n int, o ...Options) *Cluster {
 	if len(o) > 0 {
 		opt = o[0]
 	}
-	c := &Cluster{t: t, Net: NewFaultNet()}
+	c := &Cluster{t: t, Net: NewFaultNet(), opt: opt}
 	var first string
 	for i := 0; i < n; i++ {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -111,6 +120,10 @@ func (c *Cluster) start(n *Node) {
 	mux := http.NewServeMux()
 	path, h := node.Handler()
 	mux.Handle(path, h)
+	n.stop = func() {}
+	if c.opt.Serve != nil {
+		n.stop = c.opt.Serve(node, mux)
+	}
 	n.srv = &http.Server{Handler: mux, Protocols: new(http.Protocols), ReadHeaderTimeout: 5 * time.Second}
 	n.srv.Protocols.SetHTTP1(true)
 	n.srv.Protocols.SetUnencryptedHTTP2(true)
@@ -125,6 +138,7 @@ func (c *Cluster) Kill(i int) {
 		return
 	}
 	n.srv.Close()
+	n.stop()
 	if err := n.Node.Close(); err != nil {
 		c.t.Logf("close node %d: %v", i, err)
 	}

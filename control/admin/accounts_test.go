@@ -13,13 +13,13 @@ import (
 
 	"lookout/cluster"
 	"lookout/control/admin"
-	"lookout/control/admin/admintest"
+	"lookout/control/controltest"
 	"lookout/internal/apikey"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
 func TestCreateAccount(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	r := do(t, srv, "POST", "/admin/v1/accounts", `{"email":"ops@example.com","password":"correct horse"}`)
 	r.wantStatus(t, http.StatusCreated)
 	var got createdAccount
@@ -62,7 +62,7 @@ func TestCreateAccount(t *testing.T) {
 }
 
 func TestCreateAccountWithoutPassword(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	got := mustCreateAccount(t, srv, "nopass@example.com")
 	acct, err := srv.Store.Account(got.ID)
 	if err != nil {
@@ -74,7 +74,7 @@ func TestCreateAccountWithoutPassword(t *testing.T) {
 }
 
 func TestCreateAccountPartialPlan(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	r := do(t, srv, "POST", "/admin/v1/accounts",
 		`{"email":"a@example.com","plan":{"name":"pro","monitor_limit":50,"config_as_code":false}}`)
 	r.wantStatus(t, http.StatusCreated)
@@ -132,7 +132,7 @@ func TestCreateAccountInvalid(t *testing.T) {
 		{"empty body", ``, 400, "invalid_json", "invalid JSON"},
 		{"trailing data", `{"email":"a@example.com"} {}`, 400, "invalid_json", "invalid JSON"},
 	}
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			do(t, srv, "POST", "/admin/v1/accounts", tt.body).wantError(t, tt.status, tt.code, tt.msg)
@@ -148,20 +148,20 @@ func TestCreateAccountInvalid(t *testing.T) {
 }
 
 func TestCreateAccountTooLarge(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	body := `{"email":"a@example.com","password":"` + strings.Repeat("x", 1<<20) + `"}`
 	do(t, srv, "POST", "/admin/v1/accounts", body).wantError(t, http.StatusRequestEntityTooLarge, "request_too_large", "")
 }
 
 func TestCreateAccountEmailTaken(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	mustCreateAccount(t, srv, "ops@example.com")
 	do(t, srv, "POST", "/admin/v1/accounts", `{"email":"OPS@example.com"}`).
 		wantError(t, http.StatusConflict, "conflict", "an account with e-mail")
 }
 
 func TestGetAccount(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	created := mustCreateAccount(t, srv, "ops@example.com")
 
 	reads := srv.Cluster.Reads()
@@ -185,7 +185,7 @@ func TestGetAccount(t *testing.T) {
 }
 
 func TestGetAccountStale(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	created := mustCreateAccount(t, srv, "ops@example.com")
 	srv.Cluster.FailReads(noLeader())
 	reads := srv.Cluster.Reads()
@@ -209,14 +209,14 @@ func TestGetAccountStale(t *testing.T) {
 }
 
 func TestGetAccountNotFound(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	do(t, srv, "GET", "/admin/v1/accounts/00000000-0000-0000-0000-000000000000", "").
 		wantError(t, http.StatusNotFound, "not_found", "account ")
 }
 
 // The account's hashes are never in an answer.
 func TestNoSecretsInGetAccount(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	created := mustCreateAccount(t, srv, "ops@example.com")
 	r := do(t, srv, "GET", "/admin/v1/accounts/"+created.ID, "")
 	if bytes.Contains(r.body, []byte("password")) || bytes.Contains(r.body, []byte("key")) {
@@ -226,7 +226,7 @@ func TestNoSecretsInGetAccount(t *testing.T) {
 
 // CreateAccount is what the dev-mode start-up calls.
 func TestCreateAccountFromGo(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	name := "demo"
 	created, err := srv.API.CreateAccount(context.Background(), admin.AccountRequest{
 		Email: "demo@example.com", Password: "demo-password", Plan: &admin.PlanRequest{Name: &name},

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"lookout/control/admin/admintest"
+	"lookout/control/controltest"
 	"lookout/internal/apikey"
 )
 
 func TestCreateAgentToken(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	r := do(t, srv, "POST", "/admin/v1/agent-tokens", `{"region":"eu-west-1","name":"frankfurt agents"}`)
 	r.wantStatus(t, http.StatusCreated)
 	var got struct{ ID, Region, Name, Token string }
@@ -28,7 +28,7 @@ func TestCreateAgentToken(t *testing.T) {
 }
 
 func TestCreateAgentTokenInvalid(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	tests := []struct{ name, body, msg string }{
 		{"no region", `{"name":"a"}`, "invalid field: region"},
 		{"upper case", `{"region":"EU","name":"a"}`, "invalid field: region"},

@@ -10,7 +10,7 @@ import (
 
 	"lookout/cluster"
 	"lookout/control/admin"
-	"lookout/control/admin/admintest"
+	"lookout/control/controltest"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -18,14 +18,14 @@ import (
 func noLeader() error { return fmt.Errorf("wait for a leader: %w", cluster.ErrNoLeader) }
 
 func TestAuth(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	tests := []struct{ name, auth, msg string }{
 		{"no header", "", "missing operator token"},
 		{"basic scheme", "Basic dXNlcjpwYXNz", "missing operator token"},
 		{"bearer without token", "Bearer ", "missing operator token"},
 		{"wrong token", "Bearer nope", "invalid operator token"},
-		{"token prefix", "Bearer " + admintest.Token[:5], "invalid operator token"},
-		{"token plus", "Bearer " + admintest.Token + "x", "invalid operator token"},
+		{"token prefix", "Bearer " + controltest.Token[:5], "invalid operator token"},
+		{"token plus", "Bearer " + controltest.Token + "x", "invalid operator token"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,7 +43,7 @@ func TestAuth(t *testing.T) {
 		})
 	}
 	// The scheme is case-insensitive.
-	doToken(t, srv, "GET", "/admin/v1/cluster", "", "bearer "+admintest.Token).wantStatus(t, http.StatusOK)
+	doToken(t, srv, "GET", "/admin/v1/cluster", "", "bearer "+controltest.Token).wantStatus(t, http.StatusOK)
 	if accounts, _ := srv.Store.Accounts(); len(accounts) != 0 {
 		t.Errorf("unauthenticated requests created %d accounts", len(accounts))
 	}
@@ -69,7 +69,7 @@ func TestNoTokenConfigured(t *testing.T) {
 }
 
 func TestUnknownEndpoints(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	do(t, srv, "GET", "/admin/v1/nothing", "").wantError(t, http.StatusNotFound, "not_found", "no such endpoint")
 	r := do(t, srv, "DELETE", "/admin/v1/accounts", "")
 	r.wantError(t, http.StatusMethodNotAllowed, "method_not_allowed", "")
@@ -88,7 +88,7 @@ func TestUnavailable(t *testing.T) {
 		"shutdown":  fmt.Errorf("apply: %w", cluster.ErrShutdown),
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := admintest.NewServer(t)
+			srv := controltest.NewServer(t)
 			created := mustCreateAccount(t, srv, "ops@example.com")
 			srv.Cluster.FailApply(err)
 			for _, req := range []struct{ method, path, body string }{
@@ -143,14 +143,14 @@ func TestApplyErrors(t *testing.T) {
 			api.Register(mux)
 			srv := httptest.NewServer(mux)
 			defer srv.Close()
-			r := doToken(t, &admintest.Server{URL: srv.URL}, "POST", "/admin/v1/agent-tokens", `{"region":"eu","name":"a"}`, "Bearer t")
+			r := doToken(t, &controltest.Server{URL: srv.URL}, "POST", "/admin/v1/agent-tokens", `{"region":"eu","name":"a"}`, "Bearer t")
 			r.wantError(t, tt.status, tt.code, "")
 		})
 	}
 }
 
 func TestCluster(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	want := cluster.Status{Leader: "", Nodes: []cluster.ServerStatus{
 		{ID: "a", HTTPAddr: "10.0.0.1:8080", RaftAddr: "10.0.0.1:8081", Role: "follower", Voter: true, LastContactMs: -1, AppliedIndex: 7},
 		{ID: "b", HTTPAddr: "10.0.0.2:8080", RaftAddr: "10.0.0.2:8081", Role: "gone", Voter: true, LastContactMs: -1},

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"lookout/control/admin/admintest"
+	"lookout/control/controltest"
 )
 
 func TestCreateGroup(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	acct := mustCreateAccount(t, srv, "ops@example.com")
 	path := "/admin/v1/accounts/" + acct.ID + "/notification-groups"
 	tests := []struct{ name, body, channels string }{
@@ -48,7 +48,7 @@ func TestCreateGroup(t *testing.T) {
 }
 
 func TestCreateGroupInvalid(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	acct := mustCreateAccount(t, srv, "ops@example.com")
 	path := "/admin/v1/accounts/" + acct.ID + "/notification-groups"
 	tests := []struct{ name, body, msg string }{
@@ -72,7 +72,7 @@ func TestCreateGroupInvalid(t *testing.T) {
 }
 
 func TestCreateGroupUnknownAccount(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	do(t, srv, "POST", "/admin/v1/accounts/nope/notification-groups", `{"name":"g","channels":[]}`).
 		wantError(t, http.StatusNotFound, "not_found", "account nope not found")
 }

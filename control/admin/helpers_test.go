@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"lookout/control/admin/admintest"
+	"lookout/control/controltest"
 )
 
 // response is one answer of the API.
@@ -18,13 +18,13 @@ type response struct {
 }
 
 // do sends a request with the operator token.
-func do(t *testing.T, srv *admintest.Server, method, path, body string) response {
+func do(t *testing.T, srv *controltest.Server, method, path, body string) response {
 	t.Helper()
-	return doToken(t, srv, method, path, body, "Bearer "+admintest.Token)
+	return doToken(t, srv, method, path, body, "Bearer "+controltest.Token)
 }
 
 // doToken sends a request with the given Authorization header ("" for none).
-func doToken(t *testing.T, srv *admintest.Server, method, path, body, auth string) response {
+func doToken(t *testing.T, srv *controltest.Server, method, path, body, auth string) response {
 	t.Helper()
 	var r io.Reader
 	if body != "" {
@@ -90,7 +90,7 @@ type createdAccount struct {
 }
 
 // mustCreateAccount makes an account with the default plan.
-func mustCreateAccount(t *testing.T, srv *admintest.Server, email string) createdAccount {
+func mustCreateAccount(t *testing.T, srv *controltest.Server, email string) createdAccount {
 	t.Helper()
 	r := do(t, srv, "POST", "/admin/v1/accounts", `{"email":"`+email+`"}`)
 	r.wantStatus(t, http.StatusCreated)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"lookout/control/admin/admintest"
+	"lookout/control/controltest"
 	"lookout/control/state"
 	"lookout/internal/apikey"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -20,7 +20,7 @@ type createdKey struct {
 }
 
 func TestCreateKey(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	acct := mustCreateAccount(t, srv, "ops@example.com")
 	path := "/admin/v1/accounts/" + acct.ID + "/keys"
 	tests := []struct {
@@ -57,7 +57,7 @@ func TestCreateKey(t *testing.T) {
 }
 
 func TestCreateKeyInvalid(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	acct := mustCreateAccount(t, srv, "ops@example.com")
 	path := "/admin/v1/accounts/" + acct.ID + "/keys"
 	tests := []struct{ name, body, msg string }{
@@ -90,13 +90,13 @@ func TestCreateKeyInvalid(t *testing.T) {
 }
 
 func TestCreateKeyUnknownAccount(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	do(t, srv, "POST", "/admin/v1/accounts/nope/keys", `{"type":"ingest","name":"x"}`).
 		wantError(t, http.StatusNotFound, "not_found", "account nope not found")
 }
 
 func TestRevokeKey(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	acct := mustCreateAccount(t, srv, "ops@example.com")
 	other := mustCreateAccount(t, srv, "other@example.com")
 	r := do(t, srv, "POST", "/admin/v1/accounts/"+acct.ID+"/keys", `{"type":"management","name":"ci"}`)

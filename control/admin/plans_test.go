@@ -5,11 +5,11 @@ import (
 	"reflect"
 	"testing"
 
-	"lookout/control/admin/admintest"
+	"lookout/control/controltest"
 )
 
 func TestSetPlan(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	created := mustCreateAccount(t, srv, "ops@example.com")
 	r := do(t, srv, "PUT", "/admin/v1/accounts/"+created.ID+"/plan", `{
 		"name": "team", "monitor_limit": 100, "monthly_event_limit": 0,
@@ -56,7 +56,7 @@ func TestSetPlan(t *testing.T) {
 }
 
 func TestSetPlanInvalid(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	created := mustCreateAccount(t, srv, "ops@example.com")
 	path := "/admin/v1/accounts/" + created.ID + "/plan"
 	tests := []struct {
@@ -93,6 +93,6 @@ func TestSetPlanInvalid(t *testing.T) {
 }
 
 func TestSetPlanUnknownAccount(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	do(t, srv, "PUT", "/admin/v1/accounts/nope/plan", `{}`).wantError(t, http.StatusNotFound, "not_found", "account nope not found")
 }

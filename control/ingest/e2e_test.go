@@ -7,7 +7,7 @@ import (
 	"lookout/control/state"
 )
 
-// These tests run pings through the real state machine (admintest's
+// These tests run pings through the real state machine (controltest's
 // Cluster applies each batch to a real state.Store).
 
 func TestEndToEndCreatesMonitor(t *testing.T) {

@@ -13,15 +13,15 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"lookout/control/admin/admintest"
+	"lookout/control/controltest"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
-// env is the Ingest API on loopback over a real state store (admintest),
+// env is the Ingest API on loopback over a real state store (controltest),
 // with either the store's own Cluster or a canned one.
 type env struct {
 	t     *testing.T
-	admin *admintest.Server
+	admin *controltest.Server
 	api   *API
 	url   string
 
@@ -30,10 +30,10 @@ type env struct {
 }
 
 // newEnv starts the Ingest API. cl nil: pings are applied to the real
-// state through admintest's Cluster.
+// state through controltest's Cluster.
 func newEnv(t *testing.T, cl Cluster, batch BatchSettings) *env {
 	t.Helper()
-	e := &env{t: t, admin: admintest.NewServer(t)}
+	e := &env{t: t, admin: controltest.NewServer(t)}
 	e.now = e.admin.Now
 	if cl == nil {
 		cl = e.admin.Cluster
@@ -86,7 +86,7 @@ func (e *env) newAccount(plan string) account {
 		body += `,"plan":` + plan
 	}
 	req, _ := http.NewRequest("POST", e.admin.URL+"/admin/v1/accounts", strings.NewReader(body+"}"))
-	req.Header.Set("Authorization", "Bearer "+admintest.Token)
+	req.Header.Set("Authorization", "Bearer "+controltest.Token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
@@ -239,7 +239,7 @@ func (c *cannedCluster) fail(err error) {
 	c.err = err
 }
 
-// nextMonth is the quota reset of admintest's clock (2026-03-15 12:30 UTC).
+// nextMonth is the quota reset of controltest's clock (2026-03-15 12:30 UTC).
 var nextMonth = time.Date(2026, time.April, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 
 // bigBurst is a plan whose rate limit never gets in the way of a test.

@@ -30,7 +30,7 @@ func TestResponseMapping(t *testing.T) {
 	cl := &cannedCluster{answer: func(ev *raftv1.Event) *raftv1.EventResult { return outcomes[ev.GetMonitor()] }}
 	e := newEnv(t, cl, BatchSettings{})
 	acct := e.newAccount(`{"monitor_limit": 3}`)
-	// admintest's clock: 2026-03-15T12:30:00Z, 16 days 11.5 hours before the reset.
+	// controltest's clock: 2026-03-15T12:30:00Z, 16 days 11.5 hours before the reset.
 	const resetIn = "1423800"
 	type quota struct{ state, limit, used string }
 	for _, tc := range []struct {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"lookout/control/admin/admintest"
+	"lookout/control/controltest"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -70,7 +70,7 @@ func TestRateLimitPlanChange(t *testing.T) {
 
 	req, _ := http.NewRequest("PUT", e.admin.URL+"/admin/v1/accounts/"+acct.ID+"/plan",
 		strings.NewReader(`{"ingest_rate_per_second": 1000, "ingest_burst": 100}`))
-	req.Header.Set("Authorization", "Bearer "+admintest.Token)
+	req.Header.Set("Authorization", "Bearer "+controltest.Token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

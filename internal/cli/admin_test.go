@@ -10,15 +10,15 @@ import (
 	"strings"
 	"testing"
 
-	"lookout/control/admin/admintest"
+	"lookout/control/controltest"
 	"lookout/control/state"
 	"lookout/internal/apikey"
 	"lookout/internal/client"
 )
 
 // adminEnv is the environment of a test run against srv.
-func adminEnv(srv *admintest.Server) func(string) string {
-	env := map[string]string{"LOOKOUT_ADDR": srv.URL, "LOOKOUT_ADMIN_TOKEN": admintest.Token}
+func adminEnv(srv *controltest.Server) func(string) string {
+	env := map[string]string{"LOOKOUT_ADDR": srv.URL, "LOOKOUT_ADMIN_TOKEN": controltest.Token}
 	return func(k string) string { return env[k] }
 }
 
@@ -31,7 +31,7 @@ func runAdminTest(t *testing.T, getenv func(string) string, args ...string) (str
 }
 
 // mustRunAdmin runs lookout admin args against srv and decodes stdout into out.
-func mustRunAdmin(t *testing.T, srv *admintest.Server, out any, args ...string) {
+func mustRunAdmin(t *testing.T, srv *controltest.Server, out any, args ...string) {
 	t.Helper()
 	stdout, err := runAdminTest(t, adminEnv(srv), args...)
 	if err != nil {
@@ -45,7 +45,7 @@ func mustRunAdmin(t *testing.T, srv *admintest.Server, out any, args ...string) 
 }
 
 func TestAdminAccounts(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	var created client.CreatedAccount
 	mustRunAdmin(t, srv, &created, "account", "create", "--email", "ops@example.com", "--password", "s3cret-pass",
 		"--plan-name", "pro", "--plan-monitor-limit", "25", "--plan-config-as-code=false", "--plan-ingest-rate", "2.5")
@@ -75,7 +75,7 @@ func TestAdminAccounts(t *testing.T) {
 }
 
 func TestAdminKeys(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	var acct client.CreatedAccount
 	mustRunAdmin(t, srv, &acct, "account", "create", "--email", "ops@example.com")
 	var key client.CreatedKey
@@ -98,7 +98,7 @@ func TestAdminKeys(t *testing.T) {
 }
 
 func TestAdminGroupsTokensCluster(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	var acct client.CreatedAccount
 	mustRunAdmin(t, srv, &acct, "account", "create", "--email", "ops@example.com")
 	var g client.NotificationGroup
@@ -126,7 +126,7 @@ func TestAdminGroupsTokensCluster(t *testing.T) {
 }
 
 func TestAdminAddressAndToken(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	host := strings.TrimPrefix(srv.URL, "http://")
 	tests := []struct {
 		name string
@@ -134,12 +134,12 @@ func TestAdminAddressAndToken(t *testing.T) {
 		args []string
 		ok   bool
 	}{
-		{"flags", nil, []string{"--addr", srv.URL, "--admin-token", admintest.Token, "cluster"}, true},
-		{"flags after the command", nil, []string{"cluster", "--addr", srv.URL, "--admin-token", admintest.Token}, true},
-		{"command flag beats top flag", nil, []string{"--admin-token", "wrong", "--addr", srv.URL, "cluster", "--admin-token", admintest.Token}, true},
-		{"env", map[string]string{"LOOKOUT_ADDR": srv.URL, "LOOKOUT_ADMIN_TOKEN": admintest.Token}, []string{"cluster"}, true},
-		{"host:port", map[string]string{"LOOKOUT_ADDR": host, "LOOKOUT_ADMIN_TOKEN": admintest.Token}, []string{"cluster"}, true},
-		{"flag beats env", map[string]string{"LOOKOUT_ADDR": srv.URL, "LOOKOUT_ADMIN_TOKEN": "wrong"}, []string{"--admin-token", admintest.Token, "cluster"}, true},
+		{"flags", nil, []string{"--addr", srv.URL, "--admin-token", controltest.Token, "cluster"}, true},
+		{"flags after the command", nil, []string{"cluster", "--addr", srv.URL, "--admin-token", controltest.Token}, true},
+		{"command flag beats top flag", nil, []string{"--admin-token", "wrong", "--addr", srv.URL, "cluster", "--admin-token", controltest.Token}, true},
+		{"env", map[string]string{"LOOKOUT_ADDR": srv.URL, "LOOKOUT_ADMIN_TOKEN": controltest.Token}, []string{"cluster"}, true},
+		{"host:port", map[string]string{"LOOKOUT_ADDR": host, "LOOKOUT_ADMIN_TOKEN": controltest.Token}, []string{"cluster"}, true},
+		{"flag beats env", map[string]string{"LOOKOUT_ADDR": srv.URL, "LOOKOUT_ADMIN_TOKEN": "wrong"}, []string{"--admin-token", controltest.Token, "cluster"}, true},
 		{"wrong token", map[string]string{"LOOKOUT_ADDR": srv.URL, "LOOKOUT_ADMIN_TOKEN": "wrong"}, []string{"cluster"}, false},
 	}
 	for _, tt := range tests {
@@ -153,7 +153,7 @@ func TestAdminAddressAndToken(t *testing.T) {
 }
 
 func TestAdminUsageErrors(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	noToken := func(k string) string { return map[string]string{"LOOKOUT_ADDR": srv.URL}[k] }
 	tests := []struct {
 		name   string
@@ -183,7 +183,7 @@ func TestAdminUsageErrors(t *testing.T) {
 }
 
 func TestAdminAPIError(t *testing.T) {
-	srv := admintest.NewServer(t)
+	srv := controltest.NewServer(t)
 	_, err := runAdminTest(t, adminEnv(srv), "account", "create", "--email", "not-an-address")
 	var apiErr *client.APIError
 	if !errors.As(err, &apiErr) || apiErr.Code != "invalid_request" || !strings.Contains(err.Error(), "invalid field: email") {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"lookout/cluster"
-	"lookout/control/admin/admintest"
+	"lookout/control/controltest"
 	"lookout/control/state"
 	"lookout/internal/apikey"
 	"lookout/internal/client"
@@ -22,10 +22,10 @@ import (
 func ptr[T any](v T) *T { return &v }
 
 // newAdmin returns a client of a fresh operator API.
-func newAdmin(t *testing.T) (*client.Admin, *admintest.Server) {
+func newAdmin(t *testing.T) (*client.Admin, *controltest.Server) {
 	t.Helper()
-	srv := admintest.NewServer(t)
-	return client.NewAdmin(srv.URL+"/", admintest.Token, nil), srv
+	srv := controltest.NewServer(t)
+	return client.NewAdmin(srv.URL+"/", controltest.Token, nil), srv
 }
 
 func TestAccounts(t *testing.T) {

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"net/http"
+	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -22,6 +24,20 @@ func TestDevNodeCreatesDemoAccountOnceAndKeepsData(t *testing.T) {
 	adminToken := match(t, out, `admin token:\s+(adm_[a-z0-9]+)`)
 	for _, re := range []string{`e-mail:\s+demo@lookout\.local`, `password:\s+\S{8,}`, `ingest key:\s+ck_[a-z0-9]{32,}`, `management key:\s+mk_[a-z0-9]{32,}`} {
 		match(t, out+" (x)", "("+re+")")
+	}
+	// The printed ingest key works with the CLI: a ping, and a command run
+	// under lookout exec keeps its exit code.
+	ingestKey := match(t, out, `ingest key:\s+(ck_[a-z0-9]+)`)
+	env := append(os.Environ(), "LOOKOUT_ADDR="+base, "LOOKOUT_INGEST_KEY="+ingestKey)
+	ping := exec.Command(binary, "ping", "nightly-backup", "--status", "complete", "--duration", "12.5")
+	ping.Env = env
+	if out, err := ping.CombinedOutput(); err != nil {
+		t.Fatalf("lookout ping: %v\n%s", err, out)
+	}
+	run := exec.Command(binary, "exec", "nightly-report", "--", "sh", "-c", "echo working; exit 7")
+	run.Env = env
+	if err := run.Run(); run.ProcessState.ExitCode() != 7 {
+		t.Fatalf("lookout exec exited %d (%v), want the command's 7", run.ProcessState.ExitCode(), err)
 	}
 	resp, err := http.Get(base + "/health")
 	if err != nil || resp.StatusCode != http.StatusOK {

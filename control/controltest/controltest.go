@@ -1,8 +1,8 @@
-// Package admintest runs the operator API on loopback for tests: the real
+// Package controltest runs control-plane APIs on loopback for tests: the real
 // handlers over a real state.Store in a temporary directory, with a Cluster
 // that applies commands straight to that store. That Cluster is the only
 // fake; raft itself is tested in the cluster package.
-package admintest
+package controltest
 
 import (
 	"context"
