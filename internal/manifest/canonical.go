@@ -1,0 +1,176 @@
+package manifest
+
+import (
+	"reflect"
+	"strings"
+)
+
+// Canonical returns m in canonical form, so that two manifests that mean the same compare
+// equal: manifest_version 1, defaults filled in (config.method GET, config.timeout 10,
+// warning_days 30, alert_days min(7, warning_days)), method upper-case, domain lower-case,
+// tags never nil (their order kept), empty regions nil, and the fields of other kinds
+// cleared. Enabled is kept as is (Parse has already defaulted it to true), and so are
+// UUID and Project (see Resolve). The slices and pointers of the result are copies.
+func Canonical(m Manifest) Manifest {
+	m.ManifestVersion = Version
+	m.Tags = append([]string{}, m.Tags...)
+	m.ExpectedIntervalSeconds = clonePtr(m.ExpectedIntervalSeconds)
+	m.GraceSeconds = clonePtr(m.GraceSeconds)
+	m.Project = clonePtr(m.Project)
+	if len(m.Regions) == 0 {
+		m.Regions = nil
+	} else {
+		m.Regions = append([]string(nil), m.Regions...)
+	}
+	switch m.Kind {
+	case KindPing:
+		m.Schedule, m.Regions, m.Config = "", nil, Config{}
+	case KindHTTP, KindSSL:
+		m.TimeoutSeconds, m.ExpectedIntervalSeconds, m.GraceSeconds = 0, nil, nil
+		m.DisplayName, m.Project = "", nil
+		m.Config = canonicalConfig(m.Kind, m.Config)
+	}
+	return m
+}
+
+// canonicalConfig fills the defaults of a check config and clears the other kind's keys.
+func canonicalConfig(kind string, c Config) Config {
+	switch kind {
+	case KindHTTP:
+		c.Domain, c.WarningDays, c.AlertDays = "", 0, 0
+		c.Method = strings.ToUpper(c.Method)
+		if c.Method == "" {
+			c.Method = DefaultMethod
+		}
+		if c.Timeout == 0 {
+			c.Timeout = DefaultCheckTimeout
+		}
+		c.ExpectedStatus = clonePtr(c.ExpectedStatus)
+	case KindSSL:
+		c = Config{Domain: strings.ToLower(c.Domain), WarningDays: c.WarningDays, AlertDays: c.AlertDays}
+		if c.WarningDays == 0 {
+			c.WarningDays = DefaultWarningDays
+		}
+		if c.AlertDays == 0 {
+			c.AlertDays = min(DefaultAlertDays, c.WarningDays)
+		}
+	}
+	return c
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// Resolve turns a request manifest into the state to store, given the stored one (the
+// zero Manifest when creating): the UUID is the stored one, and an absent project
+// (nil) keeps the stored project. An empty project means none and becomes nil.
+func Resolve(stored, incoming Manifest) Manifest {
+	out := Canonical(incoming)
+	out.UUID = stored.UUID
+	if out.Project == nil {
+		out.Project = clonePtr(stored.Project)
+	}
+	if out.Project != nil && *out.Project == "" {
+		out.Project = nil
+	}
+	return out
+}
+
+// Equal reports whether a and b describe the same monitor state: their canonical forms
+// have no field-level difference. UUID is not compared; a nil and an empty Project are
+// equal. Call Resolve on a request manifest first, so that an absent project compares as
+// the stored one.
+func Equal(a, b Manifest) bool {
+	return len(Diff(a, b)) == 0
+}
+
+// Diff returns the fields whose canonical values differ between before and after, keyed
+// by field path (kind, name, enabled, tags, notification_group, timeout_seconds,
+// expected_interval_seconds, grace_seconds, display_name, project, schedule, regions,
+// config.url, config.method, config.timeout, config.expected_status,
+// config.expected_content, config.domain, config.warning_days, config.alert_days), each
+// with [old, new] JSON-ready values: string, int64, bool, []string, or nil for unset.
+func Diff(before, after Manifest) map[string][2]any {
+	a, b := flatten(Canonical(before)), flatten(Canonical(after))
+	out := map[string][2]any{}
+	for i := range a {
+		if !reflect.DeepEqual(a[i].value, b[i].value) {
+			out[a[i].path] = [2]any{a[i].value, b[i].value}
+		}
+	}
+	return out
+}
+
+type pathValue struct {
+	path  string
+	value any
+}
+
+// flatten lists every comparable field of a canonical manifest, in a fixed order, with
+// unset values as nil. Tags are always a (possibly empty) list.
+func flatten(m Manifest) []pathValue {
+	project := ""
+	if m.Project != nil {
+		project = *m.Project
+	}
+	var regions any
+	if m.Regions != nil {
+		regions = m.Regions
+	}
+	c := m.Config
+	return []pathValue{
+		{"kind", orNil(m.Kind)},
+		{"name", orNil(m.Name)},
+		{"enabled", m.Enabled},
+		{"tags", m.Tags},
+		{"notification_group", orNil(m.NotificationGroup)},
+		{"timeout_seconds", intOrNil(m.TimeoutSeconds)},
+		{"expected_interval_seconds", ptrOrNil(m.ExpectedIntervalSeconds)},
+		{"grace_seconds", ptrOrNil(m.GraceSeconds)},
+		{"display_name", orNil(m.DisplayName)},
+		{"project", orNil(project)},
+		{"schedule", orNil(m.Schedule)},
+		{"regions", regions},
+		{"config.url", orNil(c.URL)},
+		{"config.method", orNil(c.Method)},
+		{"config.timeout", intOrNil(int64(c.Timeout))},
+		{"config.expected_status", intOrNil(int64(derefOr(c.ExpectedStatus, 0)))},
+		{"config.expected_content", orNil(c.ExpectedContent)},
+		{"config.domain", orNil(c.Domain)},
+		{"config.warning_days", intOrNil(int64(c.WarningDays))},
+		{"config.alert_days", intOrNil(int64(c.AlertDays))},
+	}
+}
+
+func orNil(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func intOrNil(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+func ptrOrNil(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func derefOr[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}

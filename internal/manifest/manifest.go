@@ -1,0 +1,193 @@
+// Package manifest is the one source of truth for monitor manifests and bundles
+// (api.md 2.2 and 2.3, decisions.md 4): their types, how they are decoded and validated,
+// their canonical form, comparison and field-level diff, and their YAML form. The API,
+// apply and the CLI all validate through Parse and ParseBundle.
+//
+// See DESIGN.md beside this file for the decisions the contract leaves open.
+package manifest
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// Version is the only supported manifest_version.
+const Version = 1
+
+// Kinds of monitor.
+const (
+	KindPing  = "ping"
+	KindHTTP  = "http_check"
+	KindSSL   = "ssl_check"
+	kindsList = "ping, http_check or ssl_check"
+)
+
+// Manifest is one monitor. JSON field names are those of api.md 2.2. Only the fields of
+// its kind are set; Canonical clears the others.
+type Manifest struct {
+	// UUID is read-only: set in responses, ignored in requests and absent from bundles.
+	UUID            string `json:"uuid,omitempty"`
+	ManifestVersion int    `json:"manifest_version"`
+	Kind            string `json:"kind"`
+	Name            string `json:"name"`
+	// Enabled defaults to true when the key is absent from a request.
+	Enabled bool `json:"enabled"`
+	// Tags keep the order in which they were sent; nil and empty are equal.
+	Tags []string `json:"tags"`
+	// NotificationGroup is the name of a group of the account; empty for none.
+	NotificationGroup string `json:"notification_group,omitempty"`
+
+	// Ping fields.
+	TimeoutSeconds          int64  `json:"timeout_seconds,omitempty"`
+	ExpectedIntervalSeconds *int64 `json:"expected_interval_seconds,omitempty"`
+	GraceSeconds            *int64 `json:"grace_seconds,omitempty"`
+	DisplayName             string `json:"display_name,omitempty"`
+	// Project is nil when the key was absent from a request, which leaves the stored
+	// project untouched (see Resolve); "" removes the monitor from its project.
+	Project *string `json:"project,omitempty"`
+
+	// Check fields.
+	Schedule string   `json:"schedule,omitempty"`
+	Regions  []string `json:"regions,omitempty"`
+	Config   Config   `json:"config,omitzero"`
+}
+
+// Config is the config object of an http_check (URL to ExpectedContent) or an ssl_check
+// (Domain to AlertDays).
+type Config struct {
+	URL             string `json:"url,omitempty"`
+	Method          string `json:"method,omitempty"`  // default GET
+	Timeout         int    `json:"timeout,omitempty"` // seconds, default 10
+	ExpectedStatus  *int   `json:"expected_status,omitempty"`
+	ExpectedContent string `json:"expected_content,omitempty"` // "" counts as unset
+	Domain          string `json:"domain,omitempty"`
+	WarningDays     int    `json:"warning_days,omitempty"` // default 30
+	AlertDays       int    `json:"alert_days,omitempty"`   // default min(7, WarningDays)
+}
+
+// Options carries what validation needs to know about the account.
+type Options struct {
+	// GroupExists reports whether the account has a notification group of that name.
+	// Nil skips the check (the CLI validates offline).
+	GroupExists func(name string) bool
+}
+
+// Keys each kind accepts, besides uuid, which is accepted and ignored everywhere.
+var (
+	commonKeys = []string{"manifest_version", "kind", "name", "enabled", "tags", "notification_group"}
+	pingKeys   = []string{"timeout_seconds", "expected_interval_seconds", "grace_seconds", "display_name", "project"}
+	checkKeys  = []string{"schedule", "regions", "config"}
+	httpKeys   = []string{"url", "method", "timeout", "expected_status", "expected_content"}
+	sslKeys    = []string{"domain", "warning_days", "alert_days"}
+)
+
+// Parse decodes and validates one manifest from raw JSON, field by field, and returns
+// every problem at once. The manifest is in canonical form; it is meaningful only when
+// there are no errors.
+func Parse(raw json.RawMessage, opts Options) (Manifest, Errors) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		msg := "the manifest is not valid JSON"
+		if json.Valid(raw) {
+			msg = "the manifest must be a JSON object"
+		}
+		return Manifest{}, Errors{{Code: CodeInvalidJSON, Message: msg}}
+	}
+	return parseFields(fields, opts, false)
+}
+
+// parseFields validates a decoded object. In a bundle, manifest_version may be left out of
+// an entry, which then takes the bundle's.
+func parseFields(fields map[string]json.RawMessage, opts Options, inBundle bool) (Manifest, Errors) {
+	var errs Errors
+	d := &decoder{fields: fields, errs: &errs}
+	m := Manifest{ManifestVersion: Version, Enabled: true}
+
+	if r, ok := d.raw("manifest_version"); ok {
+		if n, ok := parseInt(r); !ok || n != Version {
+			d.add("manifest_version", CodeManifestVersionUnsupported, "must be 1, got %s", excerpt(r))
+		}
+	} else if !inBundle {
+		d.missing("manifest_version", CodeManifestVersionUnsupported, "1")
+	}
+
+	kind, ok := d.str("kind", CodeKindInvalid)
+	switch {
+	case !ok && !d.has("kind"):
+		d.missing("kind", CodeKindInvalid, kindsList)
+	case ok && kind != KindPing && kind != KindHTTP && kind != KindSSL:
+		d.add("kind", CodeKindInvalid, "must be %s, got %q", kindsList, kind)
+	}
+	m.Kind = kind
+
+	m.Name = d.name(kind)
+	if b, present := d.raw("enabled"); present {
+		if err := json.Unmarshal(b, &m.Enabled); err != nil {
+			d.add("enabled", CodeEnabledInvalid, "must be true or false, got %s", excerpt(b))
+		}
+	}
+	m.Tags = d.tags()
+	m.NotificationGroup = d.group(opts)
+
+	allowed := append([]string{"uuid"}, commonKeys...)
+	switch kind {
+	case KindPing:
+		d.ping(&m)
+		allowed = append(allowed, pingKeys...)
+	case KindHTTP, KindSSL:
+		d.check(&m)
+		allowed = append(allowed, checkKeys...)
+	default: // the kind is already reported; only keys that no kind has are unknown
+		allowed = append(append(allowed, pingKeys...), checkKeys...)
+	}
+	d.unknown(allowed, kind)
+	return Canonical(m), errs
+}
+
+// unknown records every key outside allowed, in name order.
+func (d *decoder) unknown(allowed []string, kind string) {
+	var extra []string
+	for k := range d.fields {
+		if !contains(allowed, k) {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		known := contains(pingKeys, k) || contains(checkKeys, k)
+		if d.prefix != "" {
+			known = contains(httpKeys, k) || contains(sslKeys, k)
+		}
+		if known {
+			d.add(k, CodeFieldUnknown, "does not apply to kind %s", kind)
+		} else {
+			d.add(k, CodeFieldUnknown, "is not a known field")
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// pingNameOK reports whether s uses only the characters of a ping slug.
+func pingNameOK(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// hasControl reports whether s contains a control character.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) })
+}
