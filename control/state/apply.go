@@ -79,6 +79,7 @@ func (s *Store) applyRun(entries []Entry, results []*raftv1.Result) (int, error)
 	if err := txn.Commit(); err != nil {
 		return 0, fmt.Errorf("commit: %w", err)
 	}
+	s.values.commit(txn)
 	s.setApplied(last)
 	return n, nil
 }
@@ -100,6 +101,7 @@ func (s *Store) commitRun(txn *badger.Txn, entries []Entry, results []*raftv1.Re
 	if err := txn.Commit(); err != nil {
 		return 0, fmt.Errorf("commit: %w", err)
 	}
+	s.values.commit(txn)
 	s.setApplied(last)
 	return len(entries), nil
 }
@@ -115,7 +117,7 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 	if changesAuth(cmd) {
 		s.authDirty = true
 	}
-	res, err := s.applyOnce(txn, applyCtx{index: e.Index, now: cmd.GetTimeUnixMs()}, cmd)
+	res, err := s.applyOnce(txn, applyCtx{index: e.Index, now: cmd.GetTimeUnixMs(), values: s.values}, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -153,10 +155,12 @@ func (s *Store) applyOnce(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*
 
 // applyCtx is what an apply function may know about its entry besides the
 // command: the raft index (unique per entry, so ids derived from it never
-// collide) and the leader-stamped time.
+// collide) and the leader-stamped time. values is the store's cache of
+// committed values (nil: none), which makes reads faster, never different.
 type applyCtx struct {
-	index uint64
-	now   int64
+	index  uint64
+	now    int64
+	values *valueCache
 }
 
 // dispatch calls the apply function of the command's type.
@@ -180,7 +184,7 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 	case *raftv1.Command_PruneEvents:
 		return applyPruneEvents(txn, ctx, op.PruneEvents)
 	case *raftv1.Command_DeleteMonitor:
-		return applyDeleteMonitor(txn, now, op.DeleteMonitor)
+		return applyDeleteMonitor(txn, ctx, op.DeleteMonitor)
 	default:
 		return invalid("command has no known operation"), nil
 	}

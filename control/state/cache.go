@@ -1,9 +1,12 @@
 package state
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
+	"google.golang.org/protobuf/proto"
 
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
@@ -18,11 +21,17 @@ import (
 
 // monState is one monitor with its lazily loaded open runs and retention
 // start.
+//
+// The values as loaded (stored) are kept: a record that ends the entry as
+// it started is not written again.
 type monState struct {
-	mon   *statev1.Monitor
-	dirty bool
+	mon    *statev1.Monitor
+	stored []byte // mon: as loaded, nil for a new monitor
+	dirty  bool
 
 	runs                   []*statev1.OpenRun
+	storedRuns             []byte // runs: as loaded
+	runsStored             bool   // runs: was present
 	runsLoaded, runsDirty  bool
 	low                    uint64 // ev-lo: no event of the monitor below this seq (but stragglers, see trim)
 	lowLoaded, lowModified bool
@@ -36,15 +45,17 @@ func (m *monState) ping() *statev1.PingState {
 	return m.mon.Ping
 }
 
-// monitorCache holds the monitors an entry touches, by uuid.
+// monitorCache holds the monitors an entry touches, by uuid. It reads and
+// writes through the store's valueCache (values, nil for none).
 type monitorCache struct {
-	txn   *badger.Txn
-	byID  map[string]*monState // nil value: no such monitor
-	order []*monState
+	txn    *badger.Txn
+	values *valueCache
+	byID   map[string]*monState // nil value: no such monitor
+	order  []*monState
 }
 
-func newMonitorCache(txn *badger.Txn) *monitorCache {
-	return &monitorCache{txn: txn, byID: map[string]*monState{}}
+func newMonitorCache(txn *badger.Txn, values *valueCache) *monitorCache {
+	return &monitorCache{txn: txn, values: values, byID: map[string]*monState{}}
 }
 
 // get returns the monitor with uuid id, nil when there is none.
@@ -52,7 +63,8 @@ func (c *monitorCache) get(id string) (*monState, error) {
 	if m, ok := c.byID[id]; ok {
 		return m, nil
 	}
-	mon, err := getMonitor(c.txn, id)
+	key := monitorKey(id)
+	v, err := c.values.get(c.txn, key)
 	if errors.Is(err, ErrNotFound) {
 		c.byID[id] = nil
 		return nil, nil
@@ -60,7 +72,13 @@ func (c *monitorCache) get(id string) (*monState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.add(mon), nil
+	mon := new(statev1.Monitor)
+	if err := proto.Unmarshal(v, mon); err != nil {
+		return nil, fmt.Errorf("decode %q: %w", key, err)
+	}
+	m := c.add(mon)
+	m.stored = v
+	return m, nil
 }
 
 // add caches mon (a monitor just read or created).
@@ -75,8 +93,17 @@ func (c *monitorCache) loadRuns(m *monState) error {
 	if m.runsLoaded {
 		return nil
 	}
-	runs, err := getRuns(c.txn, m.mon.GetUuid())
-	m.runs, m.runsLoaded = runs, err == nil
+	id := m.mon.GetUuid()
+	v, err := c.values.get(c.txn, runsKey(id))
+	if errors.Is(err, ErrNotFound) {
+		m.runsLoaded = true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	runs, err := decodeRuns(id, v)
+	m.runs, m.storedRuns, m.runsStored, m.runsLoaded = runs, v, true, err == nil
 	return err
 }
 
@@ -84,7 +111,7 @@ func (c *monitorCache) loadLow(m *monState) error {
 	if m.lowLoaded {
 		return nil
 	}
-	low, err := readUint64(c.txn, eventLowKey(m.mon.GetUuid()))
+	low, err := c.values.getUint64(c.txn, eventLowKey(m.mon.GetUuid()))
 	m.low, m.lowLoaded = low, err == nil
 	return err
 }
@@ -116,17 +143,35 @@ func (c *monitorCache) flush() error {
 	for _, m := range c.order {
 		id := m.mon.GetUuid()
 		if m.dirty {
-			if err := setProto(c.txn, monitorKey(id), m.mon); err != nil {
-				return err
+			key := monitorKey(id)
+			v, err := proto.MarshalOptions{Deterministic: true}.Marshal(m.mon)
+			if err != nil {
+				return fmt.Errorf("encode %q: %w", key, err)
+			}
+			if m.stored == nil || !bytes.Equal(v, m.stored) {
+				if err := c.values.set(c.txn, key, v); err != nil {
+					return err
+				}
 			}
 		}
 		if m.runsDirty {
-			if err := putRuns(c.txn, id, m.runs); err != nil {
+			v, err := encodeRuns(m.runs)
+			if err != nil {
+				return err
+			}
+			switch {
+			case len(v) == 0 && !m.runsStored, m.runsStored && bytes.Equal(v, m.storedRuns): // unchanged
+			case len(v) == 0:
+				err = c.values.del(c.txn, runsKey(id))
+			default:
+				err = c.values.set(c.txn, runsKey(id), v)
+			}
+			if err != nil {
 				return err
 			}
 		}
 		if m.lowModified {
-			if err := c.txn.Set(eventLowKey(id), u64(m.low)); err != nil {
+			if err := c.values.set(c.txn, eventLowKey(id), u64(m.low)); err != nil {
 				return err
 			}
 		}

@@ -131,31 +131,40 @@ func wireField(b []byte, num protowire.Number, typ protowire.Type) ([]byte, erro
 }
 
 // deleteEventAt deletes event seq of a monitor if it exists, with its time
-// index, and reports whether it existed.
-func deleteEventAt(txn *badger.Txn, monitorID string, seq uint64) (bool, error) {
+// index, and reports whether it existed. The receipt time (in the index
+// key) comes from values when it knows it, else from the event.
+func deleteEventAt(txn *badger.Txn, values *valueCache, monitorID string, seq uint64) (bool, error) {
 	key := eventKey(monitorID, seq)
-	item, err := txn.Get(key)
-	if errors.Is(err, badger.ErrKeyNotFound) {
+	received, present, known := values.eventReceived(txn, key)
+	if !known {
+		item, err := txn.Get(key)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("get %q: %w", key, err)
+		}
+		if err := item.Value(func(v []byte) (err error) { received, err = storedReceived(v); return err }); err != nil {
+			return false, fmt.Errorf("event %q: %w", key, err)
+		}
+	} else if !present {
 		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("get %q: %w", key, err)
-	}
-	var received int64
-	if err := item.Value(func(v []byte) (err error) { received, err = storedReceived(v); return err }); err != nil {
-		return false, fmt.Errorf("event %q: %w", key, err)
 	}
 	if err := txn.Delete(eventTimeKey(received, monitorID, seq)); err != nil {
 		return false, err
 	}
-	return true, txn.Delete(key)
+	if err := txn.Delete(key); err != nil {
+		return false, err
+	}
+	values.eventDeleted(txn, key)
+	return true, nil
 }
 
 // purgeEvents deletes up to limit events of a deleted monitor, oldest
 // first, with their time index. When some are left it sets the monitor's
 // ev-purge: marker, else it removes the marker. It returns how many it
 // deleted.
-func purgeEvents(txn *badger.Txn, monitorID string, limit int) (int, error) {
+func purgeEvents(txn *badger.Txn, values *valueCache, monitorID string, limit int) (int, error) {
 	prefix := k(prefixEvent, monitorID, "")
 	var seqs []uint64
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
@@ -168,7 +177,7 @@ func purgeEvents(txn *badger.Txn, monitorID string, limit int) (int, error) {
 		seqs = seqs[:limit]
 	}
 	for _, seq := range seqs {
-		if _, err := deleteEventAt(txn, monitorID, seq); err != nil {
+		if _, err := deleteEventAt(txn, values, monitorID, seq); err != nil {
 			return 0, err
 		}
 	}
@@ -211,7 +220,7 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 		if deleted == budget {
 			break
 		}
-		n, err := purgeEvents(txn, id, budget-deleted)
+		n, err := purgeEvents(txn, ctx.values, id, budget-deleted)
 		if err != nil {
 			return nil, err
 		}
@@ -228,15 +237,17 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 		old = append(old, key)
 	}
 	it.Close()
-	mons := newMonitorCache(txn)
+	mons := newMonitorCache(txn, ctx.values)
 	for _, key := range old {
 		id, seq, err := parseEventTimeKey(key)
 		if err != nil {
 			return nil, err
 		}
-		if err := txn.Delete(eventKey(id, seq)); err != nil {
+		evKey := eventKey(id, seq)
+		if err := txn.Delete(evKey); err != nil {
 			return nil, err
 		}
+		ctx.values.eventDeleted(txn, evKey)
 		if err := txn.Delete(key); err != nil {
 			return nil, err
 		}

@@ -82,7 +82,7 @@ func applyIngestBatch(txn *badger.Txn, ctx applyCtx, b *raftv1.IngestBatch) (*ra
 	in := &ingest{
 		txn: txn, ctx: ctx, keep: b.GetRetentionCount(), trims: len(evs) + trimSlack,
 		accts: map[string]*acctState{}, names: map[string]*monState{},
-		mons: newMonitorCache(txn), projects: map[string]bool{},
+		mons: newMonitorCache(txn, ctx.values), projects: map[string]bool{},
 	}
 	res := &raftv1.Result{Status: raftv1.Status_STATUS_OK, Events: make([]*raftv1.EventResult, len(evs))}
 	for i, ev := range evs {
@@ -187,7 +187,7 @@ func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, error)
 	if m := in.names[nameKey]; m != nil {
 		return m, nil
 	}
-	id, err := getRaw(in.txn, monitorNameKey(a.id, KindPing, name))
+	id, err := in.ctx.values.get(in.txn, monitorNameKey(a.id, KindPing, name))
 	if err == nil {
 		m, err := in.mons.get(string(id))
 		if err == nil && m == nil {
@@ -212,7 +212,7 @@ func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, error)
 		CreatedUnixMs:  in.ctx.now,
 		Ping:           &statev1.PingState{},
 	}
-	if err := in.txn.Set(monitorNameKey(a.id, KindPing, name), []byte(mon.Uuid)); err != nil {
+	if err := in.ctx.values.set(in.txn, monitorNameKey(a.id, KindPing, name), []byte(mon.Uuid)); err != nil {
 		return nil, err
 	}
 	a.monitors++

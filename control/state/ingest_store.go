@@ -44,9 +44,11 @@ func (in *ingest) store(m *monState, ev *raftv1.Event) error {
 		}
 	}
 	id := m.mon.GetUuid()
-	if err := setProto(in.txn, eventKey(id, seq), se); err != nil {
+	key := eventKey(id, seq)
+	if err := setProto(in.txn, key, se); err != nil {
 		return err
 	}
+	in.ctx.values.eventStored(in.txn, key, received)
 	if err := in.txn.Set(eventTimeKey(received, id, seq), nil); err != nil {
 		return err
 	}
@@ -90,7 +92,7 @@ func (in *ingest) trim(m *monState) error {
 			return nil
 		}
 		in.trims--
-		found, err := deleteEventAt(in.txn, m.mon.GetUuid(), m.low)
+		found, err := deleteEventAt(in.txn, in.ctx.values, m.mon.GetUuid(), m.low)
 		if err != nil {
 			return err
 		}

@@ -2,10 +2,12 @@ package state
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
@@ -52,6 +54,20 @@ func getMonitor(txn *badger.Txn, id string) (*statev1.Monitor, error) {
 	return m, nil
 }
 
+// getMonitorIn reads the monitor with uuid id in an apply, through values.
+func getMonitorIn(txn *badger.Txn, values *valueCache, id string) (*statev1.Monitor, error) {
+	key := monitorKey(id)
+	v, err := values.get(txn, key)
+	if err != nil {
+		return nil, err
+	}
+	m := new(statev1.Monitor)
+	if err := proto.Unmarshal(v, m); err != nil {
+		return nil, fmt.Errorf("decode %q: %w", key, err)
+	}
+	return m, nil
+}
+
 // applyDeleteMonitor removes a monitor of an account with its name (a new
 // monitor of that name starts with an empty history), its open runs and its
 // events. A monitor with more than MaxPruneEvents events keeps the rest
@@ -63,8 +79,9 @@ func getMonitor(txn *badger.Txn, id string) (*statev1.Monitor, error) {
 // (api.md 3.4, "account drops back under its monitor limit"). We read
 // "drops back under" as crossing the limit, and require the plan to have
 // one: deleting a monitor is not a way out of a suspension otherwise.
-func applyDeleteMonitor(txn *badger.Txn, now int64, c *raftv1.DeleteMonitor) (*raftv1.Result, error) {
-	mon, err := getMonitor(txn, c.GetMonitorUuid())
+func applyDeleteMonitor(txn *badger.Txn, ctx applyCtx, c *raftv1.DeleteMonitor) (*raftv1.Result, error) {
+	now := ctx.now
+	mon, err := getMonitorIn(txn, ctx.values, c.GetMonitorUuid())
 	if errors.Is(err, ErrNotFound) || (err == nil && mon.GetAccountId() != c.GetAccountId()) {
 		return notFound("monitor %s not found", c.GetMonitorUuid()), nil
 	}
@@ -73,11 +90,11 @@ func applyDeleteMonitor(txn *badger.Txn, now int64, c *raftv1.DeleteMonitor) (*r
 	}
 	id := mon.GetUuid()
 	for _, key := range [][]byte{monitorKey(id), monitorNameKey(mon.GetAccountId(), mon.GetKind(), mon.GetName()), runsKey(id), eventLowKey(id)} {
-		if err := txn.Delete(key); err != nil {
+		if err := ctx.values.del(txn, key); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := purgeEvents(txn, id, MaxPruneEvents); err != nil {
+	if _, err := purgeEvents(txn, ctx.values, id, MaxPruneEvents); err != nil {
 		return nil, err
 	}
 	countKey := monitorCountKey(mon.GetAccountId())

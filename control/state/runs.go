@@ -44,6 +44,11 @@ func getRuns(txn *badger.Txn, monitorID string) ([]*statev1.OpenRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeRuns(monitorID, v)
+}
+
+// decodeRuns decodes the value of runs:<monitorID>.
+func decodeRuns(monitorID string, v []byte) ([]*statev1.OpenRun, error) {
 	var runs []*statev1.OpenRun
 	for len(v) > 0 {
 		num, typ, n := protowire.ConsumeTag(v)
@@ -64,21 +69,19 @@ func getRuns(txn *badger.Txn, monitorID string) ([]*statev1.OpenRun, error) {
 	return runs, nil
 }
 
-// putRuns writes a monitor's open runs (deleting the key when none).
-func putRuns(txn *badger.Txn, monitorID string, runs []*statev1.OpenRun) error {
-	if len(runs) == 0 {
-		return txn.Delete(runsKey(monitorID))
-	}
+// encodeRuns is the value of runs: for runs; nil when there are none (the
+// key is then deleted).
+func encodeRuns(runs []*statev1.OpenRun) ([]byte, error) {
 	var v []byte
 	for _, r := range runs {
 		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(r)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		v = protowire.AppendTag(v, 1, protowire.BytesType)
 		v = protowire.AppendBytes(v, b)
 	}
-	return txn.Set(runsKey(monitorID), v)
+	return v, nil
 }
 
 // dropStaleRuns removes the runs started more than runMaxAgeMillis before

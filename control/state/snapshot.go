@@ -87,6 +87,7 @@ func (s *Store) Restore(r io.Reader) error {
 	if _, err := SnapshotAppliedIndex(br); err != nil {
 		return err
 	}
+	s.values.reset()
 	if err := s.db.DropAll(); err != nil {
 		return fmt.Errorf("wipe state: %w", err)
 	}
@@ -125,6 +126,7 @@ func (s *Store) Restore(r io.Reader) error {
 		return fmt.Errorf("read restored applied index: %w", err)
 	}
 	s.authDirty = true
+	s.values.reset()
 	s.setApplied(applied)
 	return nil
 }

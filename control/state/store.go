@@ -52,7 +52,8 @@ type Store struct {
 	closeOnce sync.Once
 
 	auth      *authCache
-	authDirty bool // an entry of the transaction being built changes auth (FSM goroutine only)
+	values    *valueCache // FSM goroutine only
+	authDirty bool        // an entry of the transaction being built changes auth (FSM goroutine only)
 }
 
 // Open opens the state database. Writes are not synced: the raft log, which
@@ -66,7 +67,7 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, log: logger, advanced: make(chan struct{}), stopGC: func() {}, auth: newAuthCache()}
+	s := &Store{db: db, log: logger, advanced: make(chan struct{}), stopGC: func() {}, auth: newAuthCache(), values: newValueCache()}
 	err = db.View(func(txn *badger.Txn) error {
 		s.applied, err = readUint64(txn, keyApplied)
 		return err
