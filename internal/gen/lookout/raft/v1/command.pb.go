@@ -222,6 +222,7 @@ type Command struct {
 	//	*Command_IngestBatch
 	//	*Command_PruneEvents
 	//	*Command_DeleteMonitor
+	//	*Command_PutMonitors
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -366,6 +367,15 @@ func (x *Command) GetDeleteMonitor() *DeleteMonitor {
 	return nil
 }
 
+func (x *Command) GetPutMonitors() *PutMonitors {
+	if x != nil {
+		if x, ok := x.Op.(*Command_PutMonitors); ok {
+			return x.PutMonitors
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -406,6 +416,10 @@ type Command_DeleteMonitor struct {
 	DeleteMonitor *DeleteMonitor `protobuf:"bytes,18,opt,name=delete_monitor,json=deleteMonitor,proto3,oneof"`
 }
 
+type Command_PutMonitors struct {
+	PutMonitors *PutMonitors `protobuf:"bytes,19,opt,name=put_monitors,json=putMonitors,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -423,6 +437,8 @@ func (*Command_IngestBatch) isCommand_Op() {}
 func (*Command_PruneEvents) isCommand_Op() {}
 
 func (*Command_DeleteMonitor) isCommand_Op() {}
+
+func (*Command_PutMonitors) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -1301,6 +1317,323 @@ func (x *DeleteMonitor) GetMonitorUuid() string {
 	return ""
 }
 
+// CheckConfig is the configuration of an http_check or ssl_check.
+type CheckConfig struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Url             string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	Method          string                 `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
+	Timeout         int64                  `protobuf:"varint,3,opt,name=timeout,proto3" json:"timeout,omitempty"`
+	ExpectedStatus  *int64                 `protobuf:"varint,4,opt,name=expected_status,json=expectedStatus,proto3,oneof" json:"expected_status,omitempty"`
+	ExpectedContent string                 `protobuf:"bytes,5,opt,name=expected_content,json=expectedContent,proto3" json:"expected_content,omitempty"`
+	Domain          string                 `protobuf:"bytes,6,opt,name=domain,proto3" json:"domain,omitempty"`
+	WarningDays     int64                  `protobuf:"varint,7,opt,name=warning_days,json=warningDays,proto3" json:"warning_days,omitempty"`
+	AlertDays       int64                  `protobuf:"varint,8,opt,name=alert_days,json=alertDays,proto3" json:"alert_days,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *CheckConfig) Reset() {
+	*x = CheckConfig{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckConfig) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckConfig) ProtoMessage() {}
+
+func (x *CheckConfig) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckConfig.ProtoReflect.Descriptor instead.
+func (*CheckConfig) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *CheckConfig) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetTimeout() int64 {
+	if x != nil {
+		return x.Timeout
+	}
+	return 0
+}
+
+func (x *CheckConfig) GetExpectedStatus() int64 {
+	if x != nil && x.ExpectedStatus != nil {
+		return *x.ExpectedStatus
+	}
+	return 0
+}
+
+func (x *CheckConfig) GetExpectedContent() string {
+	if x != nil {
+		return x.ExpectedContent
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetDomain() string {
+	if x != nil {
+		return x.Domain
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetWarningDays() int64 {
+	if x != nil {
+		return x.WarningDays
+	}
+	return 0
+}
+
+func (x *CheckConfig) GetAlertDays() int64 {
+	if x != nil {
+		return x.AlertDays
+	}
+	return 0
+}
+
+// MonitorSpec is a validated manifest as the state stores it.
+type MonitorSpec struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Uuid              string                 `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	Kind              string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	Name              string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Enabled           bool                   `protobuf:"varint,4,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	Tags              []string               `protobuf:"bytes,5,rep,name=tags,proto3" json:"tags,omitempty"`
+	NotificationGroup string                 `protobuf:"bytes,6,opt,name=notification_group,json=notificationGroup,proto3" json:"notification_group,omitempty"`
+	DisplayName       string                 `protobuf:"bytes,7,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// project absent: leave the monitor's project as it is.
+	Project                 *string      `protobuf:"bytes,8,opt,name=project,proto3,oneof" json:"project,omitempty"`
+	TimeoutSeconds          int64        `protobuf:"varint,9,opt,name=timeout_seconds,json=timeoutSeconds,proto3" json:"timeout_seconds,omitempty"`
+	ExpectedIntervalSeconds *int64       `protobuf:"varint,10,opt,name=expected_interval_seconds,json=expectedIntervalSeconds,proto3,oneof" json:"expected_interval_seconds,omitempty"`
+	GraceSeconds            *int64       `protobuf:"varint,11,opt,name=grace_seconds,json=graceSeconds,proto3,oneof" json:"grace_seconds,omitempty"`
+	Schedule                string       `protobuf:"bytes,12,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	Regions                 []string     `protobuf:"bytes,13,rep,name=regions,proto3" json:"regions,omitempty"`
+	Config                  *CheckConfig `protobuf:"bytes,14,opt,name=config,proto3" json:"config,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
+}
+
+func (x *MonitorSpec) Reset() {
+	*x = MonitorSpec{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MonitorSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MonitorSpec) ProtoMessage() {}
+
+func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MonitorSpec.ProtoReflect.Descriptor instead.
+func (*MonitorSpec) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *MonitorSpec) GetUuid() string {
+	if x != nil {
+		return x.Uuid
+	}
+	return ""
+}
+
+func (x *MonitorSpec) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *MonitorSpec) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *MonitorSpec) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+func (x *MonitorSpec) GetTags() []string {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+func (x *MonitorSpec) GetNotificationGroup() string {
+	if x != nil {
+		return x.NotificationGroup
+	}
+	return ""
+}
+
+func (x *MonitorSpec) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *MonitorSpec) GetProject() string {
+	if x != nil && x.Project != nil {
+		return *x.Project
+	}
+	return ""
+}
+
+func (x *MonitorSpec) GetTimeoutSeconds() int64 {
+	if x != nil {
+		return x.TimeoutSeconds
+	}
+	return 0
+}
+
+func (x *MonitorSpec) GetExpectedIntervalSeconds() int64 {
+	if x != nil && x.ExpectedIntervalSeconds != nil {
+		return *x.ExpectedIntervalSeconds
+	}
+	return 0
+}
+
+func (x *MonitorSpec) GetGraceSeconds() int64 {
+	if x != nil && x.GraceSeconds != nil {
+		return *x.GraceSeconds
+	}
+	return 0
+}
+
+func (x *MonitorSpec) GetSchedule() string {
+	if x != nil {
+		return x.Schedule
+	}
+	return ""
+}
+
+func (x *MonitorSpec) GetRegions() []string {
+	if x != nil {
+		return x.Regions
+	}
+	return nil
+}
+
+func (x *MonitorSpec) GetConfig() *CheckConfig {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
+// PutMonitors creates and replaces monitors of one account, all or nothing:
+// a POST, a PUT, or a whole apply as one raft entry.
+type PutMonitors struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AccountId string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	// creates are new monitors (their uuids made by the proposer); their
+	// names must be free and the plan's monitor limit must hold them.
+	Creates []*MonitorSpec `protobuf:"bytes,2,rep,name=creates,proto3" json:"creates,omitempty"`
+	// updates replace existing monitors (by uuid) wholesale; kind and a
+	// ping's name cannot change.
+	Updates       []*MonitorSpec `protobuf:"bytes,3,rep,name=updates,proto3" json:"updates,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PutMonitors) Reset() {
+	*x = PutMonitors{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PutMonitors) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PutMonitors) ProtoMessage() {}
+
+func (x *PutMonitors) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PutMonitors.ProtoReflect.Descriptor instead.
+func (*PutMonitors) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *PutMonitors) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *PutMonitors) GetCreates() []*MonitorSpec {
+	if x != nil {
+		return x.Creates
+	}
+	return nil
+}
+
+func (x *PutMonitors) GetUpdates() []*MonitorSpec {
+	if x != nil {
+		return x.Updates
+	}
+	return nil
+}
+
 // QuotaStatus is an account's monthly quota as of one event.
 type QuotaStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1318,7 +1651,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1330,7 +1663,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1343,7 +1676,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -1387,7 +1720,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1399,7 +1732,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1412,7 +1745,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -1444,14 +1777,21 @@ type Result struct {
 	// message explains a status other than OK, for people.
 	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
 	// events holds one result per event of an IngestBatch, in order.
-	Events        []*EventResult `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
+	Events []*EventResult `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
+	// code is the stable error code of a refused PutMonitors
+	// (name_already_exists, name_taken_by_other_kind, plan_limit_reached,
+	// kind_mismatch, name_immutable, notification_group_invalid).
+	Code string `protobuf:"bytes,4,opt,name=code,proto3" json:"code,omitempty"`
+	// entry is the position of the refused monitor: creates first, then
+	// updates.
+	Entry         int64 `protobuf:"varint,5,opt,name=entry,proto3" json:"entry,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1463,7 +1803,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1476,7 +1816,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Result) GetStatus() Status {
@@ -1500,11 +1840,25 @@ func (x *Result) GetEvents() []*EventResult {
 	return nil
 }
 
+func (x *Result) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *Result) GetEntry() int64 {
+	if x != nil {
+		return x.Entry
+	}
+	return 0
+}
+
 var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xee\x05\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xb1\x06\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -1522,7 +1876,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x12create_agent_token\x18\x0f \x01(\v2!.lookout.raft.v1.CreateAgentTokenH\x00R\x10createAgentToken\x12A\n" +
 	"\fingest_batch\x18\x10 \x01(\v2\x1c.lookout.raft.v1.IngestBatchH\x00R\vingestBatch\x12A\n" +
 	"\fprune_events\x18\x11 \x01(\v2\x1c.lookout.raft.v1.PruneEventsH\x00R\vpruneEvents\x12G\n" +
-	"\x0edelete_monitor\x18\x12 \x01(\v2\x1e.lookout.raft.v1.DeleteMonitorH\x00R\rdeleteMonitorB\x04\n" +
+	"\x0edelete_monitor\x18\x12 \x01(\v2\x1e.lookout.raft.v1.DeleteMonitorH\x00R\rdeleteMonitor\x12A\n" +
+	"\fput_monitors\x18\x13 \x01(\v2\x1c.lookout.raft.v1.PutMonitorsH\x00R\vputMonitorsB\x04\n" +
 	"\x02op\"\xd1\x02\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -1604,7 +1959,43 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\rDeleteMonitor\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12!\n" +
-	"\fmonitor_uuid\x18\x02 \x01(\tR\vmonitorUuid\"\x87\x01\n" +
+	"\fmonitor_uuid\x18\x02 \x01(\tR\vmonitorUuid\"\x98\x02\n" +
+	"\vCheckConfig\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
+	"\x06method\x18\x02 \x01(\tR\x06method\x12\x18\n" +
+	"\atimeout\x18\x03 \x01(\x03R\atimeout\x12,\n" +
+	"\x0fexpected_status\x18\x04 \x01(\x03H\x00R\x0eexpectedStatus\x88\x01\x01\x12)\n" +
+	"\x10expected_content\x18\x05 \x01(\tR\x0fexpectedContent\x12\x16\n" +
+	"\x06domain\x18\x06 \x01(\tR\x06domain\x12!\n" +
+	"\fwarning_days\x18\a \x01(\x03R\vwarningDays\x12\x1d\n" +
+	"\n" +
+	"alert_days\x18\b \x01(\x03R\talertDaysB\x12\n" +
+	"\x10_expected_status\"\xa4\x04\n" +
+	"\vMonitorSpec\x12\x12\n" +
+	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x18\n" +
+	"\aenabled\x18\x04 \x01(\bR\aenabled\x12\x12\n" +
+	"\x04tags\x18\x05 \x03(\tR\x04tags\x12-\n" +
+	"\x12notification_group\x18\x06 \x01(\tR\x11notificationGroup\x12!\n" +
+	"\fdisplay_name\x18\a \x01(\tR\vdisplayName\x12\x1d\n" +
+	"\aproject\x18\b \x01(\tH\x00R\aproject\x88\x01\x01\x12'\n" +
+	"\x0ftimeout_seconds\x18\t \x01(\x03R\x0etimeoutSeconds\x12?\n" +
+	"\x19expected_interval_seconds\x18\n" +
+	" \x01(\x03H\x01R\x17expectedIntervalSeconds\x88\x01\x01\x12(\n" +
+	"\rgrace_seconds\x18\v \x01(\x03H\x02R\fgraceSeconds\x88\x01\x01\x12\x1a\n" +
+	"\bschedule\x18\f \x01(\tR\bschedule\x12\x18\n" +
+	"\aregions\x18\r \x03(\tR\aregions\x124\n" +
+	"\x06config\x18\x0e \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06configB\n" +
+	"\n" +
+	"\b_projectB\x1c\n" +
+	"\x1a_expected_interval_secondsB\x10\n" +
+	"\x0e_grace_seconds\"\x9c\x01\n" +
+	"\vPutMonitors\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x126\n" +
+	"\acreates\x18\x02 \x03(\v2\x1c.lookout.raft.v1.MonitorSpecR\acreates\x126\n" +
+	"\aupdates\x18\x03 \x03(\v2\x1c.lookout.raft.v1.MonitorSpecR\aupdates\"\x87\x01\n" +
 	"\vQuotaStatus\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x03H\x00R\x05limit\x88\x01\x01\x12\x12\n" +
@@ -1614,11 +2005,13 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\vEventResult\x127\n" +
 	"\aoutcome\x18\x01 \x01(\x0e2\x1d.lookout.raft.v1.EventOutcomeR\aoutcome\x122\n" +
 	"\x05quota\x18\x02 \x01(\v2\x1c.lookout.raft.v1.QuotaStatusR\x05quota\x12!\n" +
-	"\fmonitor_uuid\x18\x03 \x01(\tR\vmonitorUuid\"\x89\x01\n" +
+	"\fmonitor_uuid\x18\x03 \x01(\tR\vmonitorUuid\"\xb3\x01\n" +
 	"\x06Result\x12/\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x17.lookout.raft.v1.StatusR\x06status\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x124\n" +
-	"\x06events\x18\x03 \x03(\v2\x1c.lookout.raft.v1.EventResultR\x06events*Q\n" +
+	"\x06events\x18\x03 \x03(\v2\x1c.lookout.raft.v1.EventResultR\x06events\x12\x12\n" +
+	"\x04code\x18\x04 \x01(\tR\x04code\x12\x14\n" +
+	"\x05entry\x18\x05 \x01(\x03R\x05entry*Q\n" +
 	"\aKeyType\x12\x18\n" +
 	"\x14KEY_TYPE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fKEY_TYPE_INGEST\x10\x01\x12\x17\n" +
@@ -1650,7 +2043,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -1668,9 +2061,12 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*Event)(nil),                   // 13: lookout.raft.v1.Event
 	(*PruneEvents)(nil),             // 14: lookout.raft.v1.PruneEvents
 	(*DeleteMonitor)(nil),           // 15: lookout.raft.v1.DeleteMonitor
-	(*QuotaStatus)(nil),             // 16: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 17: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 18: lookout.raft.v1.Result
+	(*CheckConfig)(nil),             // 16: lookout.raft.v1.CheckConfig
+	(*MonitorSpec)(nil),             // 17: lookout.raft.v1.MonitorSpec
+	(*PutMonitors)(nil),             // 18: lookout.raft.v1.PutMonitors
+	(*QuotaStatus)(nil),             // 19: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 20: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 21: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -1682,22 +2078,26 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	12, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
 	14, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
 	15, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
-	0,  // 9: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 10: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 11: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 12: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 13: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 14: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	13, // 15: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	1,  // 16: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	16, // 17: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 18: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	17, // 19: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	20, // [20:20] is the sub-list for method output_type
-	20, // [20:20] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	18, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
+	0,  // 10: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 11: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 12: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 13: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 14: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 15: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	13, // 16: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	16, // 17: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	17, // 18: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	17, // 19: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	1,  // 20: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	19, // 21: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 22: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	20, // 23: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	24, // [24:24] is the sub-list for method output_type
+	24, // [24:24] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -1715,17 +2115,20 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_IngestBatch)(nil),
 		(*Command_PruneEvents)(nil),
 		(*Command_DeleteMonitor)(nil),
+		(*Command_PutMonitors)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[10].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[14].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   16,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -317,18 +317,22 @@ type Monitor struct {
 	Uuid      string                 `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
 	AccountId string                 `protobuf:"bytes,2,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
 	// kind is ping, http_check or ssl_check.
-	Kind                    string     `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
-	Name                    string     `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
-	Enabled                 bool       `protobuf:"varint,5,opt,name=enabled,proto3" json:"enabled,omitempty"`
-	Tags                    []string   `protobuf:"bytes,6,rep,name=tags,proto3" json:"tags,omitempty"`
-	NotificationGroup       string     `protobuf:"bytes,7,opt,name=notification_group,json=notificationGroup,proto3" json:"notification_group,omitempty"`
-	DisplayName             string     `protobuf:"bytes,8,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
-	Project                 string     `protobuf:"bytes,9,opt,name=project,proto3" json:"project,omitempty"`
-	TimeoutSeconds          int64      `protobuf:"varint,10,opt,name=timeout_seconds,json=timeoutSeconds,proto3" json:"timeout_seconds,omitempty"`
-	ExpectedIntervalSeconds *int64     `protobuf:"varint,11,opt,name=expected_interval_seconds,json=expectedIntervalSeconds,proto3,oneof" json:"expected_interval_seconds,omitempty"`
-	GraceSeconds            *int64     `protobuf:"varint,12,opt,name=grace_seconds,json=graceSeconds,proto3,oneof" json:"grace_seconds,omitempty"`
-	CreatedUnixMs           int64      `protobuf:"varint,13,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
-	Ping                    *PingState `protobuf:"bytes,14,opt,name=ping,proto3" json:"ping,omitempty"`
+	Kind                    string          `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	Name                    string          `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	Enabled                 bool            `protobuf:"varint,5,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	Tags                    []string        `protobuf:"bytes,6,rep,name=tags,proto3" json:"tags,omitempty"`
+	NotificationGroup       string          `protobuf:"bytes,7,opt,name=notification_group,json=notificationGroup,proto3" json:"notification_group,omitempty"`
+	DisplayName             string          `protobuf:"bytes,8,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	Project                 string          `protobuf:"bytes,9,opt,name=project,proto3" json:"project,omitempty"`
+	TimeoutSeconds          int64           `protobuf:"varint,10,opt,name=timeout_seconds,json=timeoutSeconds,proto3" json:"timeout_seconds,omitempty"`
+	ExpectedIntervalSeconds *int64          `protobuf:"varint,11,opt,name=expected_interval_seconds,json=expectedIntervalSeconds,proto3,oneof" json:"expected_interval_seconds,omitempty"`
+	GraceSeconds            *int64          `protobuf:"varint,12,opt,name=grace_seconds,json=graceSeconds,proto3,oneof" json:"grace_seconds,omitempty"`
+	CreatedUnixMs           int64           `protobuf:"varint,13,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
+	Ping                    *PingState      `protobuf:"bytes,14,opt,name=ping,proto3" json:"ping,omitempty"`
+	Schedule                string          `protobuf:"bytes,15,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	Regions                 []string        `protobuf:"bytes,16,rep,name=regions,proto3" json:"regions,omitempty"`
+	Config                  *v1.CheckConfig `protobuf:"bytes,17,opt,name=config,proto3" json:"config,omitempty"`
+	UpdatedUnixMs           int64           `protobuf:"varint,18,opt,name=updated_unix_ms,json=updatedUnixMs,proto3" json:"updated_unix_ms,omitempty"`
 	unknownFields           protoimpl.UnknownFields
 	sizeCache               protoimpl.SizeCache
 }
@@ -459,6 +463,34 @@ func (x *Monitor) GetPing() *PingState {
 		return x.Ping
 	}
 	return nil
+}
+
+func (x *Monitor) GetSchedule() string {
+	if x != nil {
+		return x.Schedule
+	}
+	return ""
+}
+
+func (x *Monitor) GetRegions() []string {
+	if x != nil {
+		return x.Regions
+	}
+	return nil
+}
+
+func (x *Monitor) GetConfig() *v1.CheckConfig {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
+func (x *Monitor) GetUpdatedUnixMs() int64 {
+	if x != nil {
+		return x.UpdatedUnixMs
+	}
+	return 0
 }
 
 // PingState is what the last pings of a monitor left behind.
@@ -820,7 +852,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\x9b\x04\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xaf\x05\n" +
 	"\aMonitor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x1d\n" +
 	"\n" +
@@ -837,7 +869,11 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x19expected_interval_seconds\x18\v \x01(\x03H\x00R\x17expectedIntervalSeconds\x88\x01\x01\x12(\n" +
 	"\rgrace_seconds\x18\f \x01(\x03H\x01R\fgraceSeconds\x88\x01\x01\x12&\n" +
 	"\x0fcreated_unix_ms\x18\r \x01(\x03R\rcreatedUnixMs\x12/\n" +
-	"\x04ping\x18\x0e \x01(\v2\x1b.lookout.state.v1.PingStateR\x04pingB\x1c\n" +
+	"\x04ping\x18\x0e \x01(\v2\x1b.lookout.state.v1.PingStateR\x04ping\x12\x1a\n" +
+	"\bschedule\x18\x0f \x01(\tR\bschedule\x12\x18\n" +
+	"\aregions\x18\x10 \x03(\tR\aregions\x124\n" +
+	"\x06config\x18\x11 \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\x12&\n" +
+	"\x0fupdated_unix_ms\x18\x12 \x01(\x03R\rupdatedUnixMsB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
 	"\x0e_grace_seconds\"\x8a\x01\n" +
 	"\tPingState\x12)\n" +
@@ -893,18 +929,20 @@ var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Quota)(nil),             // 9: lookout.state.v1.Quota
 	(*v1.Plan)(nil),           // 10: lookout.raft.v1.Plan
 	(*v1.Result)(nil),         // 11: lookout.raft.v1.Result
-	(*v1.Event)(nil),          // 12: lookout.raft.v1.Event
+	(*v1.CheckConfig)(nil),    // 12: lookout.raft.v1.CheckConfig
+	(*v1.Event)(nil),          // 13: lookout.raft.v1.Event
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
 	10, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
 	11, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
 	5,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	12, // 3: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
-	4,  // [4:4] is the sub-list for method output_type
-	4,  // [4:4] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	12, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	13, // 4: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	5,  // [5:5] is the sub-list for method output_type
+	5,  // [5:5] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_lookout_state_v1_state_proto_init() }
