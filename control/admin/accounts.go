@@ -191,7 +191,7 @@ func (a *API) handleGetAccount(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, accountResponse{
 		ID:    acct.GetId(),
 		Email: acct.GetEmail(),
-		Plan:  planFromProto(acct.GetPlan()),
+		Plan:  PlanFromProto(acct.GetPlan()),
 		// Monitors and events do not exist yet; the work that adds them
 		// counts them here. The period is the calendar month in UTC.
 		Usage:     usage{PeriodResetsAt: nextMonthUTC(a.now()).Format(time.RFC3339)},

@@ -126,7 +126,9 @@ func (p Plan) proto() *raftv1.Plan {
 	}
 }
 
-func planFromProto(p *raftv1.Plan) Plan {
+// PlanFromProto is the JSON form of a stored plan (also used by the
+// Management API's GET /account).
+func PlanFromProto(p *raftv1.Plan) Plan {
 	return Plan{
 		Name:                p.GetName(),
 		MonitorLimit:        p.MonitorLimit,

@@ -1,6 +1,9 @@
 // Package manage is the Management API (/api/v1) of a control node:
-// authenticated by management keys (mk_) with scopes. So far it serves the
-// event history of a monitor; the manifest endpoints join it.
+// monitors as manifests (list, get, create, replace, delete, export, apply
+// with dry run), the account, and a monitor's event history, authenticated
+// by management keys (mk_) with scopes and limited to 60 requests a minute
+// per key. Validation is internal/manifest's; every write is one raft
+// command, so an apply is all or nothing.
 package manage
 
 import (
@@ -16,6 +19,9 @@ import (
 
 // Cluster is what the API needs of the cluster node.
 type Cluster interface {
+	// Apply proposes cmd through raft and returns the state machine's
+	// result once it is committed and applied.
+	Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error)
 	// ConsistentRead returns once the local state reflects every
 	// acknowledged write.
 	ConsistentRead(ctx context.Context) error
@@ -24,7 +30,12 @@ type Cluster interface {
 // State is the local copy of the replicated state.
 type State interface {
 	KeyByHash(hash []byte) (*raftv1.Key, error)
+	Account(id string) (*statev1.Account, error)
+	Usage(accountID string, nowMs int64) (monitors, eventsThisPeriod int64, err error)
+	QuotaStatus(accountID string, nowMs int64) (*raftv1.QuotaStatus, error)
+	NotificationGroupByName(accountID, name string) (*statev1.NotificationGroup, error)
 	Monitor(accountID, uuid string) (*statev1.Monitor, error)
+	Monitors(accountID string) ([]*statev1.Monitor, error)
 	Events(accountID, monitorUUID string, limit int) ([]*statev1.StoredEvent, error)
 }
 
@@ -34,6 +45,9 @@ type Options struct {
 	State   State
 	Logger  hclog.Logger
 	Now     func() time.Time
+	// PanelURL is the base URL of the web panel, for links in answers
+	// (default: the request's own origin).
+	PanelURL string
 }
 
 // API serves /api/v1.
@@ -42,6 +56,8 @@ type API struct {
 	state   State
 	log     hclog.Logger
 	now     func() time.Time
+	panel   string
+	limits  *limiters
 }
 
 // New makes the Management API.
@@ -52,10 +68,19 @@ func New(o Options) *API {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &API{cluster: o.Cluster, state: o.State, log: o.Logger, now: o.Now}
+	return &API{cluster: o.Cluster, state: o.State, log: o.Logger, now: o.Now, panel: o.PanelURL, limits: newLimiters()}
 }
 
 // Register adds the API's routes to mux.
 func (a *API) Register(mux *http.ServeMux) {
+	mux.Handle("GET /api/v1/account", a.auth(scopeRead, a.handleAccount))
+	mux.Handle("GET /api/v1/monitors", a.auth(scopeRead, a.handleList))
+	mux.Handle("GET /api/v1/monitors/export", a.auth(scopeRead, a.handleExport))
+	mux.Handle("GET /api/v1/monitors/{uuid}", a.auth(scopeRead, a.handleGet))
+	mux.Handle("POST /api/v1/monitors", a.auth(scopeWrite, a.handleCreate))
+	mux.Handle("PUT /api/v1/monitors/{uuid}", a.auth(scopeWrite, a.handleReplace))
+	mux.Handle("POST /api/v1/monitors/apply", a.auth(scopeWrite, a.handleApply))
+	mux.Handle("DELETE /api/v1/monitors/{uuid}", a.auth(scopeDelete, a.handleDelete))
 	mux.Handle("GET /api/v1/monitors/{uuid}/events", a.auth(scopeRead, a.handleEvents))
+	mux.Handle("GET /api/v1/monitors/{uuid}/executions", a.auth(scopeRead, a.handleExecutions))
 }

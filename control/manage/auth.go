@@ -3,6 +3,7 @@ package manage
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -33,18 +34,21 @@ func keyFrom(ctx context.Context) *raftv1.Key {
 // applied the revocation.
 func (a *API) auth(scope string, next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		secret, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || !strings.HasPrefix(secret, apikey.Management) {
-			writeError(w, http.StatusUnauthorized, "unauthenticated", "a management key is required: Authorization: Bearer mk_...")
-			return
-		}
-		key, err := a.state.KeyByHash(apikey.Hash(secret))
-		if errors.Is(err, state.ErrNotFound) || (err == nil && key.GetType() != raftv1.KeyType_KEY_TYPE_MANAGEMENT) {
-			writeError(w, http.StatusUnauthorized, "unauthenticated", "invalid management key")
-			return
-		}
+		key, problem, err := a.authenticate(r)
 		if err != nil {
 			a.internal(w, err)
+			return
+		}
+		limitID := "key:" + key.GetId()
+		if key == nil {
+			limitID = "addr:" + clientAddr(r)
+		}
+		if !a.limits.take(w, limitID, a.now()) {
+			writeError(w, http.StatusTooManyRequests, "rate_limited", "more than 60 requests a minute; try again later")
+			return
+		}
+		if key == nil {
+			writeError(w, http.StatusUnauthorized, "unauthenticated", problem)
 			return
 		}
 		if !slices.Contains(key.GetScopes(), scope) {
@@ -53,4 +57,31 @@ func (a *API) auth(scope string, next http.HandlerFunc) http.Handler {
 		}
 		next(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, key)))
 	})
+}
+
+// authenticate returns the management key of the request, or nil and why
+// not.
+func (a *API) authenticate(r *http.Request) (*raftv1.Key, string, error) {
+	secret, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || !strings.HasPrefix(secret, apikey.Management) {
+		return nil, "a management key is required: Authorization: Bearer mk_...", nil
+	}
+	key, err := a.state.KeyByHash(apikey.Hash(secret))
+	if errors.Is(err, state.ErrNotFound) || (err == nil && key.GetType() != raftv1.KeyType_KEY_TYPE_MANAGEMENT) {
+		return nil, "invalid management key", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return key, "", nil
+}
+
+// clientAddr is the request's remote host, for limiting unauthenticated
+// requests.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }

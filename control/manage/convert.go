@@ -1,0 +1,82 @@
+package manage
+
+import (
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/manifest"
+)
+
+// toManifest turns a stored monitor into its manifest (with uuid).
+func toManifest(m *statev1.Monitor) manifest.Manifest {
+	out := manifest.Manifest{
+		UUID:              m.GetUuid(),
+		ManifestVersion:   1,
+		Kind:              m.GetKind(),
+		Name:              m.GetName(),
+		Enabled:           m.GetEnabled(),
+		Tags:              m.GetTags(),
+		NotificationGroup: m.GetNotificationGroup(),
+	}
+	switch m.GetKind() {
+	case manifest.KindPing:
+		out.TimeoutSeconds = m.GetTimeoutSeconds()
+		out.ExpectedIntervalSeconds = m.ExpectedIntervalSeconds
+		out.GraceSeconds = m.GraceSeconds
+		out.DisplayName = m.GetDisplayName()
+		if p := m.GetProject(); p != "" {
+			out.Project = &p
+		}
+	default:
+		out.Schedule = m.GetSchedule()
+		out.Regions = m.GetRegions()
+		c := m.GetConfig()
+		out.Config = manifest.Config{
+			URL: c.GetUrl(), Method: c.GetMethod(), Timeout: int(c.GetTimeout()),
+			ExpectedContent: c.GetExpectedContent(), Domain: c.GetDomain(),
+			WarningDays: int(c.GetWarningDays()), AlertDays: int(c.GetAlertDays()),
+		}
+		if c != nil && c.ExpectedStatus != nil {
+			s := int(c.GetExpectedStatus())
+			out.Config.ExpectedStatus = &s
+		}
+	}
+	return manifest.Canonical(out)
+}
+
+// toSpec turns a resolved manifest into what the state stores. keepProject
+// leaves the stored project as it is (the request had no project key).
+func toSpec(m manifest.Manifest, keepProject bool) *raftv1.MonitorSpec {
+	s := &raftv1.MonitorSpec{
+		Uuid:                    m.UUID,
+		Kind:                    m.Kind,
+		Name:                    m.Name,
+		Enabled:                 m.Enabled,
+		Tags:                    m.Tags,
+		NotificationGroup:       m.NotificationGroup,
+		DisplayName:             m.DisplayName,
+		TimeoutSeconds:          m.TimeoutSeconds,
+		ExpectedIntervalSeconds: m.ExpectedIntervalSeconds,
+		GraceSeconds:            m.GraceSeconds,
+		Schedule:                m.Schedule,
+		Regions:                 m.Regions,
+	}
+	if !keepProject {
+		p := ""
+		if m.Project != nil {
+			p = *m.Project
+		}
+		s.Project = &p
+	}
+	if m.Kind != manifest.KindPing {
+		c := m.Config
+		s.Config = &raftv1.CheckConfig{
+			Url: c.URL, Method: c.Method, Timeout: int64(c.Timeout), ExpectedContent: c.ExpectedContent,
+			Domain: c.Domain, WarningDays: int64(c.WarningDays), AlertDays: int64(c.AlertDays),
+		}
+		if c.ExpectedStatus != nil {
+			v := int64(*c.ExpectedStatus)
+			s.Config.ExpectedStatus = &v
+		}
+	}
+	return s
+}
