@@ -11,7 +11,7 @@ PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X lookout/internal/cli.Version=$(VERSION)
 
-.PHONY: build run test lint vet fmt-check generate generate-check tools bench-raft bench-ingest clean
+.PHONY: build run test lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage clean
 
 build: ## bin/lookout, static
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/lookout .
@@ -59,7 +59,10 @@ bench-raft: ## write throughput of a 3-node cluster and of the raft log store
 
 NODES ?= 1
 bench-ingest: build ## POST /ping load on NODES=1 (dev node) or NODES=3 (cluster) vs a trivial handler
-	$(GO) run ./internal/benchingest -lookout bin/lookout -nodes $(NODES)
+	$(GO) run ./internal/bench/ingest -lookout bin/lookout -nodes $(NODES)
+
+bench-manage: build ## apply, list and export 10,000 monitors on a dev node
+	$(GO) run ./internal/bench/manage -lookout bin/lookout
 
 clean:
 	rm -rf bin .tools

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"lookout/internal/bench"
 )
 
 // serveTrivial is the baseline: a handler that reads and decodes the same
@@ -44,7 +46,7 @@ func startTrivial(ctx context.Context) (*trivialServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	addr := freeAddr()
+	addr := bench.FreeAddr()
 	cmd := exec.CommandContext(ctx, self, "-serve-trivial", addr)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {

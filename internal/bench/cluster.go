@@ -1,4 +1,7 @@
-package main
+// Package bench starts lookout control processes on loopback for the
+// benchmark programs (bench/ingest, bench/manage): a dev node or a 3-node
+// cluster, with accounts made through the operator API.
+package bench
 
 import (
 	"context"
@@ -14,26 +17,28 @@ import (
 	"lookout/internal/client"
 )
 
-const adminToken = "benchingest-admin-token"
+const adminToken = "bench-admin-token"
 
-// cluster is a set of lookout control processes on loopback.
-type cluster struct {
+// Cluster is a set of lookout control processes on loopback.
+type Cluster struct {
 	dir   string
 	procs []*exec.Cmd
-	urls  []string // host:port of each node's HTTP listener
+	// URLs are host:port of each node's HTTP listener.
+	URLs []string
 }
 
-// startCluster starts n lookout control processes and waits for a leader.
-func startCluster(ctx context.Context, binary string, n int) (*cluster, error) {
+// StartCluster starts n lookout control processes (n = 1: a dev node) and
+// waits for a leader.
+func StartCluster(ctx context.Context, binary string, n int) (*Cluster, error) {
 	dir, err := os.MkdirTemp("", "benchingest")
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{dir: dir}
+	c := &Cluster{dir: dir}
 	type addrs struct{ http, raft, gossip string }
 	var as []addrs
 	for i := 0; i < n; i++ {
-		as = append(as, addrs{freeAddr(), freeAddr(), freeAddr()})
+		as = append(as, addrs{FreeAddr(), FreeAddr(), FreeAddr()})
 	}
 	for i, a := range as {
 		args := []string{"control", "--data-dir", filepath.Join(dir, fmt.Sprint(i)), "--http-addr", a.http, "--raft-addr", a.raft,
@@ -53,34 +58,35 @@ func startCluster(ctx context.Context, binary string, n int) (*cluster, error) {
 		cmd := exec.CommandContext(ctx, binary, args...)
 		logf, err := os.Create(filepath.Join(dir, fmt.Sprintf("node%d.log", i)))
 		if err != nil {
-			c.stop()
+			c.Stop()
 			return nil, err
 		}
 		cmd.Stdout, cmd.Stderr = logf, logf
 		if err := cmd.Start(); err != nil {
-			c.stop()
+			c.Stop()
 			return nil, fmt.Errorf("start %s: %w", binary, err)
 		}
 		c.procs = append(c.procs, cmd)
-		c.urls = append(c.urls, a.http)
+		c.URLs = append(c.URLs, a.http)
 	}
 	if err := c.waitLeader(ctx, 60*time.Second); err != nil {
-		c.stop()
+		c.Stop()
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *cluster) admin(i int) *client.Admin {
-	return client.NewAdmin("http://"+c.urls[i], adminToken, nil)
+// Admin is an operator client of node i.
+func (c *Cluster) Admin(i int) *client.Admin {
+	return client.NewAdmin("http://"+c.URLs[i], adminToken, nil)
 }
 
-func (c *cluster) waitLeader(ctx context.Context, timeout time.Duration) error {
+func (c *Cluster) waitLeader(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		st, err := c.admin(0).ClusterStatus(ctx)
+		st, err := c.Admin(0).ClusterStatus(ctx)
 		if err == nil && st.Leader != "" {
-			resp, err := http.Get("http://" + c.urls[0] + "/health")
+			resp, err := http.Get("http://" + c.URLs[0] + "/health")
 			if err == nil {
 				resp.Body.Close()
 				if resp.StatusCode == http.StatusOK {
@@ -93,25 +99,26 @@ func (c *cluster) waitLeader(ctx context.Context, timeout time.Duration) error {
 	return fmt.Errorf("no leader after %s (logs in %s)", timeout, c.dir)
 }
 
-// makeAccounts creates n accounts whose plans allow any ingest rate and
-// returns their ingest keys.
-func (c *cluster) makeAccounts(ctx context.Context, n int) ([]string, error) {
+// MakeAccounts creates n accounts whose plans allow any ingest rate and
+// returns them (with their keys).
+func (c *Cluster) MakeAccounts(ctx context.Context, n int) ([]*client.CreatedAccount, error) {
 	rate, burst := 1e6, int64(1e6)
-	var keys []string
+	var accts []*client.CreatedAccount
 	for i := 0; i < n; i++ {
-		acct, err := c.admin(i%len(c.urls)).CreateAccount(ctx, client.CreateAccountRequest{
+		acct, err := c.Admin(i%len(c.URLs)).CreateAccount(ctx, client.CreateAccountRequest{
 			Email: fmt.Sprintf("bench%d@example.com", i),
 			Plan:  &client.PlanRequest{IngestRatePerSecond: &rate, IngestBurst: &burst},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("create account: %w", err)
 		}
-		keys = append(keys, acct.IngestKey)
+		accts = append(accts, acct)
 	}
-	return keys, nil
+	return accts, nil
 }
 
-func (c *cluster) stop() {
+// Stop stops the processes and removes their data.
+func (c *Cluster) Stop() {
 	for _, p := range c.procs {
 		p.Process.Signal(os.Interrupt)
 	}
@@ -121,8 +128,8 @@ func (c *cluster) stop() {
 	os.RemoveAll(c.dir)
 }
 
-// freeAddr is a loopback address whose port was free for TCP and UDP.
-func freeAddr() string {
+// FreeAddr is a loopback address whose port was free for TCP and UDP.
+func FreeAddr() string {
 	for {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

@@ -3,7 +3,7 @@
 // with 64 connections over many monitors and keys, and then drives a
 // trivial JSON handler the same way, in the same run, for comparison.
 //
-//	go run ./internal/benchingest -lookout bin/lookout -nodes 3 -duration 10s
+//	go run ./internal/bench/ingest -lookout bin/lookout -nodes 3 -duration 10s
 //
 // It is what `make bench-ingest` runs. A benchmark, not a test: it prints
 // figures and asserts nothing.
@@ -19,6 +19,8 @@ import (
 	"os/signal"
 	"strings"
 	"time"
+
+	"lookout/internal/bench"
 )
 
 func main() {
@@ -56,18 +58,22 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	if c.nodes != 1 && c.nodes != 3 {
 		return fmt.Errorf("-nodes must be 1 or 3")
 	}
-	cl, err := startCluster(ctx, c.binary, c.nodes)
+	cl, err := bench.StartCluster(ctx, c.binary, c.nodes)
 	if err != nil {
 		return err
 	}
-	defer cl.stop()
-	keys, err := cl.makeAccounts(ctx, c.accounts)
+	defer cl.Stop()
+	accts, err := cl.MakeAccounts(ctx, c.accounts)
 	if err != nil {
 		return err
+	}
+	var keys []string
+	for _, a := range accts {
+		keys = append(keys, a.IngestKey)
 	}
 	fmt.Fprintf(out, "lookout: %d node(s), %d connections, %d monitors, %d keys, %s measured after %s warm-up\n",
 		c.nodes, c.conns, c.monitors, len(keys), c.duration, c.warmup)
-	pings := newLoad(c.conns, cl.urls, func(i, n int) *http.Request {
+	pings := newLoad(c.conns, cl.URLs, func(i, n int) *http.Request {
 		return pingRequest(keys[n%len(keys)], fmt.Sprintf("job-%d", (i*7919+n)%c.monitors))
 	})
 	ping, err := pings.run(ctx, c.warmup, c.duration)
