@@ -188,13 +188,17 @@ func (a *API) handleGetAccount(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, fmt.Errorf("read account %s: %w", id, err))
 		return
 	}
+	monitors, events, err := a.state.Usage(id, a.now().UnixMilli())
+	if err != nil {
+		a.fail(w, r, fmt.Errorf("read usage of %s: %w", id, err))
+		return
+	}
 	writeJSON(w, http.StatusOK, accountResponse{
 		ID:    acct.GetId(),
 		Email: acct.GetEmail(),
 		Plan:  PlanFromProto(acct.GetPlan()),
-		// Monitors and events do not exist yet; the work that adds them
-		// counts them here. The period is the calendar month in UTC.
-		Usage:     usage{PeriodResetsAt: nextMonthUTC(a.now()).Format(time.RFC3339)},
+		// The period is the calendar month in UTC.
+		Usage:     usage{Monitors: monitors, EventsThisPeriod: events, PeriodResetsAt: nextMonthUTC(a.now()).Format(time.RFC3339)},
 		CreatedAt: time.UnixMilli(acct.GetCreatedUnixMs()).UTC().Format(time.RFC3339),
 	})
 }

@@ -39,6 +39,9 @@ type State interface {
 	// Account returns the account with id, or an error wrapping
 	// state.ErrNotFound.
 	Account(id string) (*statev1.Account, error)
+	// Usage counts the account's monitors and the events stored in the
+	// period of nowMs.
+	Usage(accountID string, nowMs int64) (monitors, eventsThisPeriod int64, err error)
 }
 
 // Options configures the operator API.

@@ -18,6 +18,8 @@ const (
 	scopeRead   = "read"
 	scopeWrite  = "write"
 	scopeDelete = "delete"
+	// anyScope: any valid key will do.
+	anyScope = ""
 )
 
 type ctxKey struct{}
@@ -51,7 +53,7 @@ func (a *API) auth(scope string, next http.HandlerFunc) http.Handler {
 			writeError(w, http.StatusUnauthorized, "unauthenticated", problem)
 			return
 		}
-		if !slices.Contains(key.GetScopes(), scope) {
+		if scope != anyScope && !slices.Contains(key.GetScopes(), scope) {
 			writeScopeError(w, scope)
 			return
 		}

@@ -36,14 +36,9 @@ type eventJSON struct {
 // handleEvents serves GET /api/v1/monitors/{uuid}/events?limit=N: the
 // monitor's newest events first. Another account's monitor is a 404.
 func (a *API) handleEvents(w http.ResponseWriter, r *http.Request) {
-	limit := defaultEventLimit
-	if v := r.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxEventLimit {
-			writeError(w, http.StatusBadRequest, "invalid_request", "invalid field: limit: an integer from 1 to 1000")
-			return
-		}
-		limit = n
+	limit, ok := historyLimit(w, r)
+	if !ok {
+		return
 	}
 	if r.URL.Query().Get("stale") != "true" {
 		if err := a.cluster.ConsistentRead(r.Context()); err != nil {
@@ -73,6 +68,21 @@ func (a *API) handleEvents(w http.ResponseWriter, r *http.Request) {
 		out = append(out, toEventJSON(e))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"events": out})
+}
+
+// historyLimit reads ?limit= of a history (1 to 1000, default 100); false
+// means it answered 400.
+func historyLimit(w http.ResponseWriter, r *http.Request) (int, bool) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return defaultEventLimit, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxEventLimit {
+		writeError(w, http.StatusBadRequest, "invalid_request", "invalid field: limit: an integer from 1 to 1000")
+		return 0, false
+	}
+	return n, true
 }
 
 func toEventJSON(e *statev1.StoredEvent) eventJSON {

@@ -199,9 +199,13 @@ func (a *API) handleDelete(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// handleExecutions serves GET /api/v1/monitors/{uuid}/executions: a check's
-// executions. Checks are not run yet, so the list is empty.
+// handleExecutions serves GET /api/v1/monitors/{uuid}/executions?limit=N:
+// a check's executions, newest first. Checks are not run yet, so the list
+// is empty.
 func (a *API) handleExecutions(w http.ResponseWriter, r *http.Request) {
+	if _, ok := historyLimit(w, r); !ok {
+		return
+	}
 	if !a.consistent(w, r) {
 		return
 	}

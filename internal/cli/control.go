@@ -21,6 +21,7 @@ import (
 	"lookout/control/engine"
 	"lookout/control/ingest"
 	"lookout/control/manage"
+	"lookout/control/openapi"
 )
 
 // controlConfig is the parsed command line of lookout control.
@@ -160,6 +161,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	manage.New(manage.Options{Cluster: node, State: node.State(), Logger: log.Named("manage")}).Register(mux)
 	adminAPI := admin.New(admin.Options{Cluster: node, State: node.State(), Token: cfg.adminToken, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
+	mux.Handle("GET /openapi.json", openapi.Handler())
 	srv := &http.Server{Handler: mux, Protocols: new(http.Protocols), ReadHeaderTimeout: 10 * time.Second}
 	srv.Protocols.SetHTTP1(true)
 	srv.Protocols.SetUnencryptedHTTP2(true)

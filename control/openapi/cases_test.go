@@ -1,0 +1,439 @@
+package openapi_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"lookout/cluster"
+	"lookout/control/controltest"
+)
+
+// endpointCase is one real request to the APIs. Its request and answer are
+// both checked against the document.
+type endpointCase struct {
+	name   string
+	method string
+	// path is the path with its query, as sent.
+	path    string
+	headers http.Header
+	body    string
+	// status is the status the handler must answer.
+	status int
+	// contains, when set, must be in the answer's body (to tell apart
+	// answers of one status, such as success and suspended).
+	contains string
+	// invalidRequest says the request breaks a rule the document states,
+	// so the document must reject it as the handler does. Without it, the
+	// document must accept the request.
+	invalidRequest bool
+	// unrouted names the components/responses entry that the answer must
+	// match when the document has no operation for the method and path
+	// (a path that is no endpoint, a method the path does not have).
+	unrouted string
+	// setup runs before the request; the function it returns, after.
+	setup func(f *fixture) (undo func())
+	// deviation, when set, says why the handler does not answer as the
+	// contract (and the case) says. The case then passes while the handler
+	// answers otherwise, and fails once it answers as the contract says, so
+	// that the deviation is taken out.
+	deviation string
+}
+
+// notYetServed are the operations of the document that no handler serves
+// yet ("METHOD /path" as the document writes it). TestEveryOperationIsExercised
+// fails when one of them is served, until its cases are in the table and it
+// is taken out of here. Every operation is served today.
+var notYetServed = map[string]bool{}
+
+// headerDeviation is a known place where a handler's answers disagree with
+// the contract, which the document follows: a header the document requires
+// and the handler does not send. The test tolerates exactly these (filling
+// the header in, so that the rest of the answer is still checked), and
+// fails when one no longer occurs, so that it is taken off the list.
+type headerDeviation struct {
+	pathPrefix string
+	header     string
+	why        string
+}
+
+// knownHeaderDeviations is empty today. (Until control/manage had its rate
+// limiter, it held the X-RateLimit-* headers of /api/v1/.)
+var knownHeaderDeviations = []headerDeviation{}
+
+// cases is the table of every endpoint served today, with success and
+// each error class. To cover a new endpoint, add its lines here (and take
+// it out of notYetServed).
+func cases(f *fixture) []endpointCase {
+	ck := f.main.IngestKey
+	admin := controltest.Token
+	mk := f.main.ManagementKey
+	mon := "/api/v1/monitors"
+	events := mon + "/" + f.monitor + "/events"
+	nightly, homepage, cert, doomed := mon+"/"+f.nightly, mon+"/"+f.homepage, mon+"/"+f.cert, mon+"/"+f.doomed
+	executions := homepage + "/executions"
+	bundle := `{"manifest_version":1,"monitors":[{"kind":"ping","name":"backup","timeout_seconds":7200,"tags":["db"]},{"kind":"http_check","name":"applied","schedule":"1h","config":{"url":"https://example.org/","expected_content":"ok"}}]}`
+	acct := "/admin/v1/accounts/" + f.main.ID
+	unknownID := uuid.NewString()
+	huge := strings.Repeat("x", 1<<20)
+
+	failApply := func(err error) func(f *fixture) func() {
+		return func(f *fixture) func() {
+			f.srv.Cluster.FailApply(err)
+			return func() { f.srv.Cluster.FailApply(nil) }
+		}
+	}
+	failReads := func(err error) func(f *fixture) func() {
+		return func(f *fixture) func() {
+			f.srv.Cluster.FailReads(err)
+			return func() { f.srv.Cluster.FailReads(nil) }
+		}
+	}
+	noLeader := cluster.ErrNoLeader
+	broken := errors.New("disk on fire")
+
+	return []endpointCase{
+		// Ingest API: POST /ping.
+		{name: "ping", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 200, contains: `"success"`},
+		{name: "ping every field", method: "POST", path: "/ping", headers: bearer(ck, "Idempotency-Key", "evt-1"),
+			body:   `{"event_type":"ping","monitor":"backup","status":"complete","duration":1.5,"exit_code":0,"host":"db1","project":"infra","message":"done","timestamp":1773577800,"series":"s9","event_id":"evt-1"}`,
+			status: 200, contains: `"success"`},
+		{name: "ping repeated event_id", method: "POST", path: "/ping", headers: bearer(ck, "Idempotency-Key", "evt-1"), body: `{"event_type":"ping","monitor":"backup","status":"complete"}`, status: 200, contains: `"success"`},
+		{name: "ping stream event", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"stream_event","monitor":"etl","state":"loading started"}`, status: 200},
+		{name: "ping custom event, nulls absent", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"deploy","monitor":"etl","status":null,"host":null,"version":"1.2"}`, status: 200},
+		{name: "ping bearer scheme in lower case", method: "POST", path: "/ping", headers: headers("Authorization", "bearer "+ck), body: `{"event_type":"ping","monitor":"backup","status":"skip"}`, status: 200},
+		{name: "ping key in query", method: "POST", path: "/ping?api_key=" + ck, body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 200},
+		{name: "ping suspended", method: "POST", path: "/ping", headers: bearer(f.suspended.IngestKey), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 200, contains: `"suspended"`},
+		{name: "ping missing status", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup"}`, status: 400, contains: "required field missing: status", invalidRequest: true},
+		{name: "ping missing event_type", method: "POST", path: "/ping", headers: bearer(ck), body: `{"monitor":"backup","status":"run"}`, status: 400, contains: "required field missing: event_type", invalidRequest: true},
+		{name: "ping invalid monitor", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"back up","status":"run"}`, status: 400, contains: "invalid field: monitor", invalidRequest: true},
+		{name: "ping monitor of the wrong type", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":42,"status":"run"}`, status: 400, contains: "invalid field: monitor", invalidRequest: true},
+		{name: "ping invalid status", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"deploy","monitor":"backup","status":"done"}`, status: 400, contains: "invalid field: status", invalidRequest: true},
+		{name: "ping stream event without state", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"stream_event","monitor":"etl","state":""}`, status: 400, contains: "required field missing: state", invalidRequest: true},
+		{name: "ping negative duration", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run","duration":-1}`, status: 400, contains: "invalid field: duration", invalidRequest: true},
+		{name: "ping fractional exit_code", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"fail","exit_code":1.5}`, status: 400, contains: "invalid field: exit_code", invalidRequest: true},
+		// JSON Schema counts 1.0 as an integer; the handler refuses the
+		// literal. The document says so in words.
+		{name: "ping exit_code written 1.0", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"fail","exit_code":1.0}`, status: 400, contains: "invalid field: exit_code"},
+		{name: "ping host too long", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run","host":"` + strings.Repeat("h", 256) + `"}`, status: 400, contains: "invalid field: host", invalidRequest: true},
+		{name: "ping project too long", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run","project":"` + strings.Repeat("p", 101) + `"}`, status: 400, contains: "invalid field: project", invalidRequest: true},
+		{name: "ping millisecond timestamp", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run","timestamp":1773577800000000}`, status: 400, contains: "invalid field: timestamp", invalidRequest: true},
+		{name: "ping series too long", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run","series":"` + strings.Repeat("s", 65) + `"}`, status: 400, contains: "invalid field: series", invalidRequest: true},
+		{name: "ping event_id and Idempotency-Key differ", method: "POST", path: "/ping", headers: bearer(ck, "Idempotency-Key", "a"), body: `{"event_type":"ping","monitor":"backup","status":"run","event_id":"b"}`, status: 400, contains: "invalid field: event_id"},
+		{name: "ping invalid JSON", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":`, status: 400, contains: "invalid JSON", invalidRequest: true},
+		{name: "ping JSON not an object", method: "POST", path: "/ping", headers: bearer(ck), body: `["ping"]`, status: 400, contains: "invalid JSON", invalidRequest: true},
+		{name: "ping without key", method: "POST", path: "/ping", body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 401},
+		{name: "ping with management key", method: "POST", path: "/ping", headers: bearer(mk), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 401},
+		{name: "ping malformed header beats query key", method: "POST", path: "/ping?api_key=" + ck, headers: headers("Authorization", "Basic "+ck), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 401},
+		{name: "ping new monitor at limit", method: "POST", path: "/ping", headers: bearer(f.limited.IngestKey), body: `{"event_type":"ping","monitor":"one-too-many","status":"run"}`, status: 403, contains: "monitor_limit_reached"},
+		{name: "ping too large", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run","message":"` + huge + `"}`, status: 413},
+		{name: "ping rate limited", method: "POST", path: "/ping", headers: bearer(f.throttled.IngestKey), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 429},
+		{name: "ping storage failure", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 500, setup: failApply(broken)},
+		{name: "ping without leader", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 503, setup: failApply(noLeader)},
+
+		// Ingest API: GET /ping/{monitor}.
+		{name: "get ping", method: "GET", path: "/ping/backup?status=complete&duration=12.5&exit_code=0&host=db1&msg=done&series=s1&project=infra&timestamp=1773577800&event_id=get-1", headers: bearer(ck), status: 200, contains: `"success"`},
+		{name: "get ping key in query", method: "GET", path: "/ping/backup?status=run&api_key=" + ck, status: 200},
+		{name: "get ping stream event", method: "GET", path: "/ping/etl?event_type=stream_event&state=done", headers: bearer(ck), status: 200},
+		{name: "get ping Idempotency-Key", method: "GET", path: "/ping/backup?status=run", headers: bearer(ck, "Idempotency-Key", "get-2"), status: 200},
+		{name: "get ping suspended", method: "GET", path: "/ping/backup?status=run", headers: bearer(f.suspended.IngestKey), status: 200, contains: `"suspended"`},
+		// Which query parameters are required depends on event_type, which
+		// OpenAPI parameters cannot say: the document accepts this request.
+		{name: "get ping missing status", method: "GET", path: "/ping/backup", headers: bearer(ck), status: 400, contains: "required field missing: status"},
+		{name: "get ping invalid status", method: "GET", path: "/ping/backup?status=done", headers: bearer(ck), status: 400, contains: "invalid field: status", invalidRequest: true},
+		{name: "get ping invalid duration", method: "GET", path: "/ping/backup?status=run&duration=-2", headers: bearer(ck), status: 400, contains: "invalid field: duration", invalidRequest: true},
+		{name: "get ping invalid exit_code", method: "GET", path: "/ping/backup?status=run&exit_code=one", headers: bearer(ck), status: 400, contains: "invalid field: exit_code", invalidRequest: true},
+		{name: "get ping invalid monitor", method: "GET", path: "/ping/" + strings.Repeat("m", 65) + "?status=run", headers: bearer(ck), status: 400, contains: "invalid field: monitor", invalidRequest: true},
+		{name: "get ping without key", method: "GET", path: "/ping/backup?status=run", status: 401},
+		{name: "get ping unknown query key", method: "GET", path: "/ping/backup?status=run&api_key=ck_unknown", status: 401},
+		{name: "get ping new monitor at limit", method: "GET", path: "/ping/one-too-many?status=run", headers: bearer(f.limited.IngestKey), status: 403, contains: "monitor_limit_reached"},
+		{name: "get ping rate limited", method: "GET", path: "/ping/backup?status=run", headers: bearer(f.throttled.IngestKey), status: 429},
+		{name: "get ping storage failure", method: "GET", path: "/ping/backup?status=run", headers: bearer(ck), status: 500, setup: failApply(broken)},
+		{name: "get ping without leader", method: "GET", path: "/ping/backup?status=run", headers: bearer(ck), status: 503, setup: failApply(noLeader)},
+
+		// Ingest API: HEAD /ping/{monitor}.
+		{name: "head ping", method: "HEAD", path: "/ping/backup?status=run", headers: bearer(ck), status: 200},
+		{name: "head ping missing status", method: "HEAD", path: "/ping/backup", headers: bearer(ck), status: 400},
+		{name: "head ping without key", method: "HEAD", path: "/ping/backup?status=run", status: 401},
+		{name: "head ping new monitor at limit", method: "HEAD", path: "/ping/one-too-many?status=run", headers: bearer(f.limited.IngestKey), status: 403},
+		{name: "head ping rate limited", method: "HEAD", path: "/ping/backup?status=run", headers: bearer(f.throttled.IngestKey), status: 429},
+		{name: "head ping storage failure", method: "HEAD", path: "/ping/backup?status=run", headers: bearer(ck), status: 500, setup: failApply(broken)},
+		{name: "head ping without leader", method: "HEAD", path: "/ping/backup?status=run", headers: bearer(ck), status: 503, setup: failApply(noLeader)},
+
+		// Ingest API: GET /health.
+		{name: "health", method: "GET", path: "/health", status: 200},
+		{name: "health without leader", method: "GET", path: "/health", status: 503, contains: "no leader", setup: func(f *fixture) func() {
+			f.health.set("no leader")
+			return func() { f.health.set("") }
+		}},
+
+		// This document.
+		{name: "openapi document", method: "GET", path: "/openapi.json", status: 200},
+
+		// Operator API: POST /admin/v1/accounts.
+		{name: "create account", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"new@example.com"}`, status: 201},
+		{name: "create account with password and plan", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin),
+			body:   `{"email":"team@example.com","password":"correct horse","plan":{"name":"team","monitor_limit":50,"monthly_event_limit":100000,"quota_grace_seconds":3600,"config_as_code":false,"ingest_rate_per_second":2.5,"ingest_burst":5}}`,
+			status: 201},
+		{name: "create account with null plan fields", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"nulls@example.com","password":null,"plan":{"monitor_limit":null,"name":null}}`, status: 201},
+		{name: "create account not an object", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `[]`, status: 400, contains: "invalid_json", invalidRequest: true},
+		// A schema cannot say "one JSON value"; kin-openapi's decoder reads
+		// the first value and leaves the rest.
+		{name: "create account data after object", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"a@example.com"} {}`, status: 400, contains: "invalid_json"},
+		{name: "create account unknown field", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"x@example.com","nickname":"x"}`, status: 400, contains: "invalid_request", invalidRequest: true},
+		{name: "create account without email", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{}`, status: 400, contains: "invalid field: email", invalidRequest: true},
+		{name: "create account display-name address", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"Ops <ops@example.com>"}`, status: 400, contains: "invalid field: email", invalidRequest: true},
+		{name: "create account empty password", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"y@example.com","password":""}`, status: 400, contains: "invalid field: password", invalidRequest: true},
+		{name: "create account negative limit", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"z@example.com","plan":{"monitor_limit":-1}}`, status: 400, contains: "plan.monitor_limit", invalidRequest: true},
+		{name: "create account plan field of the wrong type", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"z@example.com","plan":{"config_as_code":"yes"}}`, status: 400, contains: "plan.config_as_code", invalidRequest: true},
+		{name: "create account without token", method: "POST", path: "/admin/v1/accounts", body: `{"email":"n@example.com"}`, status: 401},
+		{name: "create account wrong token", method: "POST", path: "/admin/v1/accounts", headers: bearer("not-the-token"), body: `{"email":"n@example.com"}`, status: 401},
+		{name: "create account email taken", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"OWNER@example.com"}`, status: 409},
+		{name: "create account too large", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"big@example.com"}` + strings.Repeat(" ", 1<<20), status: 413},
+		{name: "create account storage failure", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"s@example.com"}`, status: 500, setup: failApply(broken)},
+		{name: "create account without leader", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"s@example.com"}`, status: 503, setup: failApply(noLeader)},
+
+		// Operator API: GET /admin/v1/accounts/{id}.
+		{name: "get account", method: "GET", path: acct, headers: bearer(admin), status: 200},
+		{name: "get account stale", method: "GET", path: acct + "?stale=true", headers: bearer(admin), status: 200},
+		{name: "get account stale not a boolean", method: "GET", path: acct + "?stale=maybe", headers: bearer(admin), status: 400, invalidRequest: true},
+		{name: "get account without token", method: "GET", path: acct, status: 401},
+		{name: "get account unknown", method: "GET", path: "/admin/v1/accounts/" + unknownID, headers: bearer(admin), status: 404},
+		// throttled has one monitor and one event (made by its setup ping).
+		{name: "get account usage", method: "GET", path: "/admin/v1/accounts/" + f.throttled.ID, headers: bearer(admin), status: 200, contains: `"usage":{"monitors":1,"events_this_period":1,`},
+		{name: "get account read failure", method: "GET", path: acct, headers: bearer(admin), status: 500, setup: failReads(broken)},
+		{name: "get account without leader", method: "GET", path: acct, headers: bearer(admin), status: 503, setup: failReads(noLeader)},
+
+		// Operator API: PUT /admin/v1/accounts/{id}/plan (on other, so
+		// that main keeps the default plan).
+		{name: "set plan", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/plan", headers: bearer(admin), body: `{"monitor_limit":100}`, status: 200},
+		{name: "set plan to defaults", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/plan", headers: bearer(admin), body: `{}`, status: 200},
+		{name: "set plan invalid burst", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/plan", headers: bearer(admin), body: `{"ingest_burst":0}`, status: 400, contains: "ingest_burst", invalidRequest: true},
+		{name: "set plan invalid rate", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/plan", headers: bearer(admin), body: `{"ingest_rate_per_second":0}`, status: 400, contains: "ingest_rate_per_second", invalidRequest: true},
+		{name: "set plan invalid JSON", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/plan", headers: bearer(admin), body: `{`, status: 400, contains: "invalid_json", invalidRequest: true},
+		{name: "set plan without token", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/plan", body: `{}`, status: 401},
+		{name: "set plan unknown account", method: "PUT", path: "/admin/v1/accounts/" + unknownID + "/plan", headers: bearer(admin), body: `{}`, status: 404},
+		{name: "set plan too large", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/plan", headers: bearer(admin), body: `{}` + strings.Repeat(" ", 1<<20), status: 413},
+		{name: "set plan storage failure", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/plan", headers: bearer(admin), body: `{}`, status: 500, setup: failApply(broken)},
+		{name: "set plan without leader", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/plan", headers: bearer(admin), body: `{}`, status: 503, setup: failApply(noLeader)},
+
+		// Operator API: POST /admin/v1/accounts/{id}/keys.
+		{name: "create management key", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"management","name":"grafana","scopes":["delete","read"]}`, status: 201},
+		{name: "create full-access management key", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"management","name":"ci","scopes":null}`, status: 201},
+		{name: "create ingest key", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"ingest","name":"cron hosts","scopes":[]}`, status: 201},
+		{name: "create ingest key with scopes", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"ingest","name":"x","scopes":["read"]}`, status: 400, contains: "invalid field: scopes", invalidRequest: true},
+		{name: "create management key without scopes", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"management","name":"x","scopes":[]}`, status: 400, contains: "invalid field: scopes", invalidRequest: true},
+		{name: "create key duplicate scope", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"management","name":"x","scopes":["read","read"]}`, status: 400, contains: "scopes[1]", invalidRequest: true},
+		{name: "create key unknown type", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"admin","name":"x"}`, status: 400, contains: "invalid field: type", invalidRequest: true},
+		{name: "create key blank name", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"ingest","name":"   "}`, status: 400, contains: "invalid field: name", invalidRequest: true},
+		{name: "create key without token", method: "POST", path: acct + "/keys", body: `{"type":"ingest","name":"x"}`, status: 401},
+		{name: "create key unknown account", method: "POST", path: "/admin/v1/accounts/" + unknownID + "/keys", headers: bearer(admin), body: `{"type":"ingest","name":"x"}`, status: 404},
+		{name: "create key too large", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"ingest","name":"x"}` + strings.Repeat(" ", 1<<20), status: 413},
+		{name: "create key storage failure", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"ingest","name":"x"}`, status: 500, setup: failApply(broken)},
+		{name: "create key without leader", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"ingest","name":"x"}`, status: 503, setup: failApply(noLeader)},
+
+		// Operator API: DELETE /admin/v1/accounts/{id}/keys/{key_id}.
+		{name: "revoke key", method: "DELETE", path: acct + "/keys/" + f.revokeKeyID, headers: bearer(admin), status: 204},
+		{name: "revoke key again", method: "DELETE", path: acct + "/keys/" + f.revokeKeyID, headers: bearer(admin), status: 404},
+		{name: "revoke key of another account", method: "DELETE", path: "/admin/v1/accounts/" + f.other.ID + "/keys/" + f.revokeKeyID, headers: bearer(admin), status: 404},
+		{name: "revoke key without token", method: "DELETE", path: acct + "/keys/" + unknownID, status: 401},
+		{name: "revoke key storage failure", method: "DELETE", path: acct + "/keys/" + unknownID, headers: bearer(admin), status: 500, setup: failApply(broken)},
+		{name: "revoke key without leader", method: "DELETE", path: acct + "/keys/" + unknownID, headers: bearer(admin), status: 503, setup: failApply(noLeader)},
+
+		// Operator API: POST /admin/v1/accounts/{id}/notification-groups.
+		{name: "create group", method: "POST", path: acct + "/notification-groups", headers: bearer(admin),
+			body:   `{"name":"ops","channels":[{"type":"slack","name":"ops room","config":{"webhook_url":"https://hooks.slack.com/x"}},{"type":"email","config":{"to":["ops@example.com"]}}]}`,
+			status: 201},
+		{name: "create group without channels", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"quiet"}`, status: 201},
+		{name: "create group name taken", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"` + f.group + `"}`, status: 409},
+		{name: "create group unknown channel type", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x","channels":[{"type":"carrier-pigeon"}]}`, status: 400, contains: "channels[0].type", invalidRequest: true},
+		{name: "create group config not an object", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x","channels":[{"type":"slack","config":"https://x"}]}`, status: 400, contains: "channels[0].config", invalidRequest: true},
+		{name: "create group unknown channel field", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x","channels":[{"type":"slack","url":"https://x"}]}`, status: 400, contains: "channels[0].url", invalidRequest: true},
+		{name: "create group without token", method: "POST", path: acct + "/notification-groups", body: `{"name":"x"}`, status: 401},
+		{name: "create group unknown account", method: "POST", path: "/admin/v1/accounts/" + unknownID + "/notification-groups", headers: bearer(admin), body: `{"name":"x"}`, status: 404},
+		{name: "create group too large", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x"}` + strings.Repeat(" ", 1<<20), status: 413},
+		{name: "create group storage failure", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x"}`, status: 500, setup: failApply(broken)},
+		{name: "create group without leader", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x"}`, status: 503, setup: failApply(noLeader)},
+
+		// Operator API: POST /admin/v1/agent-tokens.
+		{name: "create agent token", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"eu-1","name":"factory"}`, status: 201},
+		{name: "create agent token invalid region", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"EU 1","name":"factory"}`, status: 400, contains: "invalid field: region", invalidRequest: true},
+		{name: "create agent token without name", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"eu-1"}`, status: 400, contains: "invalid field: name", invalidRequest: true},
+		{name: "create agent token without token", method: "POST", path: "/admin/v1/agent-tokens", body: `{"region":"eu-1","name":"factory"}`, status: 401},
+		{name: "create agent token too large", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"eu-1","name":"factory"}` + strings.Repeat(" ", 1<<20), status: 413},
+		{name: "create agent token storage failure", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"eu-1","name":"factory"}`, status: 500, setup: failApply(broken)},
+		{name: "create agent token without leader", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"eu-1","name":"factory"}`, status: 503, setup: failApply(noLeader)},
+
+		// Operator API: GET /admin/v1/cluster.
+		{name: "cluster", method: "GET", path: "/admin/v1/cluster", headers: bearer(admin), status: 200},
+		{name: "cluster without leader", method: "GET", path: "/admin/v1/cluster", headers: bearer(admin), status: 200, contains: `"leader":""`, setup: func(f *fixture) func() {
+			was, _ := f.srv.Cluster.Status(context.Background())
+			f.srv.Cluster.SetStatus(cluster.Status{Nodes: []cluster.ServerStatus{
+				{ID: "node-1", HTTPAddr: "127.0.0.1:8080", RaftAddr: "127.0.0.1:8081", Role: "candidate", Voter: true, LastContactMs: -1, AppliedIndex: 7},
+				{ID: "node-2", HTTPAddr: "127.0.0.2:8080", RaftAddr: "127.0.0.2:8081", Role: "gone", Voter: true, LastContactMs: -1},
+			}})
+			return func() { f.srv.Cluster.SetStatus(was) }
+		}},
+		{name: "cluster without token", method: "GET", path: "/admin/v1/cluster", status: 401},
+
+		// Operator API: a path that is no endpoint, a method the path does
+		// not have.
+		{name: "admin unknown path", method: "GET", path: "/admin/v1/nothing-here", headers: bearer(admin), status: 404, unrouted: "AdminNotFound"},
+		{name: "admin wrong method", method: "DELETE", path: "/admin/v1/cluster", headers: bearer(admin), status: 405, unrouted: "AdminMethodNotAllowed"},
+
+		// Management API: GET /api/v1/monitors/{uuid}/events.
+		{name: "events", method: "GET", path: events, headers: bearer(mk), status: 200, contains: `"events"`},
+		{name: "events limit", method: "GET", path: events + "?limit=1", headers: bearer(mk), status: 200},
+		{name: "events stale", method: "GET", path: events + "?stale=true", headers: bearer(mk), status: 200},
+		{name: "events with read scope", method: "GET", path: events, headers: bearer(f.readKey), status: 200},
+		{name: "events limit 0", method: "GET", path: events + "?limit=0", headers: bearer(mk), status: 400, contains: "invalid_request", invalidRequest: true},
+		{name: "events limit 1001", method: "GET", path: events + "?limit=1001", headers: bearer(mk), status: 400, contains: "invalid_request", invalidRequest: true},
+		{name: "events limit not a number", method: "GET", path: events + "?limit=ten", headers: bearer(mk), status: 400, contains: "invalid_request", invalidRequest: true},
+		{name: "events without key", method: "GET", path: events, status: 401},
+		{name: "events with ingest key", method: "GET", path: events, headers: bearer(ck), status: 401},
+		{name: "events unknown key", method: "GET", path: events, headers: bearer("mk_unknown"), status: 401},
+		{name: "events without read scope", method: "GET", path: events, headers: bearer(f.writeKey), status: 403, contains: "insufficient_scope"},
+		{name: "events unknown monitor", method: "GET", path: "/api/v1/monitors/" + unknownID + "/events", headers: bearer(mk), status: 404},
+		{name: "events of another account's monitor", method: "GET", path: events, headers: bearer(f.other.ManagementKey), status: 404},
+		{name: "events without leader", method: "GET", path: events, headers: bearer(mk), status: 503, setup: failReads(noLeader)},
+		{name: "management unknown path", method: "GET", path: "/api/v1/nothing-here", headers: bearer(mk), status: 404, contains: `"not_found"`, unrouted: "ManagementNotFound"},
+		{name: "events rate limited", method: "GET", path: events, headers: bearer(f.burstKey), status: 429, contains: "rate_limited", setup: func(f *fixture) func() {
+			for range 60 {
+				f.send("GET", "/api/v1/account", bearer(f.burstKey), "")
+			}
+			return func() {}
+		}},
+
+		// Management API: GET /api/v1/account.
+		{name: "account", method: "GET", path: "/api/v1/account", headers: bearer(mk), status: 200},
+		{name: "account stale", method: "GET", path: "/api/v1/account?stale=true", headers: bearer(f.readKey), status: 200},
+		{name: "account usage", method: "GET", path: "/api/v1/account", headers: bearer(f.throttled.ManagementKey), status: 200, contains: `"usage":{"events_this_period":1,"monitors":1,`},
+		{name: "account suspended", method: "GET", path: "/api/v1/account", headers: bearer(f.suspended.ManagementKey), status: 200, contains: `"quota_state":"suspended"`},
+		{name: "account without key", method: "GET", path: "/api/v1/account", status: 401},
+		{name: "account without read scope", method: "GET", path: "/api/v1/account", headers: bearer(f.writeKey), status: 403, contains: "insufficient_scope"},
+		{name: "account without leader", method: "GET", path: "/api/v1/account", headers: bearer(mk), status: 503, setup: failReads(noLeader)},
+
+		// Management API: GET /api/v1/monitors.
+		{name: "list monitors", method: "GET", path: mon, headers: bearer(mk), status: 200, contains: `"uuid"`},
+		{name: "list monitors of a kind", method: "GET", path: mon + "?kind=ssl_check", headers: bearer(f.readKey), status: 200, contains: `"ssl_check"`},
+		{name: "list monitors first page", method: "GET", path: mon + "?limit=1", headers: bearer(mk), status: 200, contains: `"next_cursor"`},
+		{name: "list monitors next page", method: "GET", path: mon + "?limit=2&cursor=" + f.cursor, headers: bearer(mk), status: 200},
+		{name: "list monitors last page", method: "GET", path: mon + "?limit=1000", headers: bearer(mk), status: 200},
+		{name: "list monitors unknown kind", method: "GET", path: mon + "?kind=cron", headers: bearer(mk), status: 400, contains: "invalid_request", invalidRequest: true},
+		{name: "list monitors limit 0", method: "GET", path: mon + "?limit=0", headers: bearer(mk), status: 400, contains: "invalid_request", invalidRequest: true},
+		{name: "list monitors cursor without limit", method: "GET", path: mon + "?cursor=" + f.cursor, headers: bearer(mk), status: 400, contains: "invalid_request"},
+		{name: "list monitors invalid cursor", method: "GET", path: mon + "?limit=5&cursor=%21%21", headers: bearer(mk), status: 400, contains: "invalid_request"},
+		{name: "list monitors without key", method: "GET", path: mon, status: 401},
+		{name: "list monitors without read scope", method: "GET", path: mon, headers: bearer(f.writeKey), status: 403},
+		{name: "list monitors without leader", method: "GET", path: mon, headers: bearer(mk), status: 503, setup: failReads(noLeader)},
+
+		// Management API: GET /api/v1/monitors/export.
+		{name: "export", method: "GET", path: mon + "/export", headers: bearer(mk), status: 200, contains: `"monitors"`},
+		{name: "export stale", method: "GET", path: mon + "/export?stale=true", headers: bearer(f.readKey), status: 200},
+		{name: "export without config as code", method: "GET", path: mon + "/export", headers: bearer(f.noCode.ManagementKey), status: 200},
+		{name: "export without key", method: "GET", path: mon + "/export", status: 401},
+		{name: "export without read scope", method: "GET", path: mon + "/export", headers: bearer(f.writeKey), status: 403},
+		{name: "export without leader", method: "GET", path: mon + "/export", headers: bearer(mk), status: 503, setup: failReads(noLeader)},
+
+		// Management API: GET /api/v1/monitors/{uuid}.
+		{name: "get ping monitor", method: "GET", path: nightly, headers: bearer(mk), status: 200, contains: `"timeout_seconds"`},
+		{name: "get ping monitor made by a ping", method: "GET", path: mon + "/" + f.monitor, headers: bearer(mk), status: 200},
+		{name: "get http check", method: "GET", path: homepage, headers: bearer(mk), status: 200, contains: `"http_check"`},
+		{name: "get ssl check", method: "GET", path: cert + "?stale=true", headers: bearer(f.readKey), status: 200, contains: `"ssl_check"`},
+		{name: "get monitor unknown", method: "GET", path: mon + "/" + unknownID, headers: bearer(mk), status: 404},
+		{name: "get monitor of another account", method: "GET", path: nightly, headers: bearer(f.other.ManagementKey), status: 404},
+		{name: "get monitor without key", method: "GET", path: nightly, status: 401},
+		{name: "get monitor without read scope", method: "GET", path: nightly, headers: bearer(f.writeKey), status: 403},
+		{name: "get monitor without leader", method: "GET", path: nightly, headers: bearer(mk), status: 503, setup: failReads(noLeader)},
+
+		// Management API: POST /api/v1/monitors.
+		{name: "create ping monitor", method: "POST", path: mon, headers: bearer(mk),
+			body:   `{"manifest_version":1,"kind":"ping","name":"created-ping","enabled":false,"tags":["db","nightly"],"notification_group":"on-call","timeout_seconds":600,"expected_interval_seconds":86400,"grace_seconds":300,"display_name":"Created ping","project":"infra","uuid":"ignored"}`,
+			status: 201},
+		{name: "create ping monitor with nulls", method: "POST", path: mon, headers: bearer(f.writeKey), body: `{"manifest_version":1,"kind":"ping","name":"nulls","timeout_seconds":60.0,"enabled":null,"tags":null,"notification_group":null,"project":null,"display_name":null}`, status: 201},
+		{name: "create http check", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"http_check","name":"created http","schedule":"*/10 * * * *","tags":[],"config":{"url":"https://example.com/health","method":"head","timeout":5,"expected_status":204,"expected_content":""}}`, status: 201},
+		{name: "create ssl check", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ssl_check","name":"created-ssl","schedule":"0 6 * * MON","regions":["eu-1"],"config":{"domain":"Example.COM:443","warning_days":30,"alert_days":7}}`, status: 201},
+		{name: "create timeout out of range", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"bad","timeout_seconds":0}`, status: 422, contains: "timeout_out_of_range", invalidRequest: true},
+		{name: "create without manifest_version", method: "POST", path: mon, headers: bearer(mk), body: `{"kind":"ping","name":"bad","timeout_seconds":60}`, status: 422, contains: "manifest_version_unsupported", invalidRequest: true},
+		{name: "create manifest_version 2", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":2,"kind":"ping","name":"bad","timeout_seconds":60}`, status: 422, contains: "manifest_version_unsupported", invalidRequest: true},
+		{name: "create unknown kind", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"cron","name":"bad"}`, status: 422, contains: "kind_invalid", invalidRequest: true},
+		{name: "create ping name charset", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"bad name","timeout_seconds":60}`, status: 422, contains: "name_charset_invalid", invalidRequest: true},
+		{name: "create unknown field", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"bad","timeout_seconds":60,"colour":"red"}`, status: 422, contains: "field_unknown", invalidRequest: true},
+		{name: "create field of another kind", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"bad","timeout_seconds":60,"schedule":"5m"}`, status: 422, contains: "field_unknown", invalidRequest: true},
+		{name: "create http check without assertion", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"http_check","name":"bad","schedule":"5m","config":{"url":"https://example.com/","expected_content":""}}`, status: 422, contains: "http_assertion_required", invalidRequest: true},
+		{name: "create http check bad url", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"http_check","name":"bad","schedule":"5m","config":{"url":"ftp://example.com/","expected_status":200}}`, status: 422, contains: "url_invalid", invalidRequest: true},
+		{name: "create http check bad method", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"http_check","name":"bad","schedule":"5m","config":{"url":"https://example.com/","method":"FETCH","expected_status":200}}`, status: 422, contains: "method_invalid", invalidRequest: true},
+		{name: "create check bad schedule", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"http_check","name":"bad","schedule":"often","config":{"url":"https://example.com/","expected_status":200}}`, status: 422, contains: "schedule_invalid", invalidRequest: true},
+		// A schedule that never fires, a group the account lacks, a name
+		// taken, a plan limit: the account's state, not the manifest's
+		// shape, which is all a schema can say.
+		{name: "create check schedule never fires", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"http_check","name":"bad","schedule":"0 0 30 2 *","config":{"url":"https://example.com/","expected_status":200}}`, status: 422, contains: "schedule_invalid"},
+		{name: "create ssl check alert after warning", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ssl_check","name":"bad","schedule":"1d","config":{"domain":"example.com","warning_days":5,"alert_days":10}}`, status: 422, contains: "days_invalid"},
+		{name: "create unknown notification group", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"bad","timeout_seconds":60,"notification_group":"nobody"}`, status: 422, contains: "notification_group_invalid"},
+		{name: "create name taken", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":60}`, status: 422, contains: "name_already_exists"},
+		{name: "create name taken by other kind", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ssl_check","name":"homepage","schedule":"1d","config":{"domain":"example.com"}}`, status: 422, contains: "name_taken_by_other_kind"},
+		{name: "create at plan limit", method: "POST", path: mon, headers: bearer(f.limited.ManagementKey), body: `{"manifest_version":1,"kind":"ping","name":"one-too-many","timeout_seconds":60}`, status: 422, contains: "plan_limit_reached"},
+		{name: "create not an object", method: "POST", path: mon, headers: bearer(mk), body: `[1]`, status: 422, contains: "invalid_json", invalidRequest: true},
+		{name: "create invalid JSON", method: "POST", path: mon, headers: bearer(mk), body: `{"kind":`, status: 422, contains: "invalid_json", invalidRequest: true},
+		{name: "create without key", method: "POST", path: mon, body: `{"manifest_version":1,"kind":"ping","name":"x","timeout_seconds":60}`, status: 401},
+		{name: "create without write scope", method: "POST", path: mon, headers: bearer(f.readKey), body: `{"manifest_version":1,"kind":"ping","name":"x","timeout_seconds":60}`, status: 403, contains: "insufficient_scope"},
+		{name: "create too large", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"x","timeout_seconds":60}` + strings.Repeat(" ", 16<<20), status: 413},
+		{name: "create storage failure", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"x","timeout_seconds":60}`, status: 500, setup: failApply(broken)},
+		{name: "create without leader", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"x","timeout_seconds":60}`, status: 503, setup: failApply(noLeader)},
+
+		// Management API: PUT /api/v1/monitors/{uuid}.
+		{name: "replace ping monitor", method: "PUT", path: nightly, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":900,"display_name":"Nightly","project":""}`, status: 200},
+		{name: "replace http check", method: "PUT", path: homepage, headers: bearer(f.writeKey), body: `{"manifest_version":1,"kind":"http_check","name":"home page","schedule":"1m","regions":["eu-1","us-2"],"config":{"url":"https://example.com/health","expected_content":"ok"}}`, status: 200},
+		{name: "replace kind mismatch", method: "PUT", path: homepage, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ssl_check","name":"home page","schedule":"1d","config":{"domain":"example.com"}}`, status: 422, contains: "kind_mismatch"},
+		{name: "replace ping name", method: "PUT", path: nightly, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"nightly-2","timeout_seconds":900}`, status: 422, contains: "name_immutable"},
+		{name: "replace grace out of range", method: "PUT", path: nightly, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":900,"grace_seconds":604801}`, status: 422, contains: "grace_out_of_range", invalidRequest: true},
+		{name: "replace unknown", method: "PUT", path: mon + "/" + unknownID, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"x","timeout_seconds":60}`, status: 404},
+		{name: "replace without key", method: "PUT", path: nightly, body: `{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":60}`, status: 401},
+		{name: "replace without write scope", method: "PUT", path: nightly, headers: bearer(f.readKey), body: `{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":60}`, status: 403},
+		{name: "replace too large", method: "PUT", path: nightly, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":60}` + strings.Repeat(" ", 16<<20), status: 413},
+		{name: "replace storage failure", method: "PUT", path: nightly, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":60}`, status: 500, setup: failApply(broken)},
+		{name: "replace without leader", method: "PUT", path: nightly, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":60}`, status: 503, setup: failReads(noLeader)},
+
+		// Management API: POST /api/v1/monitors/apply.
+		{name: "apply dry run", method: "POST", path: mon + "/apply?dry_run=true", headers: bearer(mk), body: bundle, status: 200, contains: `"dry_run":true`},
+		{name: "apply", method: "POST", path: mon + "/apply", headers: bearer(f.writeKey), body: bundle, status: 200, contains: `"update"`},
+		{name: "apply unchanged", method: "POST", path: mon + "/apply?dry_run=false", headers: bearer(mk), body: bundle, status: 200, contains: `"unchanged":2`},
+		{name: "apply empty bundle", method: "POST", path: mon + "/apply?dry_run=true", headers: bearer(mk), body: `{"manifest_version":1,"monitors":[]}`, status: 200, contains: `"orphaned"`},
+		{name: "apply duplicate entry", method: "POST", path: mon + "/apply", headers: bearer(mk), body: `{"manifest_version":1,"monitors":[{"kind":"ping","name":"a","timeout_seconds":60},{"kind":"ping","name":"a","timeout_seconds":60}]}`, status: 422, contains: "duplicate_entry"},
+		{name: "apply invalid entry", method: "POST", path: mon + "/apply", headers: bearer(mk), body: `{"manifest_version":1,"monitors":[{"kind":"ping","name":"a","timeout_seconds":-1}]}`, status: 422, contains: "monitors.0", invalidRequest: true},
+		{name: "apply entry not an object", method: "POST", path: mon + "/apply", headers: bearer(mk), body: `{"manifest_version":1,"monitors":[42]}`, status: 422, contains: "entry_not_object", invalidRequest: true},
+		{name: "apply without monitors", method: "POST", path: mon + "/apply", headers: bearer(mk), body: `{"manifest_version":1}`, status: 422, contains: "monitors_missing", invalidRequest: true},
+		{name: "apply wrong manifest_version", method: "POST", path: mon + "/apply", headers: bearer(mk), body: `{"manifest_version":"1","monitors":[]}`, status: 422, contains: "bundle_invalid", invalidRequest: true},
+		{name: "apply unknown bundle key", method: "POST", path: mon + "/apply", headers: bearer(mk), body: `{"manifest_version":1,"monitors":[],"prune":true}`, status: 422, contains: "field_unknown", invalidRequest: true},
+		{name: "apply invalid JSON", method: "POST", path: mon + "/apply", headers: bearer(mk), body: `{`, status: 422, contains: "invalid_json", invalidRequest: true},
+		{name: "apply without config as code", method: "POST", path: mon + "/apply", headers: bearer(f.noCode.ManagementKey), body: bundle, status: 403, contains: "config_as_code_disabled"},
+		{name: "apply without write scope", method: "POST", path: mon + "/apply", headers: bearer(f.readKey), body: bundle, status: 403, contains: "insufficient_scope"},
+		{name: "apply without key", method: "POST", path: mon + "/apply", body: bundle, status: 401},
+		{name: "apply too large", method: "POST", path: mon + "/apply", headers: bearer(mk), body: bundle + strings.Repeat(" ", 16<<20), status: 413},
+		{name: "apply storage failure", method: "POST", path: mon + "/apply", headers: bearer(mk), body: `{"manifest_version":1,"monitors":[{"kind":"ping","name":"fresh","timeout_seconds":60}]}`, status: 500, setup: failApply(broken)},
+		{name: "apply without leader", method: "POST", path: mon + "/apply", headers: bearer(mk), body: bundle, status: 503, setup: failReads(noLeader)},
+
+		// Management API: DELETE /api/v1/monitors/{uuid}.
+		{name: "delete without confirm", method: "DELETE", path: doomed, headers: bearer(mk), status: 403, contains: "delete_requires_confirm"},
+		{name: "delete confirm false", method: "DELETE", path: doomed + "?confirm=false", headers: bearer(mk), status: 403, contains: "delete_requires_confirm"},
+		{name: "delete without delete scope", method: "DELETE", path: doomed + "?confirm=true", headers: bearer(f.writeKey), status: 403, contains: "insufficient_scope"},
+		{name: "delete without key", method: "DELETE", path: doomed + "?confirm=true", status: 401},
+		{name: "delete storage failure", method: "DELETE", path: doomed + "?confirm=true", headers: bearer(mk), status: 500, setup: failApply(broken)},
+		{name: "delete without leader", method: "DELETE", path: doomed + "?confirm=true", headers: bearer(mk), status: 503, setup: failApply(noLeader)},
+		{name: "delete", method: "DELETE", path: doomed + "?confirm=true", headers: bearer(mk), status: 204},
+		{name: "delete again", method: "DELETE", path: doomed + "?confirm=true", headers: bearer(mk), status: 404},
+		{name: "delete monitor of another account", method: "DELETE", path: nightly + "?confirm=true", headers: bearer(f.other.ManagementKey), status: 404},
+
+		// Management API: GET /api/v1/monitors/{uuid}/executions.
+		{name: "executions", method: "GET", path: executions, headers: bearer(mk), status: 200, contains: `"executions"`},
+		{name: "executions limit", method: "GET", path: executions + "?limit=10", headers: bearer(f.readKey), status: 200},
+		{name: "executions limit 0", method: "GET", path: executions + "?limit=0", headers: bearer(mk), status: 400, contains: "invalid_request", invalidRequest: true},
+		{name: "executions unknown monitor", method: "GET", path: mon + "/" + unknownID + "/executions", headers: bearer(mk), status: 404},
+		{name: "executions without key", method: "GET", path: executions, status: 401},
+		{name: "executions without read scope", method: "GET", path: executions, headers: bearer(f.writeKey), status: 403},
+		{name: "executions without leader", method: "GET", path: executions, headers: bearer(mk), status: 503, setup: failReads(noLeader)},
+	}
+}
