@@ -41,6 +41,9 @@ Usage:
   lookout admin COMMAND ...   operator commands (accounts, keys, groups, agent tokens, cluster)
   lookout ping MONITOR ...    send one event (--status run|complete|fail|skip) to the Ingest API
   lookout exec MONITOR -- CMD run CMD and report its run, then its complete or fail
+  lookout export [-o FILE]    print or save the account's monitors as a bundle (YAML or JSON)
+  lookout apply -f FILE       make the account's monitors match a bundle (--dry-run for the plan)
+  lookout monitors COMMAND    list, get or delete the account's monitors
   lookout version             print the version
 
 Run "lookout COMMAND -h" for the flags of a command.
@@ -61,6 +64,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runPing(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "exec":
 		return runExec(ctx, args[1:], os.Getenv, stdout, stderr)
+	case "export":
+		return runExport(ctx, args[1:], os.Getenv, stdout, stderr)
+	case "apply":
+		return runApply(ctx, args[1:], os.Getenv, stdout, stderr)
+	case "monitors":
+		return runMonitors(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "lookout", Version)
 		return nil
