@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -38,6 +39,22 @@ func TestDevNodeCreatesDemoAccountOnceAndKeepsData(t *testing.T) {
 	run.Env = env
 	if err := run.Run(); run.ProcessState.ExitCode() != 7 {
 		t.Fatalf("lookout exec exited %d (%v), want the command's 7", run.ProcessState.ExitCode(), err)
+	}
+	// Config as code with the printed management key: apply a YAML bundle,
+	// then a dry run of the same file shows no change (exit 0), and the
+	// OpenAPI document is served.
+	bundle := filepath.Join(t.TempDir(), "monitors.yaml")
+	os.WriteFile(bundle, []byte("manifest_version: 1\nmonitors:\n  - kind: ping\n    name: nightly-backup\n    timeout_seconds: 7200\n"), 0o644)
+	env = append(env, "LOOKOUT_MANAGEMENT_KEY="+match(t, out, `management key:\s+(mk_[a-z0-9]+)`))
+	for _, args := range [][]string{{"apply", "-f", bundle}, {"apply", "-f", bundle, "--dry-run"}} {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("lookout %v: %v\n%s", args, err, out)
+		}
+	}
+	if resp, err := http.Get(base + "/openapi.json"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("openapi.json: %v %v", resp, err)
 	}
 	resp, err := http.Get(base + "/health")
 	if err != nil || resp.StatusCode != http.StatusOK {
