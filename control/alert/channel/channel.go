@@ -1,0 +1,190 @@
+// Package channel is the one interface every alert channel implements
+// (e-mail, Slack, Discord, Teams, PagerDuty, Opsgenie, Telegram, signed
+// webhooks), and the Registry that finds a channel by its type. Each
+// channel is a subpackage exporting Type and New; control/alert/channels
+// lists them all, so a new channel touches its own folder and one line
+// there.
+package channel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+)
+
+// The alert types (decisions.md section 5).
+const (
+	MonitorFailed    = "monitor.failed"
+	MonitorTimeout   = "monitor.timeout"
+	MonitorSlow      = "monitor.slow"
+	MonitorMissed    = "monitor.missed"
+	MonitorRecovered = "monitor.recovered"
+	CheckFailed      = "check.failed"
+	CheckRecovered   = "check.recovered"
+	SSLWarning       = "ssl.warning"
+	SSLAlert         = "ssl.alert"
+	AgentOffline     = "agent.offline"
+	AgentOnline      = "agent.online"
+	// Test is the type of the message POST .../channels/{id}/test sends.
+	Test = "test"
+)
+
+// Alert is what a channel delivers: one state change of one monitor.
+type Alert struct {
+	// ID is stable across retries and leader changes: receivers drop a
+	// repeat by it.
+	ID         string
+	Type       string
+	OccurredAt time.Time
+	AccountID  string
+	Monitor    Monitor
+	// Event is the event (or check execution) that caused the alert, if
+	// any.
+	Event *Event
+	// PanelURL links to the monitor in the web panel.
+	PanelURL string
+}
+
+// Monitor is the monitor an alert is about.
+type Monitor struct {
+	UUID        string   `json:"uuid"`
+	Kind        string   `json:"kind"`
+	Name        string   `json:"name"`
+	DisplayName string   `json:"display_name,omitempty"`
+	Project     string   `json:"project,omitempty"`
+	Tags        []string `json:"tags"`
+}
+
+// Event is the event behind an alert.
+type Event struct {
+	EventType  string    `json:"event_type,omitempty"`
+	Status     string    `json:"status,omitempty"`
+	State      string    `json:"state,omitempty"`
+	Duration   *float64  `json:"duration,omitempty"`
+	ExitCode   *int64    `json:"exit_code,omitempty"`
+	Host       string    `json:"host,omitempty"`
+	Message    string    `json:"message,omitempty"`
+	Series     string    `json:"series,omitempty"`
+	Timestamp  time.Time `json:"timestamp"`
+	ReceivedAt time.Time `json:"received_at"`
+}
+
+// Title is a one-line summary for people ("backup failed").
+func (a Alert) Title() string {
+	name := a.Monitor.DisplayName
+	if name == "" {
+		name = a.Monitor.Name
+	}
+	what := map[string]string{
+		MonitorFailed: "failed", MonitorTimeout: "timed out", MonitorSlow: "ran too long",
+		MonitorMissed: "missed its run", MonitorRecovered: "recovered", CheckFailed: "is failing",
+		CheckRecovered: "recovered", SSLWarning: "certificate expires soon", SSLAlert: "certificate is about to expire",
+		AgentOffline: "agent is offline", AgentOnline: "agent is back online", Test: "test message from Lookout",
+	}[a.Type]
+	if what == "" {
+		what = a.Type
+	}
+	return name + " " + what
+}
+
+// Resolved tells whether the alert ends a problem (a recovery), which
+// incident tools (PagerDuty, Opsgenie) close instead of open.
+func (a Alert) Resolved() bool {
+	return a.Type == MonitorRecovered || a.Type == CheckRecovered || a.Type == AgentOnline
+}
+
+// Channel delivers alerts to one receiver.
+type Channel interface {
+	// Send delivers a. An error wrapped in Permanent is not retried (a
+	// receiver that refuses the request for good); any other error is
+	// (network errors, 429, 5xx).
+	Send(ctx context.Context, a Alert) error
+}
+
+// Deps is what channels may use: injected so tests reach local receivers.
+type Deps struct {
+	// HTTP sends webhook requests (default: a client with a 10 s timeout).
+	HTTP *http.Client
+	// SMTP is the operator's mail server (--smtp-* flags of lookout control).
+	SMTP SMTPSettings
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// SMTPSettings is the operator's mail server.
+type SMTPSettings struct {
+	// Addr is host:port; empty means e-mail cannot be sent.
+	Addr     string
+	User     string
+	Password string
+	From     string
+	// InsecureSkipVerify is for tests with self-signed STARTTLS.
+	InsecureSkipVerify bool
+}
+
+// Factory makes a channel from its JSON config, validating it: a config
+// error is returned wrapped in ErrInvalidConfig and names the field.
+type Factory func(config json.RawMessage, deps Deps) (Channel, error)
+
+// ErrInvalidConfig marks a channel config that cannot be used.
+var ErrInvalidConfig = errors.New("invalid channel config")
+
+// PermanentError is a delivery failure that retrying will not fix.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string { return "permanent: " + e.Err.Error() }
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Permanent wraps err as not worth retrying.
+func Permanent(err error) error { return &PermanentError{Err: err} }
+
+// IsPermanent tells whether err should not be retried.
+func IsPermanent(err error) bool {
+	var p *PermanentError
+	return errors.As(err, &p)
+}
+
+// Registry finds channel factories by type.
+type Registry struct {
+	factories map[string]Factory
+}
+
+// NewRegistry makes a registry of the given factories, by type.
+func NewRegistry(factories map[string]Factory) *Registry {
+	return &Registry{factories: factories}
+}
+
+// Types lists the registered channel types, sorted.
+func (r *Registry) Types() []string {
+	out := make([]string, 0, len(r.factories))
+	for t := range r.factories {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// New makes the channel of type typ from its config.
+func (r *Registry) New(typ string, config json.RawMessage, deps Deps) (Channel, error) {
+	f, ok := r.factories[typ]
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown channel type %q", ErrInvalidConfig, typ)
+	}
+	if deps.HTTP == nil {
+		deps.HTTP = &http.Client{Timeout: 10 * time.Second}
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	return f(config, deps)
+}
+
+// Validate checks a channel's config without keeping the channel.
+func (r *Registry) Validate(typ string, config json.RawMessage) error {
+	_, err := r.New(typ, config, Deps{})
+	return err
+}
