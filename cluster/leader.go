@@ -8,43 +8,48 @@ import (
 	"github.com/hashicorp/raft"
 )
 
-// monitorLeadership is the one goroutine that watches leadership. It always
-// drains the notify channel (raft blocks on it otherwise); on gaining
-// leadership it starts leaderLoop, on losing it stops it and waits for it.
+// monitorLeadership is the one goroutine that watches leadership. It
+// always drains the notify channel (raft blocks on it otherwise) and never
+// waits on anything else: on gaining leadership it starts leaderLoop, on
+// losing it cancels it. A new leader loop starts only after the previous
+// one has finished stopping (it waits for it in its own goroutine), so two
+// never run at once.
 func (n *Node) monitorLeadership(ctx context.Context) {
 	var (
-		stop func()
-		done chan struct{}
+		stop func()        // cancels the running leader loop; nil when none
+		done chan struct{} // closed when the latest leader loop has ended
 	)
-	stopLeader := func() {
-		if stop == nil {
-			return
+	defer func() {
+		if stop != nil {
+			stop()
 		}
-		stop()
-		<-done
-		stop, done = nil, nil
-	}
-	defer stopLeader()
+		if done != nil {
+			<-done
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case isLeader := <-n.notifyCh:
-			if !isLeader {
+			switch {
+			case !isLeader && stop != nil:
 				n.log.Info("lost leadership")
-				stopLeader()
-				continue
+				stop()
+				stop = nil
+			case isLeader && stop == nil:
+				n.log.Info("gained leadership")
+				lctx, cancel := context.WithCancel(ctx)
+				prev := done
+				stop, done = cancel, make(chan struct{})
+				go func(prev, done chan struct{}) {
+					defer close(done)
+					if prev != nil {
+						<-prev
+					}
+					n.leaderLoop(lctx)
+				}(prev, done)
 			}
-			if stop != nil {
-				continue
-			}
-			n.log.Info("gained leadership")
-			lctx, cancel := context.WithCancel(ctx)
-			stop, done = cancel, make(chan struct{})
-			go func(done chan struct{}) {
-				defer close(done)
-				n.leaderLoop(lctx)
-			}(done)
 		}
 	}
 }

@@ -162,7 +162,16 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	adminAPI := admin.New(admin.Options{Cluster: node, State: node.State(), Token: cfg.adminToken, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
 	mux.Handle("GET /openapi.json", openapi.Handler())
-	srv := &http.Server{Handler: mux, Protocols: new(http.Protocols), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{
+		Handler:   mux,
+		Protocols: new(http.Protocols),
+		// Bounded reads keep slow clients from holding connections; writes
+		// are not bounded here because an answer may wait up to a few
+		// seconds for a leader.
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+	}
 	srv.Protocols.SetHTTP1(true)
 	srv.Protocols.SetUnencryptedHTTP2(true)
 
