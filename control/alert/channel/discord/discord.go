@@ -1,0 +1,167 @@
+// Package discord is the Discord channel: it posts alerts to a Discord
+// webhook (https://discord.com/developers/docs/resources/webhook#execute-webhook)
+// as a short content line and one embed.
+//
+// Config: {"webhook_url": "https://discord.com/api/webhooks/...",
+// "api_url": "..."}. webhook_url is required, an absolute http(s) URL.
+// api_url is optional and replaces the scheme and host of webhook_url
+// (webhook.Endpoint).
+package discord
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"lookout/control/alert/channel"
+	"lookout/control/alert/channel/webhook"
+)
+
+// Type is the channel type in configs and the registry.
+const Type = "discord"
+
+// Discord's limits, in characters. An embed may hold 6000 in all: the
+// title, the description, six fields of at most 9+256 and the footer
+// stay under that.
+const (
+	maxContent     = 2000
+	maxTitle       = 256
+	maxDescription = 4096
+	maxField       = 256
+)
+
+// Embed colors.
+const (
+	red    = 0xED4245
+	green  = 0x57F287
+	orange = 0xE67E22
+	blue   = 0x5865F2
+)
+
+type config struct {
+	WebhookURL string `json:"webhook_url"`
+	APIURL     string `json:"api_url"`
+}
+
+type sender struct {
+	addr   string
+	client *http.Client
+}
+
+// New makes a Discord channel from its config; it is a channel.Factory.
+func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
+	var c config
+	if err := webhook.DecodeConfig(raw, &c); err != nil {
+		return nil, err
+	}
+	addr, err := webhook.Endpoint("webhook_url", c.WebhookURL, c.APIURL)
+	if err != nil {
+		return nil, err
+	}
+	return &sender{addr: addr, client: webhook.Client(deps.HTTP)}, nil
+}
+
+// Send posts a to the webhook.
+func (s *sender) Send(ctx context.Context, a channel.Alert) error {
+	body, err := webhook.Marshal(build(a))
+	if err != nil {
+		return channel.Permanent(fmt.Errorf("discord message: %w", err))
+	}
+	return webhook.Post(ctx, s.client, s.addr, body, nil)
+}
+
+type message struct {
+	Content         string   `json:"content"`
+	Embeds          []embed  `json:"embeds"`
+	AllowedMentions mentions `json:"allowed_mentions"`
+}
+
+// mentions with an empty Parse keeps a name like "@everyone" from
+// pinging anyone.
+type mentions struct {
+	Parse []string `json:"parse"`
+}
+
+type embed struct {
+	Title       string  `json:"title"`
+	Description string  `json:"description,omitempty"`
+	URL         string  `json:"url,omitempty"`
+	Color       int     `json:"color"`
+	Timestamp   string  `json:"timestamp"`
+	Fields      []field `json:"fields"`
+	Footer      footer  `json:"footer"`
+}
+
+type field struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Inline bool   `json:"inline"`
+}
+
+type footer struct {
+	Text string `json:"text"`
+}
+
+// build returns the Discord message for a: the title as content (what
+// notifications show) and an embed with the title linking to the
+// monitor in the panel, the event's message as a code block, a color
+// by alert type, the time and inline fields (monitor, project, alert
+// type, host, exit code, duration).
+func build(a channel.Alert) message {
+	e := embed{
+		Title:     webhook.Fit(a.Title(), maxTitle, escape),
+		URL:       a.PanelURL,
+		Color:     color(a),
+		Timestamp: a.OccurredAt.UTC().Format(time.RFC3339),
+		Fields:    []field{},
+		Footer:    footer{Text: "Lookout"},
+	}
+	if msg := webhook.Message(a); msg != "" {
+		e.Description = webhook.Fit(msg, maxDescription, codeBlock)
+	}
+	for _, f := range webhook.Facts(a) {
+		e.Fields = append(e.Fields, field{Name: f.Name, Value: webhook.Fit(f.Value, maxField, escape), Inline: true})
+	}
+	return message{
+		Content:         webhook.Fit(a.Title(), maxContent, escape),
+		Embeds:          []embed{e},
+		AllowedMentions: mentions{Parse: []string{}},
+	}
+}
+
+// color is red for failures, green for recoveries, orange for warnings
+// and blue for test messages.
+func color(a channel.Alert) int {
+	switch {
+	case a.Type == channel.Test:
+		return blue
+	case a.Resolved():
+		return green
+	case a.Type == channel.MonitorSlow || a.Type == channel.SSLWarning:
+		return orange
+	default:
+		return red
+	}
+}
+
+// escape keeps Discord markdown in names from formatting them: inline
+// markers anywhere, and quote, heading and list markers at the start
+// (names are one line).
+func escape(s string) string {
+	s = inline.Replace(s)
+	if strings.HasPrefix(s, ">") || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "-") {
+		s = `\` + s
+	}
+	return s
+}
+
+var inline = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "~", `\~`, "`", "\\`", "|", `\|`, "[", `\[`, "]", `\]`)
+
+// codeBlock puts s in a preformatted block; a ``` inside s, which would
+// end the block, is broken with a zero-width space.
+func codeBlock(s string) string {
+	return "```\n" + strings.ReplaceAll(s, "```", "``\u200b`") + "\n```"
+}

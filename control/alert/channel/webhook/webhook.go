@@ -1,0 +1,139 @@
+// Package webhook is the generic webhook channel: it POSTs the alert as
+// the JSON body of decisions.md section 5, signed in the Standard
+// Webhooks scheme (https://www.standardwebhooks.com).
+//
+// Config: {"url": "https://...", "secret": "whsec_...", "api_url": "..."}.
+// url is required, an absolute http(s) URL. secret is required here
+// (the operator and management APIs make one when the user gives none,
+// before the config reaches New): the signing key in base64, optionally
+// prefixed with "whsec_" as Standard Webhooks writes it; the key is the
+// base64-decoded bytes after the prefix. api_url is optional and
+// replaces the scheme and host of url (see Endpoint).
+//
+// The package also holds what the other JSON webhook channels (slack,
+// discord, teams) share: strict config decoding, URL checks, the POST
+// with its error classification, and the facts and truncation of chat
+// messages.
+package webhook
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"lookout/control/alert/channel"
+)
+
+// Type is the channel type in configs and the registry.
+const Type = "webhook"
+
+// Payload is the body of a generic webhook (decisions.md section 5).
+// Receivers written in Go may decode into it.
+type Payload struct {
+	ID         string    `json:"id"`
+	Type       string    `json:"type"`
+	OccurredAt time.Time `json:"occurred_at"`
+	Account    struct {
+		ID string `json:"id"`
+	} `json:"account"`
+	Monitor channel.Monitor `json:"monitor"`
+	// Event is the event or check execution behind the alert; absent
+	// when there is none.
+	Event    *channel.Event `json:"event,omitempty"`
+	PanelURL string         `json:"panel_url"`
+}
+
+// NewPayload returns the body for a. Times are in UTC; tags are [] rather
+// than null when the monitor has none.
+func NewPayload(a channel.Alert) Payload {
+	p := Payload{ID: a.ID, Type: a.Type, OccurredAt: a.OccurredAt.UTC(), Monitor: a.Monitor, PanelURL: a.PanelURL}
+	p.Account.ID = a.AccountID
+	if p.Monitor.Tags == nil {
+		p.Monitor.Tags = []string{}
+	}
+	if a.Event != nil {
+		e := *a.Event
+		e.Timestamp, e.ReceivedAt = e.Timestamp.UTC(), e.ReceivedAt.UTC()
+		p.Event = &e
+	}
+	return p
+}
+
+type config struct {
+	URL    string `json:"url"`
+	Secret string `json:"secret"`
+	APIURL string `json:"api_url"`
+}
+
+type sender struct {
+	addr   string
+	key    []byte
+	client *http.Client
+	now    func() time.Time
+}
+
+// New makes a webhook channel from its config; it is a channel.Factory.
+func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
+	var c config
+	if err := DecodeConfig(raw, &c); err != nil {
+		return nil, err
+	}
+	addr, err := Endpoint("url", c.URL, c.APIURL)
+	if err != nil {
+		return nil, err
+	}
+	if c.Secret == "" {
+		return nil, FieldError("secret", "required")
+	}
+	key, err := signingKey(c.Secret)
+	if err != nil {
+		return nil, FieldError("secret", err.Error())
+	}
+	now := deps.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &sender{addr: addr, key: key, client: Client(deps.HTTP), now: now}, nil
+}
+
+// Send POSTs a signed: webhook-id is the alert id (the same on every
+// retry, so receivers drop repeats), webhook-timestamp the time of this
+// attempt.
+func (s *sender) Send(ctx context.Context, a channel.Alert) error {
+	body, err := Marshal(NewPayload(a))
+	if err != nil {
+		return channel.Permanent(fmt.Errorf("webhook body: %w", err))
+	}
+	ts := strconv.FormatInt(s.now().Unix(), 10)
+	h := http.Header{}
+	h.Set("webhook-id", a.ID)
+	h.Set("webhook-timestamp", ts)
+	h.Set("webhook-signature", sign(s.key, a.ID, ts, body))
+	return Post(ctx, s.client, s.addr, body, h)
+}
+
+// signingKey decodes a Standard Webhooks secret: base64, optionally
+// after "whsec_".
+func signingKey(secret string) ([]byte, error) {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil || len(key) == 0 {
+		return nil, fmt.Errorf("must be base64, optionally prefixed with whsec_")
+	}
+	return key, nil
+}
+
+// sign returns the webhook-signature value: "v1," and the base64
+// HMAC-SHA256 of id.timestamp.body.
+func sign(key []byte, id, ts string, body []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(id + "." + ts + "."))
+	m.Write(body)
+	return "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))
+}
