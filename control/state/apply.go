@@ -181,6 +181,8 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applyCreateAgentToken(txn, now, op.CreateAgentToken)
 	case *raftv1.Command_IngestBatch:
 		return applyIngestBatch(txn, ctx, op.IngestBatch)
+	case *raftv1.Command_CreateChannel:
+		return applyCreateChannel(txn, now, op.CreateChannel)
 	case *raftv1.Command_PutMonitors:
 		return applyPutMonitors(txn, ctx, op.PutMonitors)
 	case *raftv1.Command_PruneEvents:

@@ -250,3 +250,34 @@ func TestApplyCreateAccountKeysMustDiffer(t *testing.T) {
 		})
 	}
 }
+
+func TestApplyCreateChannel(t *testing.T) {
+	s := openStore(t)
+	mustOK(t, s, newAccount("a"))
+	cmd := func(acct, id string) *raftv1.Command {
+		return &raftv1.Command{Version: CommandVersion, Op: &raftv1.Command_CreateChannel{CreateChannel: &raftv1.CreateChannel{
+			AccountId: acct, ChannelId: id, Type: "slack", Name: "ops", ConfigJson: []byte(`{"webhook_url":"https://hooks.example/x"}`), IsDefault: true,
+		}}}
+	}
+	mustOK(t, s, cmd("a", "c1"))
+	for _, tc := range []struct {
+		name string
+		cmd  *raftv1.Command
+		want raftv1.Status
+	}{
+		{"same id", cmd("a", "c1"), raftv1.Status_STATUS_CONFLICT},
+		{"unknown account", cmd("nobody", "c2"), raftv1.Status_STATUS_NOT_FOUND},
+		{"no id", cmd("a", ""), raftv1.Status_STATUS_INVALID},
+	} {
+		if res := apply(t, s, tc.cmd)[0]; res.GetStatus() != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, res.GetStatus(), tc.want)
+		}
+	}
+	chs, err := s.Channels("a")
+	if err != nil || len(chs) != 1 || !chs[0].GetIsDefault() || chs[0].GetType() != "slack" {
+		t.Fatalf("channels: %v %v", chs, err)
+	}
+	if c, err := s.Channel("a", "c1"); err != nil || c.GetName() != "ops" {
+		t.Fatalf("channel: %v %v", c, err)
+	}
+}

@@ -19,6 +19,7 @@ import (
 //	key-id:<account id>:<key id>        -> sha-256 of the secret
 //	group:<account id>:<group id>       -> statev1.NotificationGroup
 //	group-name:<account id>:<name>      -> group id
+//	chan:<account id>:<channel id>      -> statev1.Channel
 //	agent-token:<sha-256 of the token>  -> statev1.AgentToken
 //	req:<request id>                    -> statev1.AppliedRequest
 //	req-time:<uint64 ms><request id>    -> empty; expiry order of req:
@@ -50,6 +51,7 @@ var (
 	prefixKeyID      = []byte("key-id:")
 	prefixGroup      = []byte("group:")
 	prefixGroupName  = []byte("group-name:")
+	prefixChannel    = []byte("chan:")
 	prefixAgentToken = []byte("agent-token:")
 	prefixRequest    = []byte("req:")
 	prefixReqTime    = []byte("req-time:")

@@ -223,6 +223,7 @@ type Command struct {
 	//	*Command_PruneEvents
 	//	*Command_DeleteMonitor
 	//	*Command_PutMonitors
+	//	*Command_CreateChannel
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -376,6 +377,15 @@ func (x *Command) GetPutMonitors() *PutMonitors {
 	return nil
 }
 
+func (x *Command) GetCreateChannel() *CreateChannel {
+	if x != nil {
+		if x, ok := x.Op.(*Command_CreateChannel); ok {
+			return x.CreateChannel
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -420,6 +430,10 @@ type Command_PutMonitors struct {
 	PutMonitors *PutMonitors `protobuf:"bytes,19,opt,name=put_monitors,json=putMonitors,proto3,oneof"`
 }
 
+type Command_CreateChannel struct {
+	CreateChannel *CreateChannel `protobuf:"bytes,20,opt,name=create_channel,json=createChannel,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -439,6 +453,8 @@ func (*Command_PruneEvents) isCommand_Op() {}
 func (*Command_DeleteMonitor) isCommand_Op() {}
 
 func (*Command_PutMonitors) isCommand_Op() {}
+
+func (*Command_CreateChannel) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -1634,6 +1650,94 @@ func (x *PutMonitors) GetUpdates() []*MonitorSpec {
 	return nil
 }
 
+// CreateChannel adds an alert channel to an account. Default channels get
+// the alerts of monitors without a notification group.
+type CreateChannel struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AccountId string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	ChannelId string                 `protobuf:"bytes,2,opt,name=channel_id,json=channelId,proto3" json:"channel_id,omitempty"`
+	// type is email, slack, discord, teams, pagerduty, opsgenie, telegram or
+	// webhook; config_json its validated config.
+	Type          string `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
+	Name          string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	ConfigJson    []byte `protobuf:"bytes,5,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	IsDefault     bool   `protobuf:"varint,6,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateChannel) Reset() {
+	*x = CreateChannel{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateChannel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateChannel) ProtoMessage() {}
+
+func (x *CreateChannel) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateChannel.ProtoReflect.Descriptor instead.
+func (*CreateChannel) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *CreateChannel) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *CreateChannel) GetChannelId() string {
+	if x != nil {
+		return x.ChannelId
+	}
+	return ""
+}
+
+func (x *CreateChannel) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *CreateChannel) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateChannel) GetConfigJson() []byte {
+	if x != nil {
+		return x.ConfigJson
+	}
+	return nil
+}
+
+func (x *CreateChannel) GetIsDefault() bool {
+	if x != nil {
+		return x.IsDefault
+	}
+	return false
+}
+
 // QuotaStatus is an account's monthly quota as of one event.
 type QuotaStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1651,7 +1755,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1663,7 +1767,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1676,7 +1780,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -1720,7 +1824,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1732,7 +1836,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1745,7 +1849,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -1791,7 +1895,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1803,7 +1907,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1816,7 +1920,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Result) GetStatus() Status {
@@ -1858,7 +1962,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xb1\x06\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xfa\x06\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -1877,7 +1981,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\fingest_batch\x18\x10 \x01(\v2\x1c.lookout.raft.v1.IngestBatchH\x00R\vingestBatch\x12A\n" +
 	"\fprune_events\x18\x11 \x01(\v2\x1c.lookout.raft.v1.PruneEventsH\x00R\vpruneEvents\x12G\n" +
 	"\x0edelete_monitor\x18\x12 \x01(\v2\x1e.lookout.raft.v1.DeleteMonitorH\x00R\rdeleteMonitor\x12A\n" +
-	"\fput_monitors\x18\x13 \x01(\v2\x1c.lookout.raft.v1.PutMonitorsH\x00R\vputMonitorsB\x04\n" +
+	"\fput_monitors\x18\x13 \x01(\v2\x1c.lookout.raft.v1.PutMonitorsH\x00R\vputMonitors\x12G\n" +
+	"\x0ecreate_channel\x18\x14 \x01(\v2\x1e.lookout.raft.v1.CreateChannelH\x00R\rcreateChannelB\x04\n" +
 	"\x02op\"\xd1\x02\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -1995,7 +2100,18 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x126\n" +
 	"\acreates\x18\x02 \x03(\v2\x1c.lookout.raft.v1.MonitorSpecR\acreates\x126\n" +
-	"\aupdates\x18\x03 \x03(\v2\x1c.lookout.raft.v1.MonitorSpecR\aupdates\"\x87\x01\n" +
+	"\aupdates\x18\x03 \x03(\v2\x1c.lookout.raft.v1.MonitorSpecR\aupdates\"\xb5\x01\n" +
+	"\rCreateChannel\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
+	"\n" +
+	"channel_id\x18\x02 \x01(\tR\tchannelId\x12\x12\n" +
+	"\x04type\x18\x03 \x01(\tR\x04type\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x1f\n" +
+	"\vconfig_json\x18\x05 \x01(\fR\n" +
+	"configJson\x12\x1d\n" +
+	"\n" +
+	"is_default\x18\x06 \x01(\bR\tisDefault\"\x87\x01\n" +
 	"\vQuotaStatus\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x03H\x00R\x05limit\x88\x01\x01\x12\x12\n" +
@@ -2043,7 +2159,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -2064,9 +2180,10 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*CheckConfig)(nil),             // 16: lookout.raft.v1.CheckConfig
 	(*MonitorSpec)(nil),             // 17: lookout.raft.v1.MonitorSpec
 	(*PutMonitors)(nil),             // 18: lookout.raft.v1.PutMonitors
-	(*QuotaStatus)(nil),             // 19: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 20: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 21: lookout.raft.v1.Result
+	(*CreateChannel)(nil),           // 19: lookout.raft.v1.CreateChannel
+	(*QuotaStatus)(nil),             // 20: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 21: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 22: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -2079,25 +2196,26 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	14, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
 	15, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
 	18, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
-	0,  // 10: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 11: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 12: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 13: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 14: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 15: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	13, // 16: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	16, // 17: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	17, // 18: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	17, // 19: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	1,  // 20: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	19, // 21: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 22: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	20, // 23: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	24, // [24:24] is the sub-list for method output_type
-	24, // [24:24] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	19, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
+	0,  // 11: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 12: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 13: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 14: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 15: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 16: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	13, // 17: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	16, // 18: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	17, // 19: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	17, // 20: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	1,  // 21: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	20, // 22: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 23: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	21, // 24: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	25, // [25:25] is the sub-list for method output_type
+	25, // [25:25] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -2116,19 +2234,20 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_PruneEvents)(nil),
 		(*Command_DeleteMonitor)(nil),
 		(*Command_PutMonitors)(nil),
+		(*Command_CreateChannel)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[10].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[14].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[16].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   19,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -824,6 +824,99 @@ func (x *Quota) GetExceededUnixMs() int64 {
 	return 0
 }
 
+// Channel is an alert channel of an account.
+type Channel struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	AccountId     string                 `protobuf:"bytes,2,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Type          string                 `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
+	Name          string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	ConfigJson    []byte                 `protobuf:"bytes,5,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	IsDefault     bool                   `protobuf:"varint,6,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
+	CreatedUnixMs int64                  `protobuf:"varint,7,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Channel) Reset() {
+	*x = Channel{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Channel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Channel) ProtoMessage() {}
+
+func (x *Channel) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Channel.ProtoReflect.Descriptor instead.
+func (*Channel) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Channel) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Channel) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *Channel) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *Channel) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Channel) GetConfigJson() []byte {
+	if x != nil {
+		return x.ConfigJson
+	}
+	return nil
+}
+
+func (x *Channel) GetIsDefault() bool {
+	if x != nil {
+		return x.IsDefault
+	}
+	return false
+}
+
+func (x *Channel) GetCreatedUnixMs() int64 {
+	if x != nil {
+		return x.CreatedUnixMs
+	}
+	return 0
+}
+
 var File_lookout_state_v1_state_proto protoreflect.FileDescriptor
 
 const file_lookout_state_v1_state_proto_rawDesc = "" +
@@ -899,7 +992,18 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x05Quota\x12\x16\n" +
 	"\x06period\x18\x01 \x01(\x03R\x06period\x12\x12\n" +
 	"\x04used\x18\x02 \x01(\x03R\x04used\x12(\n" +
-	"\x10exceeded_unix_ms\x18\x03 \x01(\x03R\x0eexceededUnixMsB\xb3\x01\n" +
+	"\x10exceeded_unix_ms\x18\x03 \x01(\x03R\x0eexceededUnixMs\"\xc8\x01\n" +
+	"\aChannel\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x02 \x01(\tR\taccountId\x12\x12\n" +
+	"\x04type\x18\x03 \x01(\tR\x04type\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x1f\n" +
+	"\vconfig_json\x18\x05 \x01(\fR\n" +
+	"configJson\x12\x1d\n" +
+	"\n" +
+	"is_default\x18\x06 \x01(\bR\tisDefault\x12&\n" +
+	"\x0fcreated_unix_ms\x18\a \x01(\x03R\rcreatedUnixMsB\xb3\x01\n" +
 	"\x14com.lookout.state.v1B\n" +
 	"StateProtoP\x01Z-lookout/internal/gen/lookout/state/v1;statev1\xa2\x02\x03LSX\xaa\x02\x10Lookout.State.V1\xca\x02\x10Lookout\\State\\V1\xe2\x02\x1cLookout\\State\\V1\\GPBMetadata\xea\x02\x12Lookout::State::V1b\x06proto3"
 
@@ -915,7 +1019,7 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 	return file_lookout_state_v1_state_proto_rawDescData
 }
 
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Account)(nil),           // 0: lookout.state.v1.Account
 	(*NotificationGroup)(nil), // 1: lookout.state.v1.NotificationGroup
@@ -927,17 +1031,18 @@ var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*StoredEvent)(nil),       // 7: lookout.state.v1.StoredEvent
 	(*OpenRun)(nil),           // 8: lookout.state.v1.OpenRun
 	(*Quota)(nil),             // 9: lookout.state.v1.Quota
-	(*v1.Plan)(nil),           // 10: lookout.raft.v1.Plan
-	(*v1.Result)(nil),         // 11: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),    // 12: lookout.raft.v1.CheckConfig
-	(*v1.Event)(nil),          // 13: lookout.raft.v1.Event
+	(*Channel)(nil),           // 10: lookout.state.v1.Channel
+	(*v1.Plan)(nil),           // 11: lookout.raft.v1.Plan
+	(*v1.Result)(nil),         // 12: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),    // 13: lookout.raft.v1.CheckConfig
+	(*v1.Event)(nil),          // 14: lookout.raft.v1.Event
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	10, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	11, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	11, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	12, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
 	5,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	12, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
-	13, // 4: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	13, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	14, // 4: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
 	5,  // [5:5] is the sub-list for method output_type
 	5,  // [5:5] is the sub-list for method input_type
 	5,  // [5:5] is the sub-list for extension type_name
@@ -958,7 +1063,7 @@ func file_lookout_state_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
