@@ -1,0 +1,207 @@
+// Package pingstate is the state machine of a ping monitor: what each event
+// and each passed deadline does to the monitor, and which alert it raises.
+// It is pure (no clock, no I/O) so the replicated state machine can apply it
+// deterministically to events, and the leader's deadline engine can apply
+// it to deadlines it proposes through raft: one set of rules for both.
+//
+// States: new (no ping yet), up, running (a run is open), late (a run
+// passed its timeout, or the expected ping did not come), failed (the last
+// run failed), paused (disabled). Alerts: one per change of state, never one
+// per event:
+//
+//   - fail -> failed; alert monitor.failed unless already failed.
+//   - a run open longer than the timeout -> late; alert monitor.timeout. The
+//     run stays open: a later complete closes it and recovers.
+//   - complete slower than the timeout -> up; alert monitor.slow (not again
+//     for the next slow run while no good run came between).
+//   - no ping within interval + grace of the last one -> late; alert
+//     monitor.missed (the expected execution is missed).
+//   - the next good complete after any alert -> up; alert monitor.recovered.
+//   - skip counts as a ping for the missed deadline and never alerts.
+//   - a disabled monitor (paused) and a suspended account never alert.
+package pingstate
+
+// States.
+const (
+	New     = "new"
+	Up      = "up"
+	Running = "running"
+	Late    = "late"
+	Failed  = "failed"
+	Paused  = "paused"
+)
+
+// Alerts (decisions.md section 5).
+const (
+	AlertFailed    = "monitor.failed"
+	AlertTimeout   = "monitor.timeout"
+	AlertSlow      = "monitor.slow"
+	AlertMissed    = "monitor.missed"
+	AlertRecovered = "monitor.recovered"
+)
+
+// Deadline kinds.
+const (
+	DeadlineTimeout = "timeout"
+	DeadlineMissed  = "missed"
+)
+
+// Settings are the monitor's manifest fields that matter here.
+type Settings struct {
+	Enabled bool
+	// TimeoutMs is the longest a run may take.
+	TimeoutMs int64
+	// IntervalMs is the expected time between pings (0: none expected);
+	// GraceMs is added to it before a ping counts as missed.
+	IntervalMs int64
+	GraceMs    int64
+}
+
+// State is what the machine remembers of a monitor.
+type State struct {
+	State string
+	// Alerting: an alert was raised and no recovery yet.
+	Alerting bool
+	// LastPingMs is the event time of the newest ping (any status).
+	LastPingMs int64
+	// RunStartMs is when the open run started (0: none open).
+	RunStartMs int64
+	// TimeoutFired: the open run's timeout already alerted.
+	TimeoutFired bool
+	// MissedFired: the current missed deadline already alerted.
+	MissedFired bool
+	// LastDurationMs is the duration of the last closed run.
+	LastDurationMs int64
+	// LastAlert is the last alert raised.
+	LastAlert string
+}
+
+// Ping is one ping event: status run, complete, fail or skip, at AtMs (the
+// event's time); DurationMs is the run's duration when known (sent, or
+// computed from the paired run), -1 when not.
+type Ping struct {
+	Status     string
+	AtMs       int64
+	DurationMs int64
+}
+
+// Muted tells the machine that alerts must not be raised (a suspended
+// account): states still change.
+type Muted bool
+
+// OnPing applies a ping and returns the new state and the alert to raise
+// ("" for none).
+func OnPing(s Settings, st State, p Ping, muted Muted) (State, string) {
+	if p.AtMs > st.LastPingMs {
+		st.LastPingMs = p.AtMs
+	}
+	st.MissedFired = false
+	if !s.Enabled {
+		st.State = Paused
+		st.RunStartMs, st.TimeoutFired = openRun(st, p)
+		return st, ""
+	}
+	alert := ""
+	switch p.Status {
+	case "run":
+		if st.RunStartMs == 0 {
+			st.RunStartMs, st.TimeoutFired = p.AtMs, false
+		}
+		if st.State != Failed && st.State != Late {
+			st.State = Running
+		}
+	case "complete":
+		timedOut := st.TimeoutFired
+		st.RunStartMs, st.TimeoutFired = 0, false
+		if p.DurationMs >= 0 {
+			st.LastDurationMs = p.DurationMs
+		}
+		slow := p.DurationMs >= 0 && s.TimeoutMs > 0 && p.DurationMs > s.TimeoutMs
+		switch {
+		case slow && !timedOut:
+			// A slow run right after another slow run is the same state.
+			if !(st.Alerting && st.LastAlert == AlertSlow) {
+				alert = AlertSlow
+			}
+			st.Alerting = true
+		case st.Alerting:
+			// Also the late complete of a run that timed out: it closes
+			// the run and recovers.
+			alert, st.Alerting = AlertRecovered, false
+		}
+		st.State = Up
+	case "fail":
+		st.RunStartMs, st.TimeoutFired = 0, false
+		if p.DurationMs >= 0 {
+			st.LastDurationMs = p.DurationMs
+		}
+		if st.State != Failed {
+			alert = AlertFailed
+		}
+		st.State, st.Alerting = Failed, true
+	case "skip":
+		if st.State == New {
+			st.State = Up
+		}
+	}
+	return raise(st, alert, muted)
+}
+
+// raise records alert as the last one unless muted, and returns it.
+func raise(st State, alert string, muted Muted) (State, string) {
+	if muted || alert == "" {
+		return st, ""
+	}
+	st.LastAlert = alert
+	return st, alert
+}
+
+// openRun keeps the run bookkeeping of a paused monitor, so enabling it
+// again starts from the truth.
+func openRun(st State, p Ping) (int64, bool) {
+	switch p.Status {
+	case "run":
+		if st.RunStartMs == 0 {
+			return p.AtMs, false
+		}
+	case "complete", "fail":
+		return 0, false
+	}
+	return st.RunStartMs, st.TimeoutFired
+}
+
+// Deadlines returns the monitor's next timeout and missed deadlines (0 for
+// none): what the leader's engine waits for.
+func Deadlines(s Settings, st State) (timeoutMs, missedMs int64) {
+	if !s.Enabled {
+		return 0, 0
+	}
+	if st.RunStartMs > 0 && !st.TimeoutFired && s.TimeoutMs > 0 {
+		timeoutMs = st.RunStartMs + s.TimeoutMs
+	}
+	if s.IntervalMs > 0 && st.LastPingMs > 0 && !st.MissedFired {
+		missedMs = st.LastPingMs + s.IntervalMs + s.GraceMs
+	}
+	return timeoutMs, missedMs
+}
+
+// OnDeadline applies a deadline of kind that was due at dueMs, as decided
+// at nowMs (>= dueMs). A deadline that is no longer the monitor's (a ping
+// moved it, or it fired already) changes nothing, so proposing one twice,
+// or after a newer ping, is harmless.
+func OnDeadline(s Settings, st State, kind string, dueMs, nowMs int64, muted Muted) (State, string) {
+	timeoutMs, missedMs := Deadlines(s, st)
+	alert := ""
+	switch {
+	case kind == DeadlineTimeout && timeoutMs != 0 && timeoutMs == dueMs && nowMs >= dueMs:
+		st.TimeoutFired = true
+		alert = AlertTimeout
+	case kind == DeadlineMissed && missedMs != 0 && missedMs == dueMs && nowMs >= dueMs:
+		st.MissedFired = true
+		alert = AlertMissed
+	default:
+		return st, ""
+	}
+	st.State, st.Alerting = Late, true
+	return raise(st, alert, muted)
+}
