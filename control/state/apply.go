@@ -79,7 +79,8 @@ func (s *Store) applyRun(entries []Entry, results []*raftv1.Result) (int, error)
 	if err := txn.Commit(); err != nil {
 		return 0, fmt.Errorf("commit: %w", err)
 	}
-	s.values.commit(txn)
+	s.watch.publish(s.values.commit(txn), s.alertsRaised, false)
+	s.alertsRaised = false
 	s.setApplied(last)
 	return n, nil
 }
@@ -101,7 +102,8 @@ func (s *Store) commitRun(txn *badger.Txn, entries []Entry, results []*raftv1.Re
 	if err := txn.Commit(); err != nil {
 		return 0, fmt.Errorf("commit: %w", err)
 	}
-	s.values.commit(txn)
+	s.watch.publish(s.values.commit(txn), s.alertsRaised, false)
+	s.alertsRaised = false
 	s.setApplied(last)
 	return len(entries), nil
 }
@@ -117,7 +119,7 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 	if changesAuth(cmd) {
 		s.authDirty = true
 	}
-	res, err := s.applyOnce(txn, applyCtx{index: e.Index, now: cmd.GetTimeUnixMs(), values: s.values}, cmd)
+	res, err := s.applyOnce(txn, applyCtx{index: e.Index, now: cmd.GetTimeUnixMs(), values: s.values, raised: &s.alertsRaised}, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +163,9 @@ type applyCtx struct {
 	index  uint64
 	now    int64
 	values *valueCache
+	// raised is set when the entry raises an alert (a hint for the
+	// dispatcher, outside the state).
+	raised *bool
 }
 
 // dispatch calls the apply function of the command's type.
@@ -183,6 +188,10 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applyIngestBatch(txn, ctx, op.IngestBatch)
 	case *raftv1.Command_CreateChannel:
 		return applyCreateChannel(txn, now, op.CreateChannel)
+	case *raftv1.Command_FireDeadline:
+		return applyFireDeadline(txn, ctx, op.FireDeadline)
+	case *raftv1.Command_RecordDelivery:
+		return applyRecordDelivery(txn, op.RecordDelivery)
 	case *raftv1.Command_PutMonitors:
 		return applyPutMonitors(txn, ctx, op.PutMonitors)
 	case *raftv1.Command_PruneEvents:

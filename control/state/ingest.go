@@ -131,7 +131,7 @@ func (in *ingest) event(pos int, ev *raftv1.Event) (*raftv1.EventResult, error) 
 			m.mon.Project, m.dirty = p, true
 		}
 	}
-	if err := in.store(m, ev); err != nil {
+	if err := in.store(pos, m, ev); err != nil {
 		return nil, err
 	}
 	countEvent(plan, a.quota, at)

@@ -14,7 +14,7 @@ import (
 // started more than 72 h before the event. When the event has no duration,
 // the paired run gives it one (never negative). skip, stream events and
 // custom events neither open nor close runs.
-func (in *ingest) store(m *monState, ev *raftv1.Event) error {
+func (in *ingest) store(pos int, m *monState, ev *raftv1.Event) error {
 	p := m.ping()
 	seq := p.NextSeq
 	p.NextSeq++
@@ -57,7 +57,9 @@ func (in *ingest) store(m *monState, ev *raftv1.Event) error {
 		p.LastPingUnixMs, p.LastStatus = at, lastStatus(ev)
 	}
 	m.dirty = true
-	return nil
+	// The monitor's state machine: a ping may raise an alert.
+	_, err := onPing(in.txn, in.ctx, pos, m.mon, se)
+	return err
 }
 
 // lastStatus is what PingState.last_status records for ev: the status of a

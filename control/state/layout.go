@@ -20,6 +20,8 @@ import (
 //	group:<account id>:<group id>       -> statev1.NotificationGroup
 //	group-name:<account id>:<name>      -> group id
 //	chan:<account id>:<channel id>      -> statev1.Channel
+//	alert:<alert id>                    -> statev1.Alert (the outbox)
+//	alert-pending:<alert id>            -> empty; alerts with deliveries left
 //	agent-token:<sha-256 of the token>  -> statev1.AgentToken
 //	req:<request id>                    -> statev1.AppliedRequest
 //	req-time:<uint64 ms><request id>    -> empty; expiry order of req:
@@ -44,17 +46,19 @@ import (
 //	runs:<monitor uuid>                   -> the monitor's open runs (runs.go)
 //	quota:<account id>                    -> statev1.Quota
 var (
-	keyApplied       = []byte("meta:applied")
-	prefixAccount    = []byte("acct:")
-	prefixEmail      = []byte("acct-email:")
-	prefixKeyHash    = []byte("key:")
-	prefixKeyID      = []byte("key-id:")
-	prefixGroup      = []byte("group:")
-	prefixGroupName  = []byte("group-name:")
-	prefixChannel    = []byte("chan:")
-	prefixAgentToken = []byte("agent-token:")
-	prefixRequest    = []byte("req:")
-	prefixReqTime    = []byte("req-time:")
+	keyApplied         = []byte("meta:applied")
+	prefixAccount      = []byte("acct:")
+	prefixEmail        = []byte("acct-email:")
+	prefixKeyHash      = []byte("key:")
+	prefixKeyID        = []byte("key-id:")
+	prefixGroup        = []byte("group:")
+	prefixGroupName    = []byte("group-name:")
+	prefixChannel      = []byte("chan:")
+	prefixAlert        = []byte("alert:")
+	prefixAlertPending = []byte("alert-pending:")
+	prefixAgentToken   = []byte("agent-token:")
+	prefixRequest      = []byte("req:")
+	prefixReqTime      = []byte("req-time:")
 
 	prefixMonitor      = []byte("mon:")
 	prefixMonitorName  = []byte("mon-name:")

@@ -51,6 +51,9 @@ type Store struct {
 	stopGC    func()
 	closeOnce sync.Once
 
+	watch        *changeWatch
+	alertsRaised bool // an entry of the transaction being built raised an alert (FSM goroutine only)
+
 	auth      *authCache
 	values    *valueCache // FSM goroutine only
 	authDirty bool        // an entry of the transaction being built changes auth (FSM goroutine only)
@@ -67,7 +70,7 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, log: logger, advanced: make(chan struct{}), stopGC: func() {}, auth: newAuthCache(), values: newValueCache()}
+	s := &Store{db: db, log: logger, advanced: make(chan struct{}), stopGC: func() {}, auth: newAuthCache(), values: newValueCache(), watch: newChangeWatch()}
 	err = db.View(func(txn *badger.Txn) error {
 		s.applied, err = readUint64(txn, keyApplied)
 		return err

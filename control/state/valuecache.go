@@ -150,13 +150,17 @@ func (c *valueCache) del(txn *badger.Txn, key []byte) error {
 	return nil
 }
 
-// commit publishes the writes of txn, which has just committed.
-func (c *valueCache) commit(txn *badger.Txn) {
+// commit publishes the writes of txn, which has just committed, and
+// returns the uuids of the monitors whose records they changed.
+func (c *valueCache) commit(txn *badger.Txn) (monitors []string) {
 	if c == nil || c.txn != txn {
-		return
+		return nil
 	}
 	for key, cv := range c.pending {
 		c.remember(key, cv)
+		if id, ok := bytes.CutPrefix([]byte(key), prefixMonitor); ok {
+			monitors = append(monitors, string(id))
+		}
 	}
 	for key, ms := range c.pendingRecv {
 		switch {
@@ -169,6 +173,7 @@ func (c *valueCache) commit(txn *badger.Txn) {
 	clear(c.pending)
 	clear(c.pendingRecv)
 	c.txn = nil
+	return monitors
 }
 
 // reset forgets everything (the database was replaced).

@@ -224,6 +224,8 @@ type Command struct {
 	//	*Command_DeleteMonitor
 	//	*Command_PutMonitors
 	//	*Command_CreateChannel
+	//	*Command_FireDeadline
+	//	*Command_RecordDelivery
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -386,6 +388,24 @@ func (x *Command) GetCreateChannel() *CreateChannel {
 	return nil
 }
 
+func (x *Command) GetFireDeadline() *FireDeadline {
+	if x != nil {
+		if x, ok := x.Op.(*Command_FireDeadline); ok {
+			return x.FireDeadline
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetRecordDelivery() *RecordDelivery {
+	if x != nil {
+		if x, ok := x.Op.(*Command_RecordDelivery); ok {
+			return x.RecordDelivery
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -434,6 +454,14 @@ type Command_CreateChannel struct {
 	CreateChannel *CreateChannel `protobuf:"bytes,20,opt,name=create_channel,json=createChannel,proto3,oneof"`
 }
 
+type Command_FireDeadline struct {
+	FireDeadline *FireDeadline `protobuf:"bytes,21,opt,name=fire_deadline,json=fireDeadline,proto3,oneof"`
+}
+
+type Command_RecordDelivery struct {
+	RecordDelivery *RecordDelivery `protobuf:"bytes,22,opt,name=record_delivery,json=recordDelivery,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -455,6 +483,10 @@ func (*Command_DeleteMonitor) isCommand_Op() {}
 func (*Command_PutMonitors) isCommand_Op() {}
 
 func (*Command_CreateChannel) isCommand_Op() {}
+
+func (*Command_FireDeadline) isCommand_Op() {}
+
+func (*Command_RecordDelivery) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -1738,6 +1770,166 @@ func (x *CreateChannel) GetIsDefault() bool {
 	return false
 }
 
+// FireDeadline is a ping monitor's deadline (timeout or missed) that the
+// leader saw pass. The state machine applies it only if it is still the
+// monitor's deadline, so a deadline proposed twice fires once.
+type FireDeadline struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	AccountId   string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	MonitorUuid string                 `protobuf:"bytes,2,opt,name=monitor_uuid,json=monitorUuid,proto3" json:"monitor_uuid,omitempty"`
+	// kind is timeout or missed.
+	Kind          string `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
+	DueUnixMs     int64  `protobuf:"varint,4,opt,name=due_unix_ms,json=dueUnixMs,proto3" json:"due_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FireDeadline) Reset() {
+	*x = FireDeadline{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FireDeadline) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FireDeadline) ProtoMessage() {}
+
+func (x *FireDeadline) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
+func (*FireDeadline) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *FireDeadline) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *FireDeadline) GetMonitorUuid() string {
+	if x != nil {
+		return x.MonitorUuid
+	}
+	return ""
+}
+
+func (x *FireDeadline) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *FireDeadline) GetDueUnixMs() int64 {
+	if x != nil {
+		return x.DueUnixMs
+	}
+	return 0
+}
+
+// RecordDelivery records one delivery attempt of an alert to a channel.
+type RecordDelivery struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	AlertId    string                 `protobuf:"bytes,1,opt,name=alert_id,json=alertId,proto3" json:"alert_id,omitempty"`
+	ChannelRef string                 `protobuf:"bytes,2,opt,name=channel_ref,json=channelRef,proto3" json:"channel_ref,omitempty"`
+	Delivered  bool                   `protobuf:"varint,3,opt,name=delivered,proto3" json:"delivered,omitempty"`
+	Error      string                 `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	// next_try_unix_ms is when to try again (when not delivered).
+	NextTryUnixMs int64 `protobuf:"varint,5,opt,name=next_try_unix_ms,json=nextTryUnixMs,proto3" json:"next_try_unix_ms,omitempty"`
+	// give_up ends the retries (the retry time is over, or a permanent
+	// error).
+	GiveUp        bool `protobuf:"varint,6,opt,name=give_up,json=giveUp,proto3" json:"give_up,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordDelivery) Reset() {
+	*x = RecordDelivery{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordDelivery) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordDelivery) ProtoMessage() {}
+
+func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
+func (*RecordDelivery) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *RecordDelivery) GetAlertId() string {
+	if x != nil {
+		return x.AlertId
+	}
+	return ""
+}
+
+func (x *RecordDelivery) GetChannelRef() string {
+	if x != nil {
+		return x.ChannelRef
+	}
+	return ""
+}
+
+func (x *RecordDelivery) GetDelivered() bool {
+	if x != nil {
+		return x.Delivered
+	}
+	return false
+}
+
+func (x *RecordDelivery) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *RecordDelivery) GetNextTryUnixMs() int64 {
+	if x != nil {
+		return x.NextTryUnixMs
+	}
+	return 0
+}
+
+func (x *RecordDelivery) GetGiveUp() bool {
+	if x != nil {
+		return x.GiveUp
+	}
+	return false
+}
+
 // QuotaStatus is an account's monthly quota as of one event.
 type QuotaStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1755,7 +1947,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1767,7 +1959,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1780,7 +1972,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -1824,7 +2016,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1836,7 +2028,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1849,7 +2041,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -1895,7 +2087,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1907,7 +2099,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1920,7 +2112,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Result) GetStatus() Status {
@@ -1962,7 +2154,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xfa\x06\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\x8c\b\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -1982,7 +2174,9 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\fprune_events\x18\x11 \x01(\v2\x1c.lookout.raft.v1.PruneEventsH\x00R\vpruneEvents\x12G\n" +
 	"\x0edelete_monitor\x18\x12 \x01(\v2\x1e.lookout.raft.v1.DeleteMonitorH\x00R\rdeleteMonitor\x12A\n" +
 	"\fput_monitors\x18\x13 \x01(\v2\x1c.lookout.raft.v1.PutMonitorsH\x00R\vputMonitors\x12G\n" +
-	"\x0ecreate_channel\x18\x14 \x01(\v2\x1e.lookout.raft.v1.CreateChannelH\x00R\rcreateChannelB\x04\n" +
+	"\x0ecreate_channel\x18\x14 \x01(\v2\x1e.lookout.raft.v1.CreateChannelH\x00R\rcreateChannel\x12D\n" +
+	"\rfire_deadline\x18\x15 \x01(\v2\x1d.lookout.raft.v1.FireDeadlineH\x00R\ffireDeadline\x12J\n" +
+	"\x0frecord_delivery\x18\x16 \x01(\v2\x1f.lookout.raft.v1.RecordDeliveryH\x00R\x0erecordDeliveryB\x04\n" +
 	"\x02op\"\xd1\x02\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -2111,7 +2305,21 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\vconfig_json\x18\x05 \x01(\fR\n" +
 	"configJson\x12\x1d\n" +
 	"\n" +
-	"is_default\x18\x06 \x01(\bR\tisDefault\"\x87\x01\n" +
+	"is_default\x18\x06 \x01(\bR\tisDefault\"\x84\x01\n" +
+	"\fFireDeadline\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12!\n" +
+	"\fmonitor_uuid\x18\x02 \x01(\tR\vmonitorUuid\x12\x12\n" +
+	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x1e\n" +
+	"\vdue_unix_ms\x18\x04 \x01(\x03R\tdueUnixMs\"\xc2\x01\n" +
+	"\x0eRecordDelivery\x12\x19\n" +
+	"\balert_id\x18\x01 \x01(\tR\aalertId\x12\x1f\n" +
+	"\vchannel_ref\x18\x02 \x01(\tR\n" +
+	"channelRef\x12\x1c\n" +
+	"\tdelivered\x18\x03 \x01(\bR\tdelivered\x12\x14\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\x12'\n" +
+	"\x10next_try_unix_ms\x18\x05 \x01(\x03R\rnextTryUnixMs\x12\x17\n" +
+	"\agive_up\x18\x06 \x01(\bR\x06giveUp\"\x87\x01\n" +
 	"\vQuotaStatus\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x03H\x00R\x05limit\x88\x01\x01\x12\x12\n" +
@@ -2159,7 +2367,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -2181,9 +2389,11 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*MonitorSpec)(nil),             // 17: lookout.raft.v1.MonitorSpec
 	(*PutMonitors)(nil),             // 18: lookout.raft.v1.PutMonitors
 	(*CreateChannel)(nil),           // 19: lookout.raft.v1.CreateChannel
-	(*QuotaStatus)(nil),             // 20: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 21: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 22: lookout.raft.v1.Result
+	(*FireDeadline)(nil),            // 20: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 21: lookout.raft.v1.RecordDelivery
+	(*QuotaStatus)(nil),             // 22: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 23: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 24: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -2197,25 +2407,27 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	15, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
 	18, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
 	19, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	0,  // 11: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 12: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 13: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 14: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 15: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 16: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	13, // 17: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	16, // 18: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	17, // 19: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	17, // 20: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	1,  // 21: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	20, // 22: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 23: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	21, // 24: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	25, // [25:25] is the sub-list for method output_type
-	25, // [25:25] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	20, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	21, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	0,  // 13: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 14: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 15: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 16: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 17: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 18: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	13, // 19: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	16, // 20: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	17, // 21: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	17, // 22: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	1,  // 23: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	22, // 24: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 25: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	23, // 26: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	27, // [27:27] is the sub-list for method output_type
+	27, // [27:27] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -2235,19 +2447,21 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_DeleteMonitor)(nil),
 		(*Command_PutMonitors)(nil),
 		(*Command_CreateChannel)(nil),
+		(*Command_FireDeadline)(nil),
+		(*Command_RecordDelivery)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[10].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[14].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[19].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   20,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

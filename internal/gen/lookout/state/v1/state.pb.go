@@ -333,8 +333,10 @@ type Monitor struct {
 	Regions                 []string        `protobuf:"bytes,16,rep,name=regions,proto3" json:"regions,omitempty"`
 	Config                  *v1.CheckConfig `protobuf:"bytes,17,opt,name=config,proto3" json:"config,omitempty"`
 	UpdatedUnixMs           int64           `protobuf:"varint,18,opt,name=updated_unix_ms,json=updatedUnixMs,proto3" json:"updated_unix_ms,omitempty"`
-	unknownFields           protoimpl.UnknownFields
-	sizeCache               protoimpl.SizeCache
+	// engine is the ping monitor state machine's memory (internal/pingstate).
+	Engine        *EngineState `protobuf:"bytes,19,opt,name=engine,proto3" json:"engine,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Monitor) Reset() {
@@ -493,6 +495,303 @@ func (x *Monitor) GetUpdatedUnixMs() int64 {
 	return 0
 }
 
+func (x *Monitor) GetEngine() *EngineState {
+	if x != nil {
+		return x.Engine
+	}
+	return nil
+}
+
+// EngineState mirrors pingstate.State.
+type EngineState struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	State          string                 `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	Alerting       bool                   `protobuf:"varint,2,opt,name=alerting,proto3" json:"alerting,omitempty"`
+	LastPingUnixMs int64                  `protobuf:"varint,3,opt,name=last_ping_unix_ms,json=lastPingUnixMs,proto3" json:"last_ping_unix_ms,omitempty"`
+	RunStartUnixMs int64                  `protobuf:"varint,4,opt,name=run_start_unix_ms,json=runStartUnixMs,proto3" json:"run_start_unix_ms,omitempty"`
+	TimeoutFired   bool                   `protobuf:"varint,5,opt,name=timeout_fired,json=timeoutFired,proto3" json:"timeout_fired,omitempty"`
+	MissedFired    bool                   `protobuf:"varint,6,opt,name=missed_fired,json=missedFired,proto3" json:"missed_fired,omitempty"`
+	LastDurationMs int64                  `protobuf:"varint,7,opt,name=last_duration_ms,json=lastDurationMs,proto3" json:"last_duration_ms,omitempty"`
+	LastAlert      string                 `protobuf:"bytes,8,opt,name=last_alert,json=lastAlert,proto3" json:"last_alert,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *EngineState) Reset() {
+	*x = EngineState{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EngineState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EngineState) ProtoMessage() {}
+
+func (x *EngineState) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EngineState.ProtoReflect.Descriptor instead.
+func (*EngineState) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *EngineState) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *EngineState) GetAlerting() bool {
+	if x != nil {
+		return x.Alerting
+	}
+	return false
+}
+
+func (x *EngineState) GetLastPingUnixMs() int64 {
+	if x != nil {
+		return x.LastPingUnixMs
+	}
+	return 0
+}
+
+func (x *EngineState) GetRunStartUnixMs() int64 {
+	if x != nil {
+		return x.RunStartUnixMs
+	}
+	return 0
+}
+
+func (x *EngineState) GetTimeoutFired() bool {
+	if x != nil {
+		return x.TimeoutFired
+	}
+	return false
+}
+
+func (x *EngineState) GetMissedFired() bool {
+	if x != nil {
+		return x.MissedFired
+	}
+	return false
+}
+
+func (x *EngineState) GetLastDurationMs() int64 {
+	if x != nil {
+		return x.LastDurationMs
+	}
+	return 0
+}
+
+func (x *EngineState) GetLastAlert() string {
+	if x != nil {
+		return x.LastAlert
+	}
+	return ""
+}
+
+// Delivery is one alert's delivery to one channel.
+type Delivery struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// channel_ref is chan:<channel id> (a default channel) or
+	// group:<group id>:<index> (a channel of a notification group).
+	ChannelRef    string `protobuf:"bytes,1,opt,name=channel_ref,json=channelRef,proto3" json:"channel_ref,omitempty"`
+	ChannelType   string `protobuf:"bytes,2,opt,name=channel_type,json=channelType,proto3" json:"channel_type,omitempty"`
+	Attempts      int64  `protobuf:"varint,3,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	LastError     string `protobuf:"bytes,4,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	NextTryUnixMs int64  `protobuf:"varint,5,opt,name=next_try_unix_ms,json=nextTryUnixMs,proto3" json:"next_try_unix_ms,omitempty"`
+	Delivered     bool   `protobuf:"varint,6,opt,name=delivered,proto3" json:"delivered,omitempty"`
+	GivenUp       bool   `protobuf:"varint,7,opt,name=given_up,json=givenUp,proto3" json:"given_up,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Delivery) Reset() {
+	*x = Delivery{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Delivery) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Delivery) ProtoMessage() {}
+
+func (x *Delivery) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Delivery.ProtoReflect.Descriptor instead.
+func (*Delivery) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Delivery) GetChannelRef() string {
+	if x != nil {
+		return x.ChannelRef
+	}
+	return ""
+}
+
+func (x *Delivery) GetChannelType() string {
+	if x != nil {
+		return x.ChannelType
+	}
+	return ""
+}
+
+func (x *Delivery) GetAttempts() int64 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *Delivery) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *Delivery) GetNextTryUnixMs() int64 {
+	if x != nil {
+		return x.NextTryUnixMs
+	}
+	return 0
+}
+
+func (x *Delivery) GetDelivered() bool {
+	if x != nil {
+		return x.Delivered
+	}
+	return false
+}
+
+func (x *Delivery) GetGivenUp() bool {
+	if x != nil {
+		return x.GivenUp
+	}
+	return false
+}
+
+// Alert is one state change of a monitor, with its deliveries (the
+// outbox). Its id is stable: receivers drop repeats by it.
+type Alert struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Id             string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	AccountId      string                 `protobuf:"bytes,2,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	MonitorUuid    string                 `protobuf:"bytes,3,opt,name=monitor_uuid,json=monitorUuid,proto3" json:"monitor_uuid,omitempty"`
+	Type           string                 `protobuf:"bytes,4,opt,name=type,proto3" json:"type,omitempty"`
+	OccurredUnixMs int64                  `protobuf:"varint,5,opt,name=occurred_unix_ms,json=occurredUnixMs,proto3" json:"occurred_unix_ms,omitempty"`
+	Event          *StoredEvent           `protobuf:"bytes,6,opt,name=event,proto3" json:"event,omitempty"`
+	Deliveries     []*Delivery            `protobuf:"bytes,7,rep,name=deliveries,proto3" json:"deliveries,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Alert) Reset() {
+	*x = Alert{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Alert) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Alert) ProtoMessage() {}
+
+func (x *Alert) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Alert.ProtoReflect.Descriptor instead.
+func (*Alert) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Alert) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Alert) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *Alert) GetMonitorUuid() string {
+	if x != nil {
+		return x.MonitorUuid
+	}
+	return ""
+}
+
+func (x *Alert) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *Alert) GetOccurredUnixMs() int64 {
+	if x != nil {
+		return x.OccurredUnixMs
+	}
+	return 0
+}
+
+func (x *Alert) GetEvent() *StoredEvent {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *Alert) GetDeliveries() []*Delivery {
+	if x != nil {
+		return x.Deliveries
+	}
+	return nil
+}
+
 // PingState is what the last pings of a monitor left behind.
 type PingState struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -510,7 +809,7 @@ type PingState struct {
 
 func (x *PingState) Reset() {
 	*x = PingState{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -522,7 +821,7 @@ func (x *PingState) String() string {
 func (*PingState) ProtoMessage() {}
 
 func (x *PingState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -535,7 +834,7 @@ func (x *PingState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PingState.ProtoReflect.Descriptor instead.
 func (*PingState) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{5}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PingState) GetLastPingUnixMs() int64 {
@@ -577,7 +876,7 @@ type Project struct {
 
 func (x *Project) Reset() {
 	*x = Project{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -589,7 +888,7 @@ func (x *Project) String() string {
 func (*Project) ProtoMessage() {}
 
 func (x *Project) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -602,7 +901,7 @@ func (x *Project) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Project.ProtoReflect.Descriptor instead.
 func (*Project) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{6}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Project) GetName() string {
@@ -636,7 +935,7 @@ type StoredEvent struct {
 
 func (x *StoredEvent) Reset() {
 	*x = StoredEvent{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -648,7 +947,7 @@ func (x *StoredEvent) String() string {
 func (*StoredEvent) ProtoMessage() {}
 
 func (x *StoredEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -661,7 +960,7 @@ func (x *StoredEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredEvent.ProtoReflect.Descriptor instead.
 func (*StoredEvent) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{7}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *StoredEvent) GetSeq() uint64 {
@@ -711,7 +1010,7 @@ type OpenRun struct {
 
 func (x *OpenRun) Reset() {
 	*x = OpenRun{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -723,7 +1022,7 @@ func (x *OpenRun) String() string {
 func (*OpenRun) ProtoMessage() {}
 
 func (x *OpenRun) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -736,7 +1035,7 @@ func (x *OpenRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenRun.ProtoReflect.Descriptor instead.
 func (*OpenRun) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{8}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *OpenRun) GetSeries() string {
@@ -775,7 +1074,7 @@ type Quota struct {
 
 func (x *Quota) Reset() {
 	*x = Quota{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -787,7 +1086,7 @@ func (x *Quota) String() string {
 func (*Quota) ProtoMessage() {}
 
 func (x *Quota) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -800,7 +1099,7 @@ func (x *Quota) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quota.ProtoReflect.Descriptor instead.
 func (*Quota) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{9}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Quota) GetPeriod() int64 {
@@ -840,7 +1139,7 @@ type Channel struct {
 
 func (x *Channel) Reset() {
 	*x = Channel{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -852,7 +1151,7 @@ func (x *Channel) String() string {
 func (*Channel) ProtoMessage() {}
 
 func (x *Channel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -865,7 +1164,7 @@ func (x *Channel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Channel.ProtoReflect.Descriptor instead.
 func (*Channel) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{10}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Channel) GetId() string {
@@ -945,7 +1244,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xaf\x05\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xe6\x05\n" +
 	"\aMonitor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x1d\n" +
 	"\n" +
@@ -966,9 +1265,41 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\bschedule\x18\x0f \x01(\tR\bschedule\x12\x18\n" +
 	"\aregions\x18\x10 \x03(\tR\aregions\x124\n" +
 	"\x06config\x18\x11 \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\x12&\n" +
-	"\x0fupdated_unix_ms\x18\x12 \x01(\x03R\rupdatedUnixMsB\x1c\n" +
+	"\x0fupdated_unix_ms\x18\x12 \x01(\x03R\rupdatedUnixMs\x125\n" +
+	"\x06engine\x18\x13 \x01(\v2\x1d.lookout.state.v1.EngineStateR\x06engineB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
-	"\x0e_grace_seconds\"\x8a\x01\n" +
+	"\x0e_grace_seconds\"\xa6\x02\n" +
+	"\vEngineState\x12\x14\n" +
+	"\x05state\x18\x01 \x01(\tR\x05state\x12\x1a\n" +
+	"\balerting\x18\x02 \x01(\bR\balerting\x12)\n" +
+	"\x11last_ping_unix_ms\x18\x03 \x01(\x03R\x0elastPingUnixMs\x12)\n" +
+	"\x11run_start_unix_ms\x18\x04 \x01(\x03R\x0erunStartUnixMs\x12#\n" +
+	"\rtimeout_fired\x18\x05 \x01(\bR\ftimeoutFired\x12!\n" +
+	"\fmissed_fired\x18\x06 \x01(\bR\vmissedFired\x12(\n" +
+	"\x10last_duration_ms\x18\a \x01(\x03R\x0elastDurationMs\x12\x1d\n" +
+	"\n" +
+	"last_alert\x18\b \x01(\tR\tlastAlert\"\xeb\x01\n" +
+	"\bDelivery\x12\x1f\n" +
+	"\vchannel_ref\x18\x01 \x01(\tR\n" +
+	"channelRef\x12!\n" +
+	"\fchannel_type\x18\x02 \x01(\tR\vchannelType\x12\x1a\n" +
+	"\battempts\x18\x03 \x01(\x03R\battempts\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\x04 \x01(\tR\tlastError\x12'\n" +
+	"\x10next_try_unix_ms\x18\x05 \x01(\x03R\rnextTryUnixMs\x12\x1c\n" +
+	"\tdelivered\x18\x06 \x01(\bR\tdelivered\x12\x19\n" +
+	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\x88\x02\n" +
+	"\x05Alert\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x02 \x01(\tR\taccountId\x12!\n" +
+	"\fmonitor_uuid\x18\x03 \x01(\tR\vmonitorUuid\x12\x12\n" +
+	"\x04type\x18\x04 \x01(\tR\x04type\x12(\n" +
+	"\x10occurred_unix_ms\x18\x05 \x01(\x03R\x0eoccurredUnixMs\x123\n" +
+	"\x05event\x18\x06 \x01(\v2\x1d.lookout.state.v1.StoredEventR\x05event\x12:\n" +
+	"\n" +
+	"deliveries\x18\a \x03(\v2\x1a.lookout.state.v1.DeliveryR\n" +
+	"deliveries\"\x8a\x01\n" +
 	"\tPingState\x12)\n" +
 	"\x11last_ping_unix_ms\x18\x01 \x01(\x03R\x0elastPingUnixMs\x12\x1f\n" +
 	"\vlast_status\x18\x02 \x01(\tR\n" +
@@ -1019,35 +1350,41 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 	return file_lookout_state_v1_state_proto_rawDescData
 }
 
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Account)(nil),           // 0: lookout.state.v1.Account
 	(*NotificationGroup)(nil), // 1: lookout.state.v1.NotificationGroup
 	(*AgentToken)(nil),        // 2: lookout.state.v1.AgentToken
 	(*AppliedRequest)(nil),    // 3: lookout.state.v1.AppliedRequest
 	(*Monitor)(nil),           // 4: lookout.state.v1.Monitor
-	(*PingState)(nil),         // 5: lookout.state.v1.PingState
-	(*Project)(nil),           // 6: lookout.state.v1.Project
-	(*StoredEvent)(nil),       // 7: lookout.state.v1.StoredEvent
-	(*OpenRun)(nil),           // 8: lookout.state.v1.OpenRun
-	(*Quota)(nil),             // 9: lookout.state.v1.Quota
-	(*Channel)(nil),           // 10: lookout.state.v1.Channel
-	(*v1.Plan)(nil),           // 11: lookout.raft.v1.Plan
-	(*v1.Result)(nil),         // 12: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),    // 13: lookout.raft.v1.CheckConfig
-	(*v1.Event)(nil),          // 14: lookout.raft.v1.Event
+	(*EngineState)(nil),       // 5: lookout.state.v1.EngineState
+	(*Delivery)(nil),          // 6: lookout.state.v1.Delivery
+	(*Alert)(nil),             // 7: lookout.state.v1.Alert
+	(*PingState)(nil),         // 8: lookout.state.v1.PingState
+	(*Project)(nil),           // 9: lookout.state.v1.Project
+	(*StoredEvent)(nil),       // 10: lookout.state.v1.StoredEvent
+	(*OpenRun)(nil),           // 11: lookout.state.v1.OpenRun
+	(*Quota)(nil),             // 12: lookout.state.v1.Quota
+	(*Channel)(nil),           // 13: lookout.state.v1.Channel
+	(*v1.Plan)(nil),           // 14: lookout.raft.v1.Plan
+	(*v1.Result)(nil),         // 15: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),    // 16: lookout.raft.v1.CheckConfig
+	(*v1.Event)(nil),          // 17: lookout.raft.v1.Event
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	11, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	12, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
-	5,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	13, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
-	14, // 4: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
-	5,  // [5:5] is the sub-list for method output_type
-	5,  // [5:5] is the sub-list for method input_type
-	5,  // [5:5] is the sub-list for extension type_name
-	5,  // [5:5] is the sub-list for extension extendee
-	0,  // [0:5] is the sub-list for field type_name
+	14, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	15, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	8,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
+	16, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	5,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
+	10, // 5: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
+	6,  // 6: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
+	17, // 7: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	8,  // [8:8] is the sub-list for method output_type
+	8,  // [8:8] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_lookout_state_v1_state_proto_init() }
@@ -1056,14 +1393,14 @@ func file_lookout_state_v1_state_proto_init() {
 		return
 	}
 	file_lookout_state_v1_state_proto_msgTypes[4].OneofWrappers = []any{}
-	file_lookout_state_v1_state_proto_msgTypes[7].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

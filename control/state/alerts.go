@@ -1,0 +1,152 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/google/uuid"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+)
+
+// alertNamespace is the UUID namespace of alert ids, derived by the state
+// machine (which draws no random numbers) from the raft entry.
+var alertNamespace = uuid.MustParse("3e8a6f0e-5a43-4f0b-9a53-2f4d2c7c9b1e")
+
+func alertKey(id string) []byte        { return k(prefixAlert, id) }
+func alertPendingKey(id string) []byte { return k(prefixAlertPending, id) }
+
+// raiseAlert stores an alert of monitor m in the outbox with one delivery
+// per channel it is routed to: the channels of the monitor's notification
+// group, or else the account's default channels. Its id is derived from
+// the entry (index) and the alert's position in it, so it is the same on
+// every node and never reused.
+func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ string, at int64, ev *statev1.StoredEvent) error {
+	id := uuid.NewSHA1(alertNamespace, []byte(m.GetUuid()+"\x00"+strconv.FormatUint(ctx.index, 10)+"\x00"+strconv.Itoa(pos)+"\x00"+typ)).String()
+	deliveries, err := route(txn, m)
+	if err != nil {
+		return err
+	}
+	for _, d := range deliveries {
+		d.NextTryUnixMs = ctx.now
+	}
+	a := &statev1.Alert{Id: id, AccountId: m.GetAccountId(), MonitorUuid: m.GetUuid(), Type: typ, OccurredUnixMs: at, Event: ev, Deliveries: deliveries}
+	if err := setProto(txn, alertKey(id), a); err != nil {
+		return err
+	}
+	if ctx.raised != nil {
+		*ctx.raised = true
+	}
+	if len(deliveries) == 0 {
+		return nil
+	}
+	return txn.Set(alertPendingKey(id), nil)
+}
+
+// route lists the deliveries of an alert of m.
+func route(txn *badger.Txn, m *statev1.Monitor) ([]*statev1.Delivery, error) {
+	acct := m.GetAccountId()
+	if g := m.GetNotificationGroup(); g != "" {
+		gid, err := getRaw(txn, k(prefixGroupName, acct, g))
+		if errors.Is(err, ErrNotFound) {
+			return nil, nil // the group is gone: nowhere to send
+		}
+		if err != nil {
+			return nil, err
+		}
+		var group statev1.NotificationGroup
+		if err := getProto(txn, k(prefixGroup, acct, string(gid)), &group); err != nil {
+			return nil, err
+		}
+		var channels []struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(group.GetChannelsJson(), &channels); err != nil {
+			return nil, fmt.Errorf("group %s: channels: %w", group.GetId(), err)
+		}
+		out := make([]*statev1.Delivery, len(channels))
+		for i, c := range channels {
+			out[i] = &statev1.Delivery{ChannelRef: "group:" + group.GetId() + ":" + strconv.Itoa(i), ChannelType: c.Type}
+		}
+		return out, nil
+	}
+	var out []*statev1.Delivery
+	err := scanProto(txn, k(prefixChannel, acct, ""), func() *statev1.Channel { return new(statev1.Channel) }, func(c *statev1.Channel) error {
+		if c.GetIsDefault() {
+			out = append(out, &statev1.Delivery{ChannelRef: "chan:" + c.GetId(), ChannelType: c.GetType()})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// applyRecordDelivery records one delivery attempt. When every delivery of
+// the alert is delivered or given up, the alert leaves the pending set.
+func applyRecordDelivery(txn *badger.Txn, c *raftv1.RecordDelivery) (*raftv1.Result, error) {
+	var a statev1.Alert
+	err := getProto(txn, alertKey(c.GetAlertId()), &a)
+	if errors.Is(err, ErrNotFound) {
+		return notFound("alert %s not found", c.GetAlertId()), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	open := 0
+	found := false
+	for _, d := range a.GetDeliveries() {
+		if d.GetChannelRef() == c.GetChannelRef() && !d.GetDelivered() && !d.GetGivenUp() {
+			found = true
+			d.Attempts++
+			d.LastError = c.GetError()
+			d.Delivered = c.GetDelivered()
+			d.GivenUp = !c.GetDelivered() && c.GetGiveUp()
+			d.NextTryUnixMs = c.GetNextTryUnixMs()
+		}
+		if !d.GetDelivered() && !d.GetGivenUp() {
+			open++
+		}
+	}
+	if !found {
+		return ok(), nil // already recorded (a retried command, a second dispatcher)
+	}
+	if err := setProto(txn, alertKey(a.GetId()), &a); err != nil {
+		return nil, err
+	}
+	if open == 0 {
+		return ok(), txn.Delete(alertPendingKey(a.GetId()))
+	}
+	return ok(), nil
+}
+
+// PendingAlerts returns the alerts with deliveries left, oldest id first
+// (at most limit; 0 for all).
+func (s *Store) PendingAlerts(limit int) ([]*statev1.Alert, error) {
+	var out []*statev1.Alert
+	err := s.view(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixAlertPending})
+		defer it.Close()
+		for it.Rewind(); it.Valid() && (limit <= 0 || len(out) < limit); it.Next() {
+			id := string(it.Item().Key()[len(prefixAlertPending):])
+			a := new(statev1.Alert)
+			if err := getProto(txn, alertKey(id), a); err != nil {
+				return err
+			}
+			out = append(out, a)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Alert returns one alert.
+func (s *Store) Alert(id string) (*statev1.Alert, error) {
+	var a statev1.Alert
+	if err := s.view(func(txn *badger.Txn) error { return getProto(txn, alertKey(id), &a) }); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}

@@ -1,0 +1,131 @@
+package state
+
+import (
+	"errors"
+
+	"github.com/dgraph-io/badger/v4"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/pingstate"
+)
+
+// PingSettings are the monitor's settings as internal/pingstate takes them.
+func PingSettings(m *statev1.Monitor) pingstate.Settings {
+	return pingstate.Settings{
+		Enabled:    m.GetEnabled(),
+		TimeoutMs:  m.GetTimeoutSeconds() * 1000,
+		IntervalMs: m.GetExpectedIntervalSeconds() * 1000,
+		GraceMs:    m.GetGraceSeconds() * 1000,
+	}
+}
+
+// PingState is the monitor's engine state as internal/pingstate takes it.
+func PingState(m *statev1.Monitor) pingstate.State {
+	e := m.GetEngine()
+	if e == nil {
+		return pingstate.State{State: pingstate.New}
+	}
+	return pingstate.State{
+		State: e.GetState(), Alerting: e.GetAlerting(), LastPingMs: e.GetLastPingUnixMs(),
+		RunStartMs: e.GetRunStartUnixMs(), TimeoutFired: e.GetTimeoutFired(), MissedFired: e.GetMissedFired(),
+		LastDurationMs: e.GetLastDurationMs(), LastAlert: e.GetLastAlert(),
+	}
+}
+
+// setPingState stores st in m; it reports whether anything changed.
+func setPingState(m *statev1.Monitor, st pingstate.State) bool {
+	if PingState(m) == st {
+		return false
+	}
+	m.Engine = &statev1.EngineState{
+		State: st.State, Alerting: st.Alerting, LastPingUnixMs: st.LastPingMs, RunStartUnixMs: st.RunStartMs,
+		TimeoutFired: st.TimeoutFired, MissedFired: st.MissedFired, LastDurationMs: st.LastDurationMs, LastAlert: st.LastAlert,
+	}
+	return true
+}
+
+// onPing runs the state machine for a stored ping event of m and raises
+// its alert. It reports whether m changed.
+func onPing(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, se *statev1.StoredEvent) (bool, error) {
+	ev := se.GetEvent()
+	if m.GetKind() != KindPing || ev.GetEventType() != "ping" {
+		return false, nil
+	}
+	dur := int64(-1)
+	if se.Duration != nil {
+		dur = int64(se.GetDuration() * 1000)
+	}
+	st, alert := pingstate.OnPing(PingSettings(m), PingState(m), pingstate.Ping{Status: ev.GetStatus(), AtMs: se.GetEventTimeUnixMs(), DurationMs: dur}, false)
+	changed := setPingState(m, st)
+	if alert == "" {
+		return changed, nil
+	}
+	return true, raiseAlert(txn, ctx, pos, m, alert, se.GetEventTimeUnixMs(), se)
+}
+
+// applyFireDeadline applies a deadline the leader saw pass. A deadline that
+// is no longer the monitor's (a ping moved it, it fired already, the
+// monitor is gone or paused) changes nothing: the result says so, and the
+// engine drops it. A suspended account's monitor changes state but raises
+// no alert.
+func applyFireDeadline(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadline) (*raftv1.Result, error) {
+	m, err := getMonitorIn(txn, ctx.values, c.GetMonitorUuid())
+	if errors.Is(err, ErrNotFound) || (err == nil && m.GetAccountId() != c.GetAccountId()) {
+		return notFound("monitor %s not found", c.GetMonitorUuid()), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	muted, err := suspendedAt(txn, m.GetAccountId(), ctx.now)
+	if err != nil {
+		return nil, err
+	}
+	st, alert := pingstate.OnDeadline(PingSettings(m), PingState(m), c.GetKind(), c.GetDueUnixMs(), ctx.now, pingstate.Muted(muted))
+	if !setPingState(m, st) {
+		return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Message: "stale"}, nil
+	}
+	if alert != "" {
+		if err := raiseAlert(txn, ctx, 0, m, alert, c.GetDueUnixMs(), nil); err != nil {
+			return nil, err
+		}
+	}
+	return ok(), putMonitorIn(txn, ctx.values, m)
+}
+
+// suspendedAt tells whether the account's quota is suspended at nowMs.
+func suspendedAt(txn *badger.Txn, accountID string, nowMs int64) (bool, error) {
+	var acct statev1.Account
+	if err := getProto(txn, k(prefixAccount, accountID), &acct); err != nil {
+		return false, err
+	}
+	q, err := getQuota(txn, accountID)
+	if err != nil {
+		return false, err
+	}
+	return quotaStatus(acct.GetPlan(), q, nowMs).GetState() == QuotaSuspended, nil
+}
+
+// PingMonitors calls fn for every ping monitor of every account (the
+// deadline engine's rebuild).
+func (s *Store) PingMonitors(fn func(*statev1.Monitor) error) error {
+	return s.view(func(txn *badger.Txn) error {
+		return scanProto(txn, prefixMonitor, func() *statev1.Monitor { return new(statev1.Monitor) }, func(m *statev1.Monitor) error {
+			if m.GetKind() != KindPing {
+				return nil
+			}
+			return fn(m)
+		})
+	})
+}
+
+// MonitorByUUID returns a monitor of any account (the engines' reads).
+func (s *Store) MonitorByUUID(id string) (*statev1.Monitor, error) {
+	var m *statev1.Monitor
+	err := s.view(func(txn *badger.Txn) error {
+		var err error
+		m, err = getMonitor(txn, id)
+		return err
+	})
+	return m, err
+}

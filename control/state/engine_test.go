@@ -1,0 +1,143 @@
+package state
+
+import (
+	"bytes"
+	"testing"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/pingstate"
+)
+
+func createChannelCmd(acct, id string, isDefault bool) *raftv1.Command {
+	return &raftv1.Command{Version: CommandVersion, Op: &raftv1.Command_CreateChannel{CreateChannel: &raftv1.CreateChannel{
+		AccountId: acct, ChannelId: id, Type: "webhook", Name: id, ConfigJson: []byte(`{"url":"https://example.com/hook","secret":"whsec_c2VjcmV0"}`), IsDefault: isDefault,
+	}}}
+}
+
+func fireCmd(acct, mon, kind string, due, now int64) *raftv1.Command {
+	return &raftv1.Command{Version: CommandVersion, TimeUnixMs: now, Op: &raftv1.Command_FireDeadline{FireDeadline: &raftv1.FireDeadline{
+		AccountId: acct, MonitorUuid: mon, Kind: kind, DueUnixMs: due,
+	}}}
+}
+
+func TestPingsRaiseAlertsRoutedToDefaultChannels(t *testing.T) {
+	s := openStore(t)
+	mustOK(t, s, newAccount("a"), createChannelCmd("a", "c1", true), createChannelCmd("a", "c2", false))
+	ingestOK(t, s, ingestAt(t0, 0, ping("a", "job", "run", t0), ping("a", "job", "fail", t0+1000)))
+	m := mustMonitor(t, s, "a", "job")
+	if st := PingState(m); st.State != pingstate.Failed || !st.Alerting || st.LastAlert != pingstate.AlertFailed {
+		t.Fatalf("engine state %+v", st)
+	}
+	pending, err := s.PendingAlerts(0)
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending %v %v", pending, err)
+	}
+	a := pending[0]
+	if a.GetType() != pingstate.AlertFailed || a.GetMonitorUuid() != m.GetUuid() || len(a.GetDeliveries()) != 1 || a.GetDeliveries()[0].GetChannelRef() != "chan:c1" || a.GetEvent().GetEvent().GetStatus() != "fail" {
+		t.Fatalf("alert %v", a)
+	}
+	// A second fail is the same state: no second alert.
+	ingestOK(t, s, ingestAt(t0+2000, 0, ping("a", "job", "fail", t0+2000)))
+	if pending, _ := s.PendingAlerts(0); len(pending) != 1 {
+		t.Fatalf("%d pending after a second fail", len(pending))
+	}
+	// Delivered: the alert leaves the pending set; a repeat record is a no-op.
+	rec := &raftv1.Command{Version: CommandVersion, Op: &raftv1.Command_RecordDelivery{RecordDelivery: &raftv1.RecordDelivery{AlertId: a.GetId(), ChannelRef: "chan:c1", Delivered: true}}}
+	mustOK(t, s, rec, rec)
+	if pending, _ := s.PendingAlerts(0); len(pending) != 0 {
+		t.Fatalf("%d pending after delivery", len(pending))
+	}
+	if got, err := s.Alert(a.GetId()); err != nil || got.GetDeliveries()[0].GetAttempts() != 1 || !got.GetDeliveries()[0].GetDelivered() {
+		t.Fatalf("recorded %v %v", got, err)
+	}
+}
+
+func TestGroupRoutingAndNoChannels(t *testing.T) {
+	s := openStore(t)
+	mustOK(t, s, newAccount("a"), createChannelCmd("a", "c1", true), &raftv1.Command{Version: CommandVersion, Op: &raftv1.Command_CreateNotificationGroup{CreateNotificationGroup: &raftv1.CreateNotificationGroup{
+		AccountId: "a", GroupId: "g1", Name: "oncall", ChannelsJson: []byte(`[{"type":"slack","config":{}},{"type":"email","config":{}}]`),
+	}}})
+	ingestOK(t, s, ingestAt(t0, 0, ping("a", "job", "complete", t0)))
+	m := mustMonitor(t, s, "a", "job")
+	m.NotificationGroup = "oncall"
+	mustOK(t, s, &raftv1.Command{Version: CommandVersion, Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{AccountId: "a", Updates: []*raftv1.MonitorSpec{{
+		Uuid: m.GetUuid(), Kind: "ping", Name: "job", Enabled: true, TimeoutSeconds: 3600, NotificationGroup: "oncall",
+	}}}}})
+	ingestOK(t, s, ingestAt(t0+1000, 0, ping("a", "job", "fail", t0+1000)))
+	pending, _ := s.PendingAlerts(0)
+	if len(pending) != 1 || len(pending[0].GetDeliveries()) != 2 || pending[0].GetDeliveries()[1].GetChannelRef() != "group:g1:1" || pending[0].GetDeliveries()[1].GetChannelType() != "email" {
+		t.Fatalf("group routing: %v", pending)
+	}
+	// An account without channels keeps the alert, with nothing to send.
+	mustOK(t, s, newAccount("b"))
+	ingestOK(t, s, ingestAt(t0, 0, ping("b", "job", "fail", t0)))
+	if p, _ := s.PendingAlerts(0); len(p) != 1 {
+		t.Fatalf("an alert without channels is pending: %d", len(p))
+	}
+}
+
+func TestFireDeadlineOnceAndStale(t *testing.T) {
+	s := openStore(t)
+	mustOK(t, s, newAccount("a"), createChannelCmd("a", "c1", true))
+	ingestOK(t, s, ingestAt(t0, 0, ping("a", "job", "complete", t0)))
+	m := mustMonitor(t, s, "a", "job")
+	interval, grace := int64(60), int64(30)
+	mustOK(t, s, &raftv1.Command{Version: CommandVersion, Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{AccountId: "a", Updates: []*raftv1.MonitorSpec{{
+		Uuid: m.GetUuid(), Kind: "ping", Name: "job", Enabled: true, TimeoutSeconds: 3600, ExpectedIntervalSeconds: &interval, GraceSeconds: &grace,
+	}}}}})
+	m = mustMonitor(t, s, "a", "job")
+	_, due := pingstate.Deadlines(PingSettings(m), PingState(m))
+	if due != t0+90_000 {
+		t.Fatalf("missed deadline %d, want %d", due, t0+90_000)
+	}
+	if res := apply(t, s, fireCmd("a", m.GetUuid(), pingstate.DeadlineMissed, due-1, due))[0]; res.GetMessage() != "stale" {
+		t.Fatalf("a deadline that is not the monitor's fired: %v", res)
+	}
+	mustOK(t, s, fireCmd("a", m.GetUuid(), pingstate.DeadlineMissed, due, due+500))
+	if res := apply(t, s, fireCmd("a", m.GetUuid(), pingstate.DeadlineMissed, due, due+900))[0]; res.GetMessage() != "stale" {
+		t.Fatalf("a deadline fired twice: %v", res)
+	}
+	pending, _ := s.PendingAlerts(0)
+	if len(pending) != 1 || pending[0].GetType() != pingstate.AlertMissed || pending[0].GetOccurredUnixMs() != due {
+		t.Fatalf("missed alert: %v", pending)
+	}
+	if st := PingState(mustMonitor(t, s, "a", "job")); st.State != pingstate.Late {
+		t.Fatalf("state %+v", st)
+	}
+	if res := apply(t, s, fireCmd("b", m.GetUuid(), pingstate.DeadlineMissed, due, due))[0]; res.GetStatus() != raftv1.Status_STATUS_NOT_FOUND {
+		t.Fatalf("another account's monitor: %v", res)
+	}
+	var all []*statev1.Monitor
+	s.PingMonitors(func(m *statev1.Monitor) error { all = append(all, m); return nil })
+	if len(all) != 1 {
+		t.Fatalf("PingMonitors: %d", len(all))
+	}
+}
+
+func TestWatchReportsChangedMonitorsAndAlerts(t *testing.T) {
+	s := openStore(t)
+	mustOK(t, s, newAccount("a"))
+	ingestOK(t, s, ingestAt(t0, 0, ping("a", "before", "complete", t0)))
+	if ids, over, alerts := s.TakeChanges(); len(ids) != 0 || over || alerts {
+		t.Fatal("changes recorded while not watching")
+	}
+	s.Watch(true)
+	ingestOK(t, s, ingestAt(t0, 0, ping("a", "job", "fail", t0)))
+	select {
+	case <-s.Changed():
+	default:
+		t.Fatal("no change signalled")
+	}
+	ids, over, alerts := s.TakeChanges()
+	if len(ids) != 1 || ids[0] != mustMonitor(t, s, "a", "job").GetUuid() || over || !alerts {
+		t.Fatalf("changes %v %v %v", ids, over, alerts)
+	}
+	snap := dump(t, s)
+	if err := s.Restore(bytes.NewReader(snap)); err != nil {
+		t.Fatal(err)
+	}
+	if _, over, _ := s.TakeChanges(); !over {
+		t.Fatal("a restore does not ask for a full reread")
+	}
+}
