@@ -127,6 +127,7 @@ func (s *Store) Restore(r io.Reader) error {
 	}
 	s.authDirty = true
 	s.values.reset()
+	s.watch.publish(nil, false, true) // every monitor may have changed
 	s.setApplied(applied)
 	return nil
 }
