@@ -1,7 +1,7 @@
 // Package admin is the operator API, /admin/v1: accounts, plans, keys,
-// notification groups, agent tokens and the cluster's status. It is JSON
-// over HTTP, authenticated by one operator token, and is what the
-// `lookout admin` commands call.
+// notification groups, alert channels, agent tokens and the cluster's
+// status. It is JSON over HTTP, authenticated by one operator token, and
+// is what the `lookout admin` commands call.
 //
 // Writes are validated here, and everything random (ids, secrets, their
 // hashes, bcrypt hashes) is made here, before the command is proposed: the
@@ -19,6 +19,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"lookout/cluster"
+	"lookout/control/alert/channel"
+	"lookout/control/alert/channels"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
@@ -42,6 +44,9 @@ type State interface {
 	// Usage counts the account's monitors and the events stored in the
 	// period of nowMs.
 	Usage(accountID string, nowMs int64) (monitors, eventsThisPeriod int64, err error)
+	// Channel returns an alert channel of the account, or an error
+	// wrapping state.ErrNotFound.
+	Channel(accountID, id string) (*statev1.Channel, error)
 }
 
 // Options configures the operator API.
@@ -50,6 +55,11 @@ type Options struct {
 	Cluster Cluster
 	// State is the local copy of the replicated state.
 	State State
+	// Channels validates channel configs when they are saved and makes
+	// the channels that test messages go through, with the operator's
+	// Deps (SMTP server, HTTP client). Nil means every channel type with
+	// empty Deps: no SMTP server, so e-mail channels are refused.
+	Channels *channel.Registry
 	// Token is the operator token. When empty, every request is refused.
 	Token string
 	// Logger defaults to a null logger.
@@ -62,6 +72,7 @@ type Options struct {
 type API struct {
 	cluster   Cluster
 	state     State
+	channels  *channel.Registry
 	tokenHash [sha256.Size]byte
 	hasToken  bool
 	log       hclog.Logger
@@ -73,6 +84,7 @@ func New(o Options) *API {
 	a := &API{
 		cluster:   o.Cluster,
 		state:     o.State,
+		channels:  o.Channels,
 		tokenHash: sha256.Sum256([]byte(o.Token)),
 		hasToken:  o.Token != "",
 		log:       o.Logger,
@@ -83,6 +95,9 @@ func New(o Options) *API {
 	}
 	if a.now == nil {
 		a.now = time.Now
+	}
+	if a.channels == nil {
+		a.channels = channels.Registry(channel.Deps{})
 	}
 	if !a.hasToken {
 		a.log.Warn("no admin token set: the operator API refuses every request")
@@ -99,6 +114,8 @@ func (a *API) Register(mux *http.ServeMux) {
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/keys", a.handleCreateKey)
 	routes.HandleFunc("DELETE /admin/v1/accounts/{id}/keys/{key_id}", a.handleRevokeKey)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/notification-groups", a.handleCreateGroup)
+	routes.HandleFunc("POST /admin/v1/accounts/{id}/channels", a.handleCreateChannel)
+	routes.HandleFunc("POST /admin/v1/accounts/{id}/channels/{channel_id}/test", a.handleTestChannel)
 	routes.HandleFunc("POST /admin/v1/agent-tokens", a.handleCreateAgentToken)
 	routes.HandleFunc("GET /admin/v1/cluster", a.handleCluster)
 	mux.Handle("/admin/v1/", a.authenticate(jsonFallback(routes)))

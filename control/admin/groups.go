@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 
 	"github.com/google/uuid"
 
@@ -16,22 +15,24 @@ import (
 // maxGroupName bounds a notification group's name, in characters.
 const maxGroupName = 100
 
-// channelTypes are the alert channels a notification group may hold.
-func channelTypes() []string {
-	return []string{"email", "slack", "discord", "teams", "pagerduty", "opsgenie", "telegram", "webhook"}
-}
-
 // groupBody is the JSON of POST /admin/v1/accounts/{id}/notification-groups.
 type groupBody struct {
 	Name     string          `json:"name"`
 	Channels json.RawMessage `json:"channels"`
 }
 
-// channelBody is one channel as checked. Its config is kept as sent: the
-// alerting work gives each channel type its own rules.
+// channelBody is one channel object of a group.
 type channelBody struct {
 	Type   string          `json:"type"`
 	Name   *string         `json:"name"`
+	Config json.RawMessage `json:"config"`
+}
+
+// channelOut is a channel object as stored and answered when its config
+// was changed (a webhook secret made).
+type channelOut struct {
+	Type   string          `json:"type"`
+	Name   *string         `json:"name,omitempty"`
 	Config json.RawMessage `json:"config"`
 }
 
@@ -61,7 +62,7 @@ func (a *API) createGroup(ctx context.Context, accountID string, body groupBody)
 	if err := checkName("name", body.Name, maxGroupName); err != nil {
 		return nil, err
 	}
-	channels, err := checkChannels(body.Channels)
+	channels, err := a.checkChannels(body.Channels)
 	if err != nil {
 		return nil, err
 	}
@@ -78,9 +79,10 @@ func (a *API) createGroup(ctx context.Context, accountID string, body groupBody)
 	return &groupCreated{ID: id, Name: body.Name, Channels: channels}, nil
 }
 
-// checkChannels validates the channels array and returns it compacted.
-// Absent or null is an empty array.
-func checkChannels(raw json.RawMessage) (json.RawMessage, error) {
+// checkChannels validates the channels array, each config with the
+// channel registry, and returns it compacted; a webhook channel without
+// a secret gets one. Absent or null is an empty array.
+func (a *API) checkChannels(raw json.RawMessage) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return json.RawMessage("[]"), nil
@@ -89,22 +91,30 @@ func checkChannels(raw json.RawMessage) (json.RawMessage, error) {
 	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
 		return nil, invalidField("channels", "must be an array of channel objects")
 	}
+	var out bytes.Buffer
+	out.WriteByte('[')
 	for i, item := range items {
 		path := fmt.Sprintf("channels[%d]", i)
 		var ch channelBody
 		if err := decodeObject(item, &ch, path); err != nil {
 			return nil, err
 		}
-		if !slices.Contains(channelTypes(), ch.Type) {
-			return nil, invalidField(path+".type", "must be one of email, slack, discord, teams, pagerduty, opsgenie, telegram, webhook")
+		config, changed, err := a.checkChannelConfig(path, ch.Type, ch.Config)
+		if err != nil {
+			return nil, err
 		}
-		if cfg := bytes.TrimSpace(ch.Config); len(cfg) > 0 && string(cfg) != "null" && cfg[0] != '{' {
-			return nil, invalidField(path+".config", "must be an object")
+		if changed {
+			if item, err = marshal(channelOut{Type: ch.Type, Name: ch.Name, Config: config}); err != nil {
+				return nil, err
+			}
+		}
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		if err := json.Compact(&out, item); err != nil {
+			return nil, fmt.Errorf("compact channel: %w", err)
 		}
 	}
-	var out bytes.Buffer
-	if err := json.Compact(&out, raw); err != nil {
-		return nil, fmt.Errorf("compact channels: %w", err)
-	}
+	out.WriteByte(']')
 	return out.Bytes(), nil
 }

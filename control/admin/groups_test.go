@@ -1,6 +1,7 @@
 package admin_test
 
 import (
+	"encoding/base64"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,15 +10,15 @@ import (
 )
 
 func TestCreateGroup(t *testing.T) {
-	srv := controltest.NewServer(t)
+	srv := newChannelServer(t)
 	acct := mustCreateAccount(t, srv, "ops@example.com")
 	path := "/admin/v1/accounts/" + acct.ID + "/notification-groups"
 	tests := []struct{ name, body, channels string }{
 		{"channels", `{"name":"on-call","channels":[
 			{"type":"slack","name":"#ops","config":{"webhook_url":"https://hooks.example.com/x"}},
-			{"type":"email","config":null},
-			{"type":"webhook"}]}`,
-			`[{"type":"slack","name":"#ops","config":{"webhook_url":"https://hooks.example.com/x"}},{"type":"email","config":null},{"type":"webhook"}]`},
+			{"type":"email","config":{"to":["ops@example.com"]}},
+			{"type":"webhook","config":{"url":"https://example.com/hook","secret":"whsec_c2VjcmV0"}}]}`,
+			`[{"type":"slack","name":"#ops","config":{"webhook_url":"https://hooks.example.com/x"}},{"type":"email","config":{"to":["ops@example.com"]}},{"type":"webhook","config":{"url":"https://example.com/hook","secret":"whsec_c2VjcmV0"}}]`},
 		{"empty", `{"name":"quiet","channels":[]}`, `[]`},
 		{"absent", `{"name":"later"}`, `[]`},
 	}
@@ -58,7 +59,13 @@ func TestCreateGroupInvalid(t *testing.T) {
 		{"channels string", `{"name":"g","channels":"slack"}`, "invalid field: channels"},
 		{"channel not object", `{"name":"g","channels":["slack"]}`, "invalid field: channels[0]"},
 		{"no type", `{"name":"g","channels":[{"name":"x"}]}`, "invalid field: channels[0].type"},
-		{"bad type", `{"name":"g","channels":[{"type":"email"},{"type":"sms"}]}`, "invalid field: channels[1].type"},
+		{"bad type", `{"name":"g","channels":[{"type":"slack","config":{"webhook_url":"https://x.example"}},{"type":"sms"}]}`, "invalid field: channels[1].type: must be one of discord, email,"},
+		{"bad slack url", `{"name":"g","channels":[{"type":"slack","config":{"webhook_url":"hooks.slack.com/x"}}]}`,
+			"invalid field: channels[0].config.webhook_url: must be an absolute http or https URL"},
+		{"no slack url", `{"name":"g","channels":[{"type":"slack"}]}`, "invalid field: channels[0].config.webhook_url: is required"},
+		{"unknown config field", `{"name":"g","channels":[{"type":"pagerduty","config":{"routing_key":"k","Routing_Key":"k"}}]}`,
+			"invalid field: channels[0].config.Routing_Key: unknown field"},
+		{"webhook bad url", `{"name":"g","channels":[{"type":"webhook","config":{"url":"ftp://x"}}]}`, "invalid field: channels[0].config.url"},
 		{"name not string", `{"name":"g","channels":[{"type":"email","name":3}]}`, "invalid field: channels[0].name"},
 		{"config not object", `{"name":"g","channels":[{"type":"email","config":"a@b.c"}]}`, "invalid field: channels[0].config"},
 		{"unknown channel field", `{"name":"g","channels":[{"type":"email","to":"a@b.c"}]}`, "invalid field: channels[0].to"},
@@ -75,4 +82,48 @@ func TestCreateGroupUnknownAccount(t *testing.T) {
 	srv := controltest.NewServer(t)
 	do(t, srv, "POST", "/admin/v1/accounts/nope/notification-groups", `{"name":"g","channels":[]}`).
 		wantError(t, http.StatusNotFound, "not_found", "account nope not found")
+}
+
+func TestCreateGroupWebhookSecret(t *testing.T) {
+	srv := controltest.NewServer(t)
+	acct := mustCreateAccount(t, srv, "ops@example.com")
+	r := do(t, srv, "POST", "/admin/v1/accounts/"+acct.ID+"/notification-groups",
+		`{"name":"hooks","channels":[{"type":"webhook","name":"ci","config":{"url":"https://example.com/hook"}},{"type":"webhook","config":{"url":"https://example.com/2","secret":null}}]}`)
+	r.wantStatus(t, http.StatusCreated)
+	var got struct {
+		Name     string
+		Channels []struct {
+			Type, Name string
+			Config     struct{ URL, Secret string }
+		}
+	}
+	r.decode(t, &got)
+	if len(got.Channels) != 2 {
+		t.Fatalf("channels %s", r.body)
+	}
+	for i, ch := range got.Channels {
+		checkSecret(t, ch.Config.Secret)
+		if ch.Type != "webhook" || ch.Config.URL == "" {
+			t.Errorf("channel %d: %+v", i, ch)
+		}
+	}
+	if got.Channels[0].Name != "ci" || got.Channels[0].Config.Secret == got.Channels[1].Config.Secret {
+		t.Errorf("channels %+v", got.Channels)
+	}
+	g, err := srv.Store.NotificationGroupByName(acct.ID, "hooks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(r.body), string(g.GetChannelsJson())) {
+		t.Errorf("stored %s, answered %s", g.GetChannelsJson(), r.body)
+	}
+}
+
+// checkSecret checks a secret the service made for a webhook.
+func checkSecret(t *testing.T, secret string) {
+	t.Helper()
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if !strings.HasPrefix(secret, "whsec_") || err != nil || len(key) != 32 {
+		t.Errorf("secret %q, want whsec_ and the base64 of 32 bytes", secret)
+	}
 }

@@ -22,6 +22,7 @@ const (
 	codeTooLarge         = "request_too_large"
 	codeUnavailable      = "unavailable"
 	codeInternal         = "internal"
+	codeDeliveryFailed   = "delivery_failed"
 )
 
 // Error is an error the operator API answers with: an HTTP status and the

@@ -18,6 +18,8 @@ import (
 
 	"lookout/cluster"
 	"lookout/control/admin"
+	"lookout/control/alert/channel"
+	"lookout/control/alert/channels"
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
@@ -116,6 +118,12 @@ func (c *Cluster) SetStatus(st cluster.Status) {
 	c.status = st
 }
 
+// Channels is every alert channel as an operator would have them, with an
+// SMTP server set (nothing is sent unless a test asks a channel to).
+func Channels() *channel.Registry {
+	return channels.Registry(channel.Deps{SMTP: channel.SMTPSettings{Addr: "127.0.0.1:25", From: "alerts@example.com"}})
+}
+
 // Server is the operator API served on loopback.
 type Server struct {
 	// URL is the base URL, without a trailing slash.
@@ -138,7 +146,7 @@ func NewServer(t testing.TB) *Server {
 	now := time.Date(2026, time.March, 15, 12, 30, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	c := NewCluster(store, clock)
-	api := admin.New(admin.Options{Cluster: c, State: store, Token: Token, Now: clock})
+	api := admin.New(admin.Options{Cluster: c, State: store, Token: Token, Now: clock, Channels: Channels()})
 	mux := http.NewServeMux()
 	api.Register(mux)
 	srv := httptest.NewServer(mux)

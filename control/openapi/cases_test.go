@@ -258,6 +258,21 @@ func cases(f *fixture) []endpointCase {
 		{name: "create group storage failure", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x"}`, status: 500, setup: failApply(broken)},
 		{name: "create group without leader", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x"}`, status: 503, setup: failApply(noLeader)},
 
+		// Operator API: POST /admin/v1/accounts/{id}/channels and .../test.
+		{name: "create channel", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"type":"webhook","name":"hook","config":{"url":"https://example.com/hook"}}`, status: 201, contains: `"secret":"whsec_`},
+		{name: "create channel invalid config", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"not a url"}}`, status: 400, contains: "config.webhook_url"},
+		{name: "create channel without token", method: "POST", path: acct + "/channels", body: `{"type":"slack","name":"x","config":{}}`, status: 401},
+		{name: "create channel unknown account", method: "POST", path: "/admin/v1/accounts/" + unknownID + "/channels", headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"https://hooks.slack.com/x"}}`, status: 404},
+		{name: "create channel too large", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"type":"slack","name":"x","config":{}}` + strings.Repeat(" ", 1<<20), status: 413},
+		{name: "create channel storage failure", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"https://hooks.slack.com/x"}}`, status: 500, setup: failApply(broken)},
+		{name: "create channel without leader", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"https://hooks.slack.com/x"}}`, status: 503, setup: failApply(noLeader)},
+		{name: "test channel", method: "POST", path: acct + "/channels/" + f.goodChannel + "/test", headers: bearer(admin), status: 200},
+		{name: "test channel refused", method: "POST", path: acct + "/channels/" + f.badChannel + "/test", headers: bearer(admin), status: 502, contains: "delivery_failed"},
+		{name: "test channel unknown", method: "POST", path: acct + "/channels/" + unknownID + "/test", headers: bearer(admin), status: 404},
+		{name: "test channel without token", method: "POST", path: acct + "/channels/" + f.goodChannel + "/test", status: 401},
+		{name: "test channel read failure", method: "POST", path: acct + "/channels/" + f.goodChannel + "/test", headers: bearer(admin), status: 500, setup: failReads(broken)},
+		{name: "test channel without leader", method: "POST", path: acct + "/channels/" + f.goodChannel + "/test", headers: bearer(admin), status: 503, setup: failReads(noLeader)},
+
 		// Operator API: POST /admin/v1/agent-tokens.
 		{name: "create agent token", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"eu-1","name":"factory"}`, status: 201},
 		{name: "create agent token invalid region", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"EU 1","name":"factory"}`, status: 400, contains: "invalid field: region", invalidRequest: true},

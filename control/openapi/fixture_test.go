@@ -59,6 +59,8 @@ type fixture struct {
 	writeKey    string // a named management key of main with scope write
 	revokeKeyID string // id of an ingest key of main, for the revocation case
 	group       string // name of a notification group of main
+	goodChannel string // a channel of main whose receiver accepts
+	badChannel  string // a channel of main whose receiver answers 500
 	burstKey    string // a named read key of main, for the Management API's 429
 
 	// Monitors of main made through POST /api/v1/monitors.
@@ -145,7 +147,7 @@ func newFixture(t *testing.T) *fixture {
 	f.router = router
 
 	log := hclog.NewNullLogger()
-	f.admin = admin.New(admin.Options{Cluster: srv.Cluster, State: srv.Store, Token: controltest.Token, Logger: log, Now: f.clock.Now})
+	f.admin = admin.New(admin.Options{Cluster: srv.Cluster, State: srv.Store, Token: controltest.Token, Logger: log, Now: f.clock.Now, Channels: controltest.Channels()})
 	in := ingest.New(ingest.Options{
 		Health: f.health, Cluster: srv.Cluster, State: srv.Store, Logger: log,
 		Now: f.clock.Now, RetentionCount: 100,
@@ -204,6 +206,20 @@ func newFixture(t *testing.T) *fixture {
 	f.mustAdmin("POST", "/admin/v1/accounts/"+f.main.ID+"/keys", `{"type":"management","name":"burst","scopes":["read"]}`, &key)
 	f.burstKey = key.Key
 	f.group = "on-call"
+	for _, ch := range []struct {
+		status int
+		id     *string
+	}{{http.StatusOK, &f.goodChannel}, {http.StatusInternalServerError, &f.badChannel}} {
+		status := ch.status
+		rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(status) }))
+		t.Cleanup(rcv.Close)
+		var created struct {
+			ID string `json:"id"`
+		}
+		f.mustAdmin("POST", "/admin/v1/accounts/"+f.main.ID+"/channels",
+			`{"type":"slack","name":"ops","default":false,"config":{"webhook_url":"https://hooks.slack.com/services/x","api_url":"`+rcv.URL+`"}}`, &created)
+		*ch.id = created.ID
+	}
 	f.mustAdmin("POST", "/admin/v1/accounts/"+f.main.ID+"/notification-groups", `{"name":"on-call","channels":[]}`, nil)
 
 	f.nightly = f.mustCreate(`{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":3600,"tags":["db"],"notification_group":"on-call","project":"infra"}`)

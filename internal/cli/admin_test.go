@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"lookout/control/alert/channel/channeltest"
 	"lookout/control/controltest"
 	"lookout/control/state"
 	"lookout/internal/apikey"
@@ -103,8 +104,8 @@ func TestAdminGroupsTokensCluster(t *testing.T) {
 	mustRunAdmin(t, srv, &acct, "account", "create", "--email", "ops@example.com")
 	var g client.NotificationGroup
 	mustRunAdmin(t, srv, &g, "group", "create", "--account", acct.ID, "--name", "on-call",
-		"--channels", `[{"type":"email","config":{"to":"ops@example.com"}}]`)
-	if g.Name != "on-call" || len(g.Channels) != 1 || g.Channels[0].Type != "email" {
+		"--channels", `[{"type":"opsgenie","config":{"api_key":"k","region":"eu"}}]`)
+	if g.Name != "on-call" || len(g.Channels) != 1 || g.Channels[0].Type != "opsgenie" {
 		t.Errorf("group %+v", g)
 	}
 	mustRunAdmin(t, srv, &g, "group", "create", "--account", acct.ID, "--name", "empty")
@@ -122,6 +123,46 @@ func TestAdminGroupsTokensCluster(t *testing.T) {
 	mustRunAdmin(t, srv, &st, "cluster")
 	if st.Leader != "node-1" || len(st.Nodes) != 1 {
 		t.Errorf("cluster %+v", st)
+	}
+}
+
+func TestAdminChannels(t *testing.T) {
+	srv := controltest.NewServer(t)
+	var acct client.CreatedAccount
+	mustRunAdmin(t, srv, &acct, "account", "create", "--email", "ops@example.com")
+	rx := channeltest.NewReceiver(t)
+	var ch client.CreatedChannel
+	mustRunAdmin(t, srv, &ch, "channel", "create", "--account", acct.ID, "--type", "teams", "--name", "ops",
+		"--config", `{"webhook_url":"https://x.logic.azure.com/workflows/1?sig=s","api_url":"`+rx.URL+`"}`)
+	if ch.ID == "" || ch.Type != "teams" || ch.Name != "ops" || !ch.Default {
+		t.Errorf("channel %+v", ch)
+	}
+	var hook client.CreatedChannel
+	mustRunAdmin(t, srv, &hook, "channel", "create", "--account", acct.ID, "--type", "webhook", "--name", "ci",
+		"--config", `{"url":"https://example.com/hook"}`, "--default=false")
+	var cfg struct{ URL, Secret string }
+	if err := json.Unmarshal(hook.Config, &cfg); err != nil || hook.Default || !strings.HasPrefix(cfg.Secret, "whsec_") {
+		t.Errorf("channel %+v %s", hook, hook.Config)
+	}
+	stored, err := srv.Store.Channels(acct.ID)
+	if err != nil || len(stored) != 2 {
+		t.Fatalf("stored %v, %v", stored, err)
+	}
+
+	var res client.ChannelTest
+	mustRunAdmin(t, srv, &res, "channel", "test", ch.ID, "--account", acct.ID)
+	if !res.Delivered || rx.Last(t).URI != "/workflows/1?sig=s" {
+		t.Errorf("test %+v, sent to %s", res, rx.Last(t).URI)
+	}
+	rx.Respond(http.StatusBadRequest, `bad card`)
+	_, err = runAdminTest(t, adminEnv(srv), "channel", "test", "--account", acct.ID, ch.ID)
+	var apiErr *client.APIError
+	if !errors.As(err, &apiErr) || apiErr.Code != "delivery_failed" || !strings.Contains(err.Error(), "bad card") {
+		t.Errorf("err %v, want delivery_failed", err)
+	}
+	_, err = runAdminTest(t, adminEnv(srv), "channel", "create", "--account", acct.ID, "--type", "slack", "--name", "x", "--config", `{"webhook_url":"x"}`)
+	if !errors.As(err, &apiErr) || apiErr.Code != "invalid_request" || !strings.Contains(err.Error(), "config.webhook_url") {
+		t.Errorf("err %v, want invalid_request naming config.webhook_url", err)
 	}
 }
 
@@ -169,6 +210,10 @@ func TestAdminUsageErrors(t *testing.T) {
 		{"missing account", adminEnv(srv), []string{"key", "create", "--type", "ingest", "--name", "x"}, "--account is required"},
 		{"bad channels", adminEnv(srv), []string{"group", "create", "--account", "a", "--name", "g", "--channels", "{"}, "--channels"},
 		{"unknown channel field", adminEnv(srv), []string{"group", "create", "--account", "a", "--name", "g", "--channels", `[{"type":"email","to":"x"}]`}, "--channels"},
+		{"channel without account", adminEnv(srv), []string{"channel", "create", "--type", "slack", "--name", "x", "--config", "{}"}, "--account is required"},
+		{"channel bad config", adminEnv(srv), []string{"channel", "create", "--account", "a", "--type", "slack", "--name", "x", "--config", "[]"}, "--config must be a JSON object"},
+		{"channel test without id", adminEnv(srv), []string{"channel", "test", "--account", "a"}, "want 1 argument"},
+		{"channel test without account", adminEnv(srv), []string{"channel", "test", "c"}, "--account is required"},
 		{"bad number", adminEnv(srv), []string{"plan", "set", "id", "--plan-ingest-burst", "many"}, "invalid value"},
 		{"no token", noToken, []string{"cluster"}, "no operator token"},
 	}
@@ -199,6 +244,8 @@ func TestAdminHelp(t *testing.T) {
 		{[]string{"-h"}, []string{"Usage: lookout admin", "account create", "agent-token create", "-admin-token"}},
 		{[]string{"account", "create", "-h"}, []string{"Usage: lookout admin account create", "-email", "-plan-monitor-limit", "-addr"}},
 		{[]string{"key", "revoke", "--help"}, []string{"Usage: lookout admin key revoke --account ID KEY_ID"}},
+		{[]string{"channel", "create", "-h"}, []string{"Usage: lookout admin channel create --account ID --type T --name N --config JSON [--default=false]", "-default"}},
+		{[]string{"channel", "test", "-h"}, []string{"Usage: lookout admin channel test --account ID CHANNEL_ID"}},
 	}
 	for _, tt := range tests {
 		stdout, err := runAdminTest(t, func(string) string { return "" }, tt.args...)

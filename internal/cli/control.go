@@ -18,6 +18,8 @@ import (
 
 	"lookout/cluster"
 	"lookout/control/admin"
+	"lookout/control/alert/channel"
+	"lookout/control/alert/channels"
 	"lookout/control/engine"
 	"lookout/control/ingest"
 	"lookout/control/manage"
@@ -39,6 +41,7 @@ type controlConfig struct {
 	retentionCount  int64
 	retentionAge    time.Duration
 	logLevel        string
+	smtp            channel.SMTPSettings
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -58,11 +61,20 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.Int64Var(&c.retentionCount, "event-retention-count", 1000, "events kept per monitor (older ones are dropped as new ones arrive)")
 	fs.DurationVar(&c.retentionAge, "event-retention-age", 90*24*time.Hour, "events older than this are deleted")
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
+	fs.StringVar(&c.smtp.Addr, "smtp-addr", "", "SMTP server (host:port) for e-mail alerts; STARTTLS when offered (default: none, e-mail channels are refused)")
+	fs.StringVar(&c.smtp.User, "smtp-user", "", "SMTP user, AUTH PLAIN (default: no authentication)")
+	fs.StringVar(&c.smtp.Password, "smtp-password", "", "SMTP password (env LOOKOUT_SMTP_PASSWORD keeps it off the command line)")
+	fs.StringVar(&c.smtp.From, "smtp-from", "", "sender address of e-mail alerts (default: --smtp-user when it is an address)")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, usageError{fmt.Sprintf("lookout control takes no arguments, got %q", fs.Args())}
+	}
+	if c.smtp.Addr != "" {
+		if _, _, err := net.SplitHostPort(c.smtp.Addr); err != nil {
+			return nil, usageError{fmt.Sprintf("--smtp-addr %q must be host:port, e.g. smtp.example.com:587", c.smtp.Addr)}
+		}
 	}
 	switch {
 	case c.dev:
@@ -159,7 +171,10 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	ingestAPI.Start()
 	defer ingestAPI.Stop()
 	manage.New(manage.Options{Cluster: node, State: node.State(), Logger: log.Named("manage")}).Register(mux)
-	adminAPI := admin.New(admin.Options{Cluster: node, State: node.State(), Token: cfg.adminToken, Logger: log.Named("admin")})
+	// The alert channels, with the operator's SMTP server: saved channel
+	// configs are validated with it.
+	channelRegistry := channels.Registry(channel.Deps{SMTP: cfg.smtp})
+	adminAPI := admin.New(admin.Options{Cluster: node, State: node.State(), Channels: channelRegistry, Token: cfg.adminToken, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
 	mux.Handle("GET /openapi.json", openapi.Handler())
 	srv := &http.Server{

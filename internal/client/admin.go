@@ -79,6 +79,28 @@ func (a *Admin) CreateNotificationGroup(ctx context.Context, accountID string, r
 	return &out, nil
 }
 
+// CreateChannel adds an alert channel to an account. The config is
+// validated as it is saved; a webhook without a secret gets one.
+func (a *Admin) CreateChannel(ctx context.Context, accountID string, req CreateChannelRequest) (*CreatedChannel, error) {
+	var out CreatedChannel
+	if err := a.t.do(ctx, http.MethodPost, "/admin/v1/accounts/"+url.PathEscape(accountID)+"/channels", req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// TestChannel sends a test message through a channel of an account. A
+// receiver that does not take it is an *APIError with status 502 and code
+// delivery_failed, whose message says why.
+func (a *Admin) TestChannel(ctx context.Context, accountID, channelID string) (*ChannelTest, error) {
+	path := "/admin/v1/accounts/" + url.PathEscape(accountID) + "/channels/" + url.PathEscape(channelID) + "/test"
+	var out ChannelTest
+	if err := a.t.do(ctx, http.MethodPost, path, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // CreateAgentToken makes a token for the agents of a region.
 func (a *Admin) CreateAgentToken(ctx context.Context, req CreateAgentTokenRequest) (*CreatedAgentToken, error) {
 	var out CreatedAgentToken

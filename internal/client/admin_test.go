@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"lookout/cluster"
+	"lookout/control/alert/channel/channeltest"
 	"lookout/control/controltest"
 	"lookout/control/state"
 	"lookout/internal/apikey"
@@ -111,7 +112,7 @@ func TestGroupsAndAgentTokens(t *testing.T) {
 	}
 	channels := []client.Channel{
 		{Type: "slack", Name: "#ops", Config: json.RawMessage(`{"webhook_url":"https://hooks.example.com/x"}`)},
-		{Type: "email"},
+		{Type: "pagerduty", Config: json.RawMessage(`{"routing_key":"R0UT1NG"}`)},
 	}
 	g, err := c.CreateNotificationGroup(ctx, acct.ID, client.CreateNotificationGroupRequest{Name: "on-call", Channels: channels})
 	if err != nil {
@@ -134,6 +135,55 @@ func TestGroupsAndAgentTokens(t *testing.T) {
 	}
 	if tok.Region != "eu-west" || tok.Name != "fra" || !strings.HasPrefix(tok.Token, apikey.Agent) {
 		t.Errorf("token %+v", tok)
+	}
+}
+
+func TestChannels(t *testing.T) {
+	ctx := context.Background()
+	c, srv := newAdmin(t)
+	acct, err := c.CreateAccount(ctx, client.CreateAccountRequest{Email: "ops@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rx := channeltest.NewReceiver(t)
+	ch, err := c.CreateChannel(ctx, acct.ID, client.CreateChannelRequest{
+		Type: "discord", Name: "alerts", Config: json.RawMessage(`{"webhook_url":"https://discord.com/api/webhooks/1/x","api_url":"` + rx.URL + `"}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.ID == "" || ch.Type != "discord" || ch.Name != "alerts" || !ch.Default || !strings.Contains(string(ch.Config), rx.URL) {
+		t.Errorf("channel %+v", ch)
+	}
+	hook, err := c.CreateChannel(ctx, acct.ID, client.CreateChannelRequest{
+		Type: "webhook", Name: "ci", Config: json.RawMessage(`{"url":"https://example.com/hook"}`), Default: ptr(false),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hook.Default || !strings.Contains(string(hook.Config), `"secret":"whsec_`) {
+		t.Errorf("channel %+v %s", hook, hook.Config)
+	}
+	if stored, err := srv.Store.Channels(acct.ID); err != nil || len(stored) != 2 {
+		t.Errorf("stored %v, %v", stored, err)
+	}
+
+	res, err := c.TestChannel(ctx, acct.ID, ch.ID)
+	if err != nil || !res.Delivered {
+		t.Fatalf("test: %+v, %v", res, err)
+	}
+	if body := string(rx.Last(t).Body); !strings.Contains(body, "lookout-test") {
+		t.Errorf("sent %s", body)
+	}
+	rx.Respond(http.StatusServiceUnavailable, "")
+	_, err = c.TestChannel(ctx, acct.ID, ch.ID)
+	var apiErr *client.APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusBadGateway || apiErr.Code != "delivery_failed" {
+		t.Errorf("test of a failing receiver: %v", err)
+	}
+	_, err = c.CreateChannel(ctx, acct.ID, client.CreateChannelRequest{Type: "slack", Name: "x", Config: json.RawMessage(`{"webhook_url":"nope"}`)})
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusBadRequest || !strings.Contains(apiErr.Message, "config.webhook_url") {
+		t.Errorf("invalid config: %v", err)
 	}
 }
 

@@ -110,6 +110,31 @@ type NotificationGroup struct {
 	Channels []Channel `json:"channels"`
 }
 
+// CreateChannelRequest asks for an alert channel of an account. A nil
+// Default is true: the channel gets the alerts of monitors without a
+// notification group.
+type CreateChannelRequest struct {
+	Type    string          `json:"type"`
+	Name    string          `json:"name"`
+	Config  json.RawMessage `json:"config,omitempty"`
+	Default *bool           `json:"default,omitempty"`
+}
+
+// CreatedChannel is a new alert channel. Config is as stored: a webhook
+// secret the service made is shown only here.
+type CreatedChannel struct {
+	ID      string          `json:"id"`
+	Type    string          `json:"type"`
+	Name    string          `json:"name"`
+	Default bool            `json:"default"`
+	Config  json.RawMessage `json:"config"`
+}
+
+// ChannelTest is the answer of a test message that reached the receiver.
+type ChannelTest struct {
+	Delivered bool `json:"delivered"`
+}
+
 // CreateAgentTokenRequest asks for a token for the agents of a region.
 type CreateAgentTokenRequest struct {
 	Region string `json:"region"`

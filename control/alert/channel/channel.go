@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"sort"
 	"time"
@@ -59,6 +58,16 @@ type Monitor struct {
 	Tags        []string `json:"tags"`
 }
 
+// MarshalJSON writes Tags as [] rather than null when there are none.
+func (m Monitor) MarshalJSON() ([]byte, error) {
+	type plain Monitor
+	if m.Tags == nil {
+		m.Tags = []string{}
+	}
+	// Unescaped: an encoder that escapes HTML escapes the result itself.
+	return Marshal(plain(m))
+}
+
 // Event is the event behind an alert.
 type Event struct {
 	EventType  string    `json:"event_type,omitempty"`
@@ -89,6 +98,32 @@ func (a Alert) Title() string {
 		what = a.Type
 	}
 	return name + " " + what
+}
+
+// The severities of Alert.Severity.
+const (
+	SeverityFailure  = "failure"
+	SeverityWarning  = "warning"
+	SeverityRecovery = "recovery"
+	SeverityInfo     = "info"
+)
+
+// Severity sorts the alert for the colors, icons and priorities of
+// channels: SeverityInfo for test messages, SeverityRecovery when it
+// ends a problem (Resolved), SeverityWarning for early signs (a slow
+// run, a certificate nearing the warning threshold) and SeverityFailure
+// for the rest.
+func (a Alert) Severity() string {
+	switch {
+	case a.Type == Test:
+		return SeverityInfo
+	case a.Resolved():
+		return SeverityRecovery
+	case a.Type == MonitorSlow || a.Type == SSLWarning:
+		return SeverityWarning
+	default:
+		return SeverityFailure
+	}
 }
 
 // Resolved tells whether the alert ends a problem (a recovery), which
@@ -148,14 +183,25 @@ func IsPermanent(err error) bool {
 	return errors.As(err, &p)
 }
 
-// Registry finds channel factories by type.
+// Registry finds channel factories by type, and holds the Deps the
+// channels it makes use (the operator's SMTP server, the HTTP client).
 type Registry struct {
 	factories map[string]Factory
+	deps      Deps
 }
 
-// NewRegistry makes a registry of the given factories, by type.
-func NewRegistry(factories map[string]Factory) *Registry {
-	return &Registry{factories: factories}
+// NewRegistry makes a registry of the given factories, by type, whose
+// channels get deps. Unset fields of deps take their defaults: a client
+// with a 10 s timeout, time.Now; an empty deps.SMTP means e-mail cannot
+// be sent, so e-mail configs fail Validate.
+func NewRegistry(factories map[string]Factory, deps Deps) *Registry {
+	if deps.HTTP == nil {
+		deps.HTTP = &http.Client{Timeout: 10 * time.Second}
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	return &Registry{factories: factories, deps: deps}
 }
 
 // Types lists the registered channel types, sorted.
@@ -168,23 +214,26 @@ func (r *Registry) Types() []string {
 	return out
 }
 
-// New makes the channel of type typ from its config.
-func (r *Registry) New(typ string, config json.RawMessage, deps Deps) (Channel, error) {
-	f, ok := r.factories[typ]
-	if !ok {
-		return nil, fmt.Errorf("%w: unknown channel type %q", ErrInvalidConfig, typ)
-	}
-	if deps.HTTP == nil {
-		deps.HTTP = &http.Client{Timeout: 10 * time.Second}
-	}
-	if deps.Now == nil {
-		deps.Now = time.Now
-	}
-	return f(config, deps)
+// Has tells whether typ is a registered type.
+func (r *Registry) Has(typ string) bool {
+	_, ok := r.factories[typ]
+	return ok
 }
 
-// Validate checks a channel's config without keeping the channel.
+// New makes the channel of type typ from its config, with the
+// registry's Deps. A config error is a *ConfigError (wrapping
+// ErrInvalidConfig).
+func (r *Registry) New(typ string, config json.RawMessage) (Channel, error) {
+	f, ok := r.factories[typ]
+	if !ok {
+		return nil, FieldError("type", "unknown channel type %q", typ)
+	}
+	return f(config, r.deps)
+}
+
+// Validate checks a channel's config, with the registry's Deps, without
+// keeping the channel.
 func (r *Registry) Validate(typ string, config json.RawMessage) error {
-	_, err := r.New(typ, config, Deps{})
+	_, err := r.New(typ, config)
 	return err
 }

@@ -5,7 +5,7 @@
 // Config: {"webhook_url": "https://discord.com/api/webhooks/...",
 // "api_url": "..."}. webhook_url is required, an absolute http(s) URL.
 // api_url is optional and replaces the scheme and host of webhook_url
-// (webhook.Endpoint).
+// (channel.Endpoint).
 package discord
 
 import (
@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"lookout/control/alert/channel"
-	"lookout/control/alert/channel/webhook"
 )
 
 // Type is the channel type in configs and the registry.
@@ -54,23 +53,22 @@ type sender struct {
 // New makes a Discord channel from its config; it is a channel.Factory.
 func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
 	var c config
-	if err := webhook.DecodeConfig(raw, &c); err != nil {
+	if err := channel.DecodeConfig(raw, &c); err != nil {
 		return nil, err
 	}
-	addr, err := webhook.Endpoint("webhook_url", c.WebhookURL, c.APIURL)
+	addr, err := channel.Endpoint("webhook_url", c.WebhookURL, c.APIURL)
 	if err != nil {
 		return nil, err
 	}
-	return &sender{addr: addr, client: webhook.Client(deps.HTTP)}, nil
+	return &sender{addr: addr, client: channel.Client(deps.HTTP)}, nil
 }
 
 // Send posts a to the webhook.
 func (s *sender) Send(ctx context.Context, a channel.Alert) error {
-	body, err := webhook.Marshal(build(a))
-	if err != nil {
-		return channel.Permanent(fmt.Errorf("discord message: %w", err))
+	if err := channel.PostJSON(ctx, s.client, s.addr, build(a), nil); err != nil {
+		return fmt.Errorf("discord: %w", err)
 	}
-	return webhook.Post(ctx, s.client, s.addr, body, nil)
+	return nil
 }
 
 type message struct {
@@ -112,21 +110,21 @@ type footer struct {
 // type, host, exit code, duration).
 func build(a channel.Alert) message {
 	e := embed{
-		Title:     webhook.Fit(a.Title(), maxTitle, escape),
+		Title:     channel.Fit(a.Title(), maxTitle, escape),
 		URL:       a.PanelURL,
 		Color:     color(a),
 		Timestamp: a.OccurredAt.UTC().Format(time.RFC3339),
 		Fields:    []field{},
 		Footer:    footer{Text: "Lookout"},
 	}
-	if msg := webhook.Message(a); msg != "" {
-		e.Description = webhook.Fit(msg, maxDescription, codeBlock)
+	if msg := channel.Message(a); msg != "" {
+		e.Description = channel.Fit(msg, maxDescription, codeBlock)
 	}
-	for _, f := range webhook.Facts(a) {
-		e.Fields = append(e.Fields, field{Name: f.Name, Value: webhook.Fit(f.Value, maxField, escape), Inline: true})
+	for _, f := range channel.Facts(a) {
+		e.Fields = append(e.Fields, field{Name: f.Name, Value: channel.Fit(f.Value, maxField, escape), Inline: true})
 	}
 	return message{
-		Content:         webhook.Fit(a.Title(), maxContent, escape),
+		Content:         channel.Fit(a.Title(), maxContent, escape),
 		Embeds:          []embed{e},
 		AllowedMentions: mentions{Parse: []string{}},
 	}
@@ -135,16 +133,12 @@ func build(a channel.Alert) message {
 // color is red for failures, green for recoveries, orange for warnings
 // and blue for test messages.
 func color(a channel.Alert) int {
-	switch {
-	case a.Type == channel.Test:
-		return blue
-	case a.Resolved():
-		return green
-	case a.Type == channel.MonitorSlow || a.Type == channel.SSLWarning:
-		return orange
-	default:
-		return red
-	}
+	return map[string]int{
+		channel.SeverityInfo:     blue,
+		channel.SeverityRecovery: green,
+		channel.SeverityWarning:  orange,
+		channel.SeverityFailure:  red,
+	}[a.Severity()]
 }
 
 // escape keeps Discord markdown in names from formatting them: inline

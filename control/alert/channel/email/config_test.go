@@ -48,11 +48,12 @@ func TestNew(t *testing.T) {
 	}
 }
 
-// TestRegistryValidate pins down a limit: Registry.Validate passes empty
-// Deps, so without the operator's SMTP settings every e-mail config is
-// refused there.
+// TestRegistryValidate checks that Registry.Validate uses the
+// registry's Deps: without the operator's SMTP settings every e-mail
+// config is refused, with them a good one passes.
 func TestRegistryValidate(t *testing.T) {
-	r := channel.NewRegistry(map[string]channel.Factory{email.Type: email.New})
+	factories := map[string]channel.Factory{email.Type: email.New}
+	r := channel.NewRegistry(factories, channel.Deps{})
 	err := r.Validate(email.Type, json.RawMessage(`{"to": ["a@example.com"]}`))
 	if !errors.Is(err, channel.ErrInvalidConfig) || !strings.Contains(err.Error(), "--smtp-addr") {
 		t.Errorf("Validate = %v", err)
@@ -60,5 +61,9 @@ func TestRegistryValidate(t *testing.T) {
 	err = r.Validate(email.Type, json.RawMessage(`{"to": ["bad"]}`))
 	if err == nil || !strings.Contains(err.Error(), "to[0]") {
 		t.Errorf("Validate = %v, want the config's own error first", err)
+	}
+	r = channel.NewRegistry(factories, channel.Deps{SMTP: channel.SMTPSettings{Addr: "smtp.example.com:587", From: "alerts@example.com"}})
+	if err := r.Validate(email.Type, json.RawMessage(`{"to": ["a@example.com"]}`)); err != nil {
+		t.Errorf("Validate with SMTP = %v", err)
 	}
 }

@@ -8,9 +8,9 @@
 // choosing.
 //
 // New fails with ErrInvalidConfig when the operator has configured no
-// SMTP server (deps.SMTP.Addr). That check can only happen where the
-// real Deps are given: channel.Registry.Validate passes empty Deps, so
-// there every e-mail config looks invalid.
+// SMTP server (deps.SMTP.Addr), so an e-mail channel is refused when it
+// is saved (channel.Registry.Validate, with the operator's Deps) rather
+// than failing at every alert.
 //
 // The message is multipart/alternative (text and HTML), with Message-ID
 // <alert-id@lookout> so a repeat of the same alert can be recognised.
@@ -54,28 +54,28 @@ type Channel struct {
 // settings.
 func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
 	var cfg config
-	if err := decode(raw, &cfg); err != nil {
+	if err := channel.DecodeConfig(raw, &cfg); err != nil {
 		return nil, err
 	}
 	if len(cfg.To) == 0 {
-		return nil, invalid("to", "must list at least one address")
+		return nil, channel.FieldError("to", "must list at least one address")
 	}
 	if len(cfg.To) > maxRecipients {
-		return nil, invalid("to", "must list at most %d addresses", maxRecipients)
+		return nil, channel.FieldError("to", "must list at most %d addresses", maxRecipients)
 	}
 	c := &Channel{smtp: deps.SMTP, now: deps.Now}
 	for i, s := range cfg.To {
 		addr, err := mail.ParseAddress(s)
 		if err != nil {
-			return nil, invalid(fmt.Sprintf("to[%d]", i), "%q is not an e-mail address", s)
+			return nil, channel.FieldError(fmt.Sprintf("to[%d]", i), "%q is not an e-mail address", s)
 		}
 		c.to = append(c.to, addr)
 	}
 	if deps.SMTP.Addr == "" {
-		return nil, fmt.Errorf("%w: the operator has not configured SMTP (--smtp-addr)", channel.ErrInvalidConfig)
+		return nil, channel.InvalidConfig("the operator has not configured SMTP (--smtp-addr)")
 	}
 	if _, _, err := net.SplitHostPort(deps.SMTP.Addr); err != nil {
-		return nil, fmt.Errorf("%w: the operator's SMTP address (--smtp-addr) is not host:port", channel.ErrInvalidConfig)
+		return nil, channel.InvalidConfig("the operator's SMTP address (--smtp-addr) is not host:port")
 	}
 	from, err := sender(deps.SMTP)
 	if err != nil {
@@ -94,12 +94,12 @@ func sender(s channel.SMTPSettings) (*mail.Address, error) {
 	if s.From != "" {
 		addr, err := mail.ParseAddress(s.From)
 		if err != nil {
-			return nil, fmt.Errorf("%w: the operator's sender (--smtp-from) is not an e-mail address", channel.ErrInvalidConfig)
+			return nil, channel.InvalidConfig("the operator's sender (--smtp-from) is not an e-mail address")
 		}
 		return addr, nil
 	}
 	if addr, err := mail.ParseAddress(s.User); err == nil {
 		return addr, nil
 	}
-	return nil, fmt.Errorf("%w: the operator has not configured a sender (--smtp-from)", channel.ErrInvalidConfig)
+	return nil, channel.InvalidConfig("the operator has not configured a sender (--smtp-from)")
 }

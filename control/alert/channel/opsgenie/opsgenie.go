@@ -16,11 +16,11 @@ package opsgenie
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"lookout/control/alert/channel"
 )
@@ -59,14 +59,14 @@ type Channel struct {
 // New makes an Opsgenie channel from its config.
 func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
 	var cfg config
-	if err := decode(raw, &cfg); err != nil {
+	if err := channel.DecodeConfig(raw, &cfg); err != nil {
 		return nil, err
 	}
 	if cfg.APIKey == "" {
-		return nil, invalid("api_key", "is required")
+		return nil, channel.FieldError("api_key", "is required")
 	}
 	if strings.ContainsFunc(cfg.APIKey, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-		return nil, invalid("api_key", "must not contain spaces or control characters")
+		return nil, channel.FieldError("api_key", "must not contain spaces or control characters")
 	}
 	def := USAPIURL
 	switch cfg.Region {
@@ -74,30 +74,33 @@ func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
 	case "eu":
 		def = EUAPIURL
 	default:
-		return nil, invalid("region", `must be "us" or "eu"`)
+		return nil, channel.FieldError("region", `must be "us" or "eu"`)
 	}
-	base, err := baseURL(cfg.APIURL, def)
+	base, err := channel.BaseURL(cfg.APIURL, def)
 	if err != nil {
 		return nil, err
 	}
-	c := &Channel{auth: http.Header{"Authorization": {"GenieKey " + cfg.APIKey}}, base: base, http: deps.HTTP}
-	if c.http == nil {
-		c.http = &http.Client{Timeout: 10 * time.Second}
-	}
-	return c, nil
+	return &Channel{auth: http.Header{"Authorization": {"GenieKey " + cfg.APIKey}}, base: base, http: channel.Client(deps.HTTP)}, nil
 }
 
 // Send creates the monitor's alert, or closes it for a recovery.
 func (c *Channel) Send(ctx context.Context, a channel.Alert) error {
+	if err := c.send(ctx, a); err != nil {
+		return fmt.Errorf("%s: %w", Type, err)
+	}
+	return nil
+}
+
+func (c *Channel) send(ctx context.Context, a channel.Alert) error {
 	alias := "lookout-" + a.Monitor.UUID
 	if a.Type == channel.Test {
 		alias = "lookout-test-" + a.ID
 	}
 	if a.Resolved() {
 		target := c.base + "/v2/alerts/" + url.PathEscape(alias) + "/close?identifierType=alias"
-		return post(ctx, c.http, target, c.auth, closeAlert{Source: "Lookout", Note: a.Title()})
+		return channel.PostJSON(ctx, c.http, target, closeAlert{Source: "Lookout", Note: a.Title()}, c.auth)
 	}
-	return post(ctx, c.http, c.base+"/v2/alerts", c.auth, create(a, alias))
+	return channel.PostJSON(ctx, c.http, c.base+"/v2/alerts", create(a, alias), c.auth)
 }
 
 type createAlert struct {
@@ -166,18 +169,18 @@ func create(a channel.Alert, alias string) createAlert {
 		Entity:      a.Monitor.Name,
 		Tags:        tags,
 		Source:      "Lookout",
-		Priority:    priority(a.Type),
+		Priority:    priority(a),
 	}
 }
 
-// priority maps an alert type to an Opsgenie priority: P3 for early
-// signs (slow runs, certificates nearing the warning threshold), P5 for
-// test messages, P1 for the rest.
-func priority(typ string) string {
-	switch typ {
-	case channel.MonitorSlow, channel.SSLWarning:
+// priority maps an alert to an Opsgenie priority: P3 for early signs
+// (slow runs, certificates nearing the warning threshold), P5 for test
+// messages, P1 for the rest. Recoveries close the alert instead.
+func priority(a channel.Alert) string {
+	switch a.Severity() {
+	case channel.SeverityWarning:
 		return "P3"
-	case channel.Test:
+	case channel.SeverityInfo:
 		return "P5"
 	default:
 		return "P1"
@@ -186,10 +189,4 @@ func priority(typ string) string {
 
 // truncate cuts s to at most n characters, ending it with an ellipsis
 // when cut.
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+func truncate(s string, n int) string { return channel.Fit(s, n, nil) }

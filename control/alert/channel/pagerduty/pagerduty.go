@@ -14,6 +14,7 @@ package pagerduty
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 	"unicode/utf8"
@@ -46,20 +47,17 @@ type Channel struct {
 // New makes a PagerDuty channel from its config.
 func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
 	var cfg config
-	if err := decode(raw, &cfg); err != nil {
+	if err := channel.DecodeConfig(raw, &cfg); err != nil {
 		return nil, err
 	}
 	if cfg.RoutingKey == "" {
-		return nil, invalid("routing_key", "is required")
+		return nil, channel.FieldError("routing_key", "is required")
 	}
-	base, err := baseURL(cfg.APIURL, DefaultAPIURL)
+	base, err := channel.BaseURL(cfg.APIURL, DefaultAPIURL)
 	if err != nil {
 		return nil, err
 	}
-	c := &Channel{routingKey: cfg.RoutingKey, endpoint: base + "/v2/enqueue", http: deps.HTTP, now: deps.Now}
-	if c.http == nil {
-		c.http = &http.Client{Timeout: 10 * time.Second}
-	}
+	c := &Channel{routingKey: cfg.RoutingKey, endpoint: base + "/v2/enqueue", http: channel.Client(deps.HTTP), now: deps.Now}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -68,7 +66,10 @@ func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
 
 // Send triggers or resolves the monitor's incident.
 func (c *Channel) Send(ctx context.Context, a channel.Alert) error {
-	return post(ctx, c.http, c.endpoint, nil, c.event(a))
+	if err := channel.PostJSON(ctx, c.http, c.endpoint, c.event(a), nil); err != nil {
+		return fmt.Errorf("%s: %w", Type, err)
+	}
+	return nil
 }
 
 type event struct {
@@ -136,7 +137,7 @@ func (c *Channel) event(a channel.Alert) event {
 	e.Payload = &payload{
 		Summary:       truncate(a.Title(), maxSummary),
 		Source:        "lookout",
-		Severity:      severity(a.Type),
+		Severity:      severity(a),
 		Timestamp:     at.UTC().Format(time.RFC3339),
 		Component:     a.Monitor.Name,
 		Group:         a.Monitor.Project,
@@ -151,14 +152,14 @@ func (c *Channel) event(a channel.Alert) event {
 	return e
 }
 
-// severity maps an alert type to a PagerDuty severity: warnings for
-// early signs (slow runs, certificates nearing the warning threshold),
-// info for test messages, critical for the rest.
-func severity(typ string) string {
-	switch typ {
-	case channel.MonitorSlow, channel.SSLWarning:
+// severity maps an alert to a PagerDuty severity: warning for early
+// signs (slow runs, certificates nearing the warning threshold), info
+// for test messages, critical for the rest. Recoveries resolve instead.
+func severity(a channel.Alert) string {
+	switch a.Severity() {
+	case channel.SeverityWarning:
 		return "warning"
-	case channel.Test:
+	case channel.SeverityInfo:
 		return "info"
 	default:
 		return "critical"

@@ -6,7 +6,7 @@
 // "api_url": "..."}. webhook_url is required, an absolute http(s) URL
 // (any host, so Slack-compatible receivers work too). api_url is
 // optional and replaces the scheme and host of webhook_url
-// (webhook.Endpoint).
+// (channel.Endpoint).
 package slack
 
 import (
@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"lookout/control/alert/channel"
-	"lookout/control/alert/channel/webhook"
 )
 
 // Type is the channel type in configs and the registry.
@@ -43,23 +42,22 @@ type sender struct {
 // New makes a Slack channel from its config; it is a channel.Factory.
 func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
 	var c config
-	if err := webhook.DecodeConfig(raw, &c); err != nil {
+	if err := channel.DecodeConfig(raw, &c); err != nil {
 		return nil, err
 	}
-	addr, err := webhook.Endpoint("webhook_url", c.WebhookURL, c.APIURL)
+	addr, err := channel.Endpoint("webhook_url", c.WebhookURL, c.APIURL)
 	if err != nil {
 		return nil, err
 	}
-	return &sender{addr: addr, client: webhook.Client(deps.HTTP)}, nil
+	return &sender{addr: addr, client: channel.Client(deps.HTTP)}, nil
 }
 
 // Send posts a to the webhook.
 func (s *sender) Send(ctx context.Context, a channel.Alert) error {
-	body, err := webhook.Marshal(build(a))
-	if err != nil {
-		return channel.Permanent(fmt.Errorf("slack message: %w", err))
+	if err := channel.PostJSON(ctx, s.client, s.addr, build(a), nil); err != nil {
+		return fmt.Errorf("slack: %w", err)
 	}
-	return webhook.Post(ctx, s.client, s.addr, body, nil)
+	return nil
 }
 
 // message is an incoming-webhook message.
@@ -99,17 +97,17 @@ type button struct {
 func build(a channel.Alert) message {
 	blocks := []block{{
 		Type: "header",
-		Text: &text{Type: "plain_text", Text: webhook.Fit(emoji(a)+" "+a.Title(), maxHeader, nil), Emoji: true},
+		Text: &text{Type: "plain_text", Text: channel.Fit(emoji(a)+" "+a.Title(), maxHeader, nil), Emoji: true},
 	}}
 	var fields []text
-	for _, f := range webhook.Facts(a) {
-		fields = append(fields, mrkdwn(webhook.Fit(f.Value, maxField, func(s string) string {
+	for _, f := range channel.Facts(a) {
+		fields = append(fields, mrkdwn(channel.Fit(f.Value, maxField, func(s string) string {
 			return "*" + f.Name + "*\n" + escape(s)
 		})))
 	}
 	blocks = append(blocks, block{Type: "section", Fields: fields})
-	if msg := webhook.Message(a); msg != "" {
-		t := mrkdwn(webhook.Fit(msg, maxText, codeBlock))
+	if msg := channel.Message(a); msg != "" {
+		t := mrkdwn(channel.Fit(msg, maxText, codeBlock))
 		blocks = append(blocks, block{Type: "section", Text: &t})
 	}
 	when := a.OccurredAt.UTC()
@@ -128,16 +126,12 @@ func mrkdwn(s string) text { return text{Type: "mrkdwn", Text: s} }
 // emoji marks the header: red for failures, green for recoveries,
 // orange for warnings, blue for test messages.
 func emoji(a channel.Alert) string {
-	switch {
-	case a.Type == channel.Test:
-		return ":large_blue_circle:"
-	case a.Resolved():
-		return ":large_green_circle:"
-	case a.Type == channel.MonitorSlow || a.Type == channel.SSLWarning:
-		return ":large_orange_circle:"
-	default:
-		return ":red_circle:"
-	}
+	return map[string]string{
+		channel.SeverityInfo:     ":large_blue_circle:",
+		channel.SeverityRecovery: ":large_green_circle:",
+		channel.SeverityWarning:  ":large_orange_circle:",
+		channel.SeverityFailure:  ":red_circle:",
+	}[a.Severity()]
 }
 
 // escape escapes the three characters Slack's mrkdwn requires

@@ -6,7 +6,7 @@
 // Config: {"webhook_url": "https://...logic.azure.com/workflows/...",
 // "api_url": "..."}. webhook_url is required, an absolute http(s) URL;
 // its query (api-version, sig) is kept. api_url is optional and
-// replaces the scheme and host of webhook_url (webhook.Endpoint).
+// replaces the scheme and host of webhook_url (channel.Endpoint).
 package teams
 
 import (
@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"lookout/control/alert/channel"
-	"lookout/control/alert/channel/webhook"
 )
 
 // Type is the channel type in configs and the registry.
@@ -44,23 +43,22 @@ type sender struct {
 // New makes a Teams channel from its config; it is a channel.Factory.
 func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
 	var c config
-	if err := webhook.DecodeConfig(raw, &c); err != nil {
+	if err := channel.DecodeConfig(raw, &c); err != nil {
 		return nil, err
 	}
-	addr, err := webhook.Endpoint("webhook_url", c.WebhookURL, c.APIURL)
+	addr, err := channel.Endpoint("webhook_url", c.WebhookURL, c.APIURL)
 	if err != nil {
 		return nil, err
 	}
-	return &sender{addr: addr, client: webhook.Client(deps.HTTP)}, nil
+	return &sender{addr: addr, client: channel.Client(deps.HTTP)}, nil
 }
 
 // Send posts a to the workflow.
 func (s *sender) Send(ctx context.Context, a channel.Alert) error {
-	body, err := webhook.Marshal(build(a))
-	if err != nil {
-		return channel.Permanent(fmt.Errorf("teams message: %w", err))
+	if err := channel.PostJSON(ctx, s.client, s.addr, build(a), nil); err != nil {
+		return fmt.Errorf("teams: %w", err)
 	}
-	return webhook.Post(ctx, s.client, s.addr, body, nil)
+	return nil
 }
 
 type message struct {
@@ -128,8 +126,8 @@ type action struct {
 // monospace run, and an "Open in Lookout" button to the panel.
 func build(a channel.Alert) message {
 	facts := []fact{}
-	for _, f := range webhook.Facts(a) {
-		facts = append(facts, fact{Title: f.Name, Value: webhook.Fit(f.Value, maxFact, nil)})
+	for _, f := range channel.Facts(a) {
+		facts = append(facts, fact{Title: f.Name, Value: channel.Fit(f.Value, maxFact, nil)})
 	}
 	facts = append(facts, fact{Title: "Occurred", Value: a.OccurredAt.UTC().Format(time.RFC3339)})
 	c := card{
@@ -137,14 +135,14 @@ func build(a channel.Alert) message {
 		Type:    "AdaptiveCard",
 		Version: "1.4",
 		Body: []any{
-			textBlock{Type: "TextBlock", Text: webhook.Fit(a.Title(), maxTitle, nil), Size: "Large", Weight: "Bolder", Color: color(a), Wrap: true},
+			textBlock{Type: "TextBlock", Text: channel.Fit(a.Title(), maxTitle, nil), Size: "Large", Weight: "Bolder", Color: color(a), Wrap: true},
 			factSet{Type: "FactSet", Facts: facts},
 		},
 	}
 	c.MSTeams.Width = "Full"
-	if msg := webhook.Message(a); msg != "" {
+	if msg := channel.Message(a); msg != "" {
 		c.Body = append(c.Body, richTextBlock{Type: "RichTextBlock", Inlines: []textRun{{
-			Type: "TextRun", Text: webhook.Fit(msg, maxMessage, nil), FontType: "Monospace",
+			Type: "TextRun", Text: channel.Fit(msg, maxMessage, nil), FontType: "Monospace",
 		}}})
 	}
 	if a.PanelURL != "" {
@@ -158,14 +156,10 @@ func build(a channel.Alert) message {
 // color is Attention (red) for failures, Good (green) for recoveries,
 // Warning (orange) for warnings and Accent for test messages.
 func color(a channel.Alert) string {
-	switch {
-	case a.Type == channel.Test:
-		return "Accent"
-	case a.Resolved():
-		return "Good"
-	case a.Type == channel.MonitorSlow || a.Type == channel.SSLWarning:
-		return "Warning"
-	default:
-		return "Attention"
-	}
+	return map[string]string{
+		channel.SeverityInfo:     "Accent",
+		channel.SeverityRecovery: "Good",
+		channel.SeverityWarning:  "Warning",
+		channel.SeverityFailure:  "Attention",
+	}[a.Severity()]
 }

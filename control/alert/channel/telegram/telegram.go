@@ -10,12 +10,12 @@ package telegram
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"lookout/control/alert/channel"
 )
@@ -52,46 +52,42 @@ type Channel struct {
 // or a string (a numeric id or an @channel username).
 func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
 	var cfg config
-	if err := decode(raw, &cfg); err != nil {
+	if err := channel.DecodeConfig(raw, &cfg); err != nil {
 		return nil, err
 	}
 	if cfg.BotToken == "" {
-		return nil, invalid("bot_token", "is required")
+		return nil, channel.FieldError("bot_token", "is required")
 	}
 	if !tokenRE.MatchString(cfg.BotToken) {
-		return nil, invalid("bot_token", `must look like "123456:ABC-DEF..."`)
+		return nil, channel.FieldError("bot_token", `must look like "123456:ABC-DEF..."`)
 	}
 	chatID, err := parseChatID(cfg.ChatID)
 	if err != nil {
 		return nil, err
 	}
-	base, err := baseURL(cfg.APIURL, DefaultAPIURL)
+	base, err := channel.BaseURL(cfg.APIURL, DefaultAPIURL)
 	if err != nil {
 		return nil, err
 	}
-	c := &Channel{chatID: chatID, endpoint: base + "/bot" + cfg.BotToken + "/sendMessage", http: deps.HTTP}
-	if c.http == nil {
-		c.http = &http.Client{Timeout: 10 * time.Second}
-	}
-	return c, nil
+	return &Channel{chatID: chatID, endpoint: base + "/bot" + cfg.BotToken + "/sendMessage", http: channel.Client(deps.HTTP)}, nil
 }
 
 // parseChatID accepts a JSON number or string and returns it as a
 // string, which Telegram takes for both.
 func parseChatID(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", invalid("chat_id", "is required")
+		return "", channel.FieldError("chat_id", "is required")
 	}
 	var id string
 	if err := json.Unmarshal(raw, &id); err != nil {
 		var n json.Number
 		if json.Unmarshal(raw, &n) != nil {
-			return "", invalid("chat_id", "must be a number or a string")
+			return "", channel.FieldError("chat_id", "must be a number or a string")
 		}
 		id = n.String()
 	}
 	if !chatIDRE.MatchString(id) {
-		return "", invalid("chat_id", "must be a numeric chat id or an @channel username")
+		return "", channel.FieldError("chat_id", "must be a numeric chat id or an @channel username")
 	}
 	return id, nil
 }
@@ -106,7 +102,10 @@ type message struct {
 // Send posts the alert to the chat.
 func (c *Channel) Send(ctx context.Context, a channel.Alert) error {
 	m := message{ChatID: c.chatID, Text: text(a), ParseMode: "HTML", DisableWebPagePreview: true}
-	return post(ctx, c.http, c.endpoint, nil, m)
+	if err := channel.PostJSON(ctx, c.http, c.endpoint, m, nil); err != nil {
+		return fmt.Errorf("%s: %w", Type, err)
+	}
+	return nil
 }
 
 // text is the message in Telegram's HTML subset: a bold title, the
@@ -142,24 +141,14 @@ func text(a channel.Alert) string {
 
 // icon marks the kind of alert at a glance.
 func icon(a channel.Alert) string {
-	switch {
-	case a.Resolved():
-		return "✅"
-	case a.Type == channel.Test:
-		return "🔔"
-	case a.Type == channel.MonitorSlow || a.Type == channel.SSLWarning:
-		return "⚠️"
-	default:
-		return "🔴"
-	}
+	return map[string]string{
+		channel.SeverityInfo:     "🔔",
+		channel.SeverityRecovery: "✅",
+		channel.SeverityWarning:  "⚠️",
+		channel.SeverityFailure:  "🔴",
+	}[a.Severity()]
 }
 
 // truncate cuts s to at most n characters, ending it with an ellipsis
 // when cut.
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+func truncate(s string, n int) string { return channel.Fit(s, n, nil) }

@@ -8,12 +8,10 @@
 // before the config reaches New): the signing key in base64, optionally
 // prefixed with "whsec_" as Standard Webhooks writes it; the key is the
 // base64-decoded bytes after the prefix. api_url is optional and
-// replaces the scheme and host of url (see Endpoint).
+// replaces the scheme and host of url (see channel.Endpoint).
 //
-// The package also holds what the other JSON webhook channels (slack,
-// discord, teams) share: strict config decoding, URL checks, the POST
-// with its error classification, and the facts and truncation of chat
-// messages.
+// Receivers written in Go may decode the body into Payload and check the
+// signature with Verify.
 package webhook
 
 import (
@@ -51,13 +49,10 @@ type Payload struct {
 }
 
 // NewPayload returns the body for a. Times are in UTC; tags are [] rather
-// than null when the monitor has none.
+// than null when the monitor has none (channel.Monitor.MarshalJSON).
 func NewPayload(a channel.Alert) Payload {
 	p := Payload{ID: a.ID, Type: a.Type, OccurredAt: a.OccurredAt.UTC(), Monitor: a.Monitor, PanelURL: a.PanelURL}
 	p.Account.ID = a.AccountID
-	if p.Monitor.Tags == nil {
-		p.Monitor.Tags = []string{}
-	}
 	if a.Event != nil {
 		e := *a.Event
 		e.Timestamp, e.ReceivedAt = e.Timestamp.UTC(), e.ReceivedAt.UTC()
@@ -82,41 +77,44 @@ type sender struct {
 // New makes a webhook channel from its config; it is a channel.Factory.
 func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
 	var c config
-	if err := DecodeConfig(raw, &c); err != nil {
+	if err := channel.DecodeConfig(raw, &c); err != nil {
 		return nil, err
 	}
-	addr, err := Endpoint("url", c.URL, c.APIURL)
+	addr, err := channel.Endpoint("url", c.URL, c.APIURL)
 	if err != nil {
 		return nil, err
 	}
 	if c.Secret == "" {
-		return nil, FieldError("secret", "required")
+		return nil, channel.FieldError("secret", "is required")
 	}
 	key, err := signingKey(c.Secret)
 	if err != nil {
-		return nil, FieldError("secret", err.Error())
+		return nil, channel.FieldError("secret", "%v", err)
 	}
 	now := deps.Now
 	if now == nil {
 		now = time.Now
 	}
-	return &sender{addr: addr, key: key, client: Client(deps.HTTP), now: now}, nil
+	return &sender{addr: addr, key: key, client: channel.Client(deps.HTTP), now: now}, nil
 }
 
 // Send POSTs a signed: webhook-id is the alert id (the same on every
 // retry, so receivers drop repeats), webhook-timestamp the time of this
 // attempt.
 func (s *sender) Send(ctx context.Context, a channel.Alert) error {
-	body, err := Marshal(NewPayload(a))
+	body, err := channel.Marshal(NewPayload(a))
 	if err != nil {
-		return channel.Permanent(fmt.Errorf("webhook body: %w", err))
+		return channel.Permanent(fmt.Errorf("webhook: encoding the body: %w", err))
 	}
 	ts := strconv.FormatInt(s.now().Unix(), 10)
 	h := http.Header{}
 	h.Set("webhook-id", a.ID)
 	h.Set("webhook-timestamp", ts)
 	h.Set("webhook-signature", sign(s.key, a.ID, ts, body))
-	return Post(ctx, s.client, s.addr, body, h)
+	if err := channel.Post(ctx, s.client, s.addr, body, h); err != nil {
+		return fmt.Errorf("webhook: %w", err)
+	}
+	return nil
 }
 
 // signingKey decodes a Standard Webhooks secret: base64, optionally

@@ -1,4 +1,4 @@
-package webhook
+package channel
 
 import (
 	"bytes"
@@ -10,14 +10,39 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-
-	"lookout/control/alert/channel"
 )
 
-// FieldError is a config error about one field: it wraps
-// channel.ErrInvalidConfig and reads "invalid field: <field>: <why>".
-func FieldError(field, why string) error {
-	return fmt.Errorf("%w: invalid field: %s: %s", channel.ErrInvalidConfig, field, why)
+// ConfigError is a channel config that cannot be used. It wraps
+// ErrInvalidConfig and reads "invalid channel config: invalid field:
+// <field>: <reason>", or "invalid channel config: <reason>" when the
+// problem is not one field's (a config that is not an object, an
+// operator setting that is missing). The operator and management APIs
+// name Field in their 400 answers.
+type ConfigError struct {
+	// Field is the config field at fault, "" when none is.
+	Field  string
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Field == "" {
+		return ErrInvalidConfig.Error() + ": " + e.Reason
+	}
+	return ErrInvalidConfig.Error() + ": invalid field: " + e.Field + ": " + e.Reason
+}
+
+// Unwrap makes errors.Is(err, ErrInvalidConfig) hold.
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// FieldError is a ConfigError about field; the reason is formatted as
+// by fmt.Sprintf.
+func FieldError(field, format string, args ...any) error {
+	return &ConfigError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// InvalidConfig is a ConfigError about no single field.
+func InvalidConfig(format string, args ...any) error {
+	return &ConfigError{Reason: fmt.Sprintf(format, args...)}
 }
 
 // DecodeConfig decodes the JSON object raw into v, a pointer to a struct
@@ -31,7 +56,7 @@ func DecodeConfig(raw json.RawMessage, v any) error {
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
-		return fmt.Errorf("%w: not a JSON object", channel.ErrInvalidConfig)
+		return InvalidConfig("not a JSON object")
 	}
 	known := jsonNames(v)
 	for _, name := range slices.Sorted(maps.Keys(fields)) {
@@ -42,9 +67,9 @@ func DecodeConfig(raw json.RawMessage, v any) error {
 	if err := json.Unmarshal(raw, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return FieldError(te.Field, "must be a "+te.Type.Kind().String())
+			return FieldError(te.Field, "must be a JSON %s", jsonKind(te.Type.Kind()))
 		}
-		return fmt.Errorf("%w: %v", channel.ErrInvalidConfig, err)
+		return InvalidConfig("%v", err)
 	}
 	return nil
 }
@@ -63,17 +88,59 @@ func jsonNames(v any) map[string]bool {
 	return names
 }
 
+// jsonKind names a Go kind the way JSON does.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.String:
+		return "string"
+	default:
+		return "number"
+	}
+}
+
 // ParseURL checks that raw, the value of field, is present and an
 // absolute http or https URL with a host.
 func ParseURL(field, raw string) (*url.URL, error) {
 	if raw == "" {
-		return nil, FieldError(field, "required")
+		return nil, FieldError(field, "is required")
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, FieldError(field, "must be an absolute http or https URL")
 	}
 	return u, nil
+}
+
+// parseAPIURL checks the api_url field every channel type takes: an
+// absolute http(s) URL without query or fragment.
+func parseAPIURL(apiURL string) (*url.URL, error) {
+	u, err := ParseURL("api_url", apiURL)
+	if err != nil {
+		return nil, err
+	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return nil, FieldError("api_url", "must not have a query or fragment")
+	}
+	return u, nil
+}
+
+// BaseURL returns the address of a receiver whose public address is def
+// (for example https://events.pagerduty.com): apiURL when it is set and
+// valid, without trailing slashes, else def.
+func BaseURL(apiURL, def string) (string, error) {
+	if apiURL == "" {
+		return def, nil
+	}
+	if _, err := parseAPIURL(apiURL); err != nil {
+		return "", err
+	}
+	return strings.TrimRight(apiURL, "/"), nil
 }
 
 // Endpoint returns the address to POST to for a channel configured with
@@ -97,12 +164,9 @@ func Endpoint(field, rawURL, apiURL string) (string, error) {
 	if apiURL == "" {
 		return u.String(), nil
 	}
-	base, err := ParseURL("api_url", apiURL)
+	base, err := parseAPIURL(apiURL)
 	if err != nil {
 		return "", err
-	}
-	if base.RawQuery != "" || base.ForceQuery || base.Fragment != "" {
-		return "", FieldError("api_url", "must not have a query or fragment")
 	}
 	out := *base
 	out.Path = strings.TrimSuffix(base.Path, "/") + u.Path

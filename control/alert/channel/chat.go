@@ -1,12 +1,10 @@
-package webhook
+package channel
 
 import (
 	"sort"
 	"strconv"
 	"time"
 	"unicode/utf8"
-
-	"lookout/control/alert/channel"
 )
 
 // Fact is one labelled detail of an alert, for the field lists of chat
@@ -20,7 +18,7 @@ type Fact struct {
 // name), its project, the alert type and, from the event, host, exit
 // code and duration. Empty details are left out. Values are plain text:
 // each channel escapes them for its markup.
-func Facts(a channel.Alert) []Fact {
+func Facts(a Alert) []Fact {
 	m := a.Monitor
 	monitor := m.Name
 	if m.DisplayName != "" && m.DisplayName != m.Name {
@@ -47,7 +45,7 @@ func Facts(a channel.Alert) []Fact {
 }
 
 // Message returns the message of a's event, or "" when it has none.
-func Message(a channel.Alert) string {
+func Message(a Alert) string {
 	if a.Event == nil {
 		return ""
 	}

@@ -1,0 +1,30 @@
+// Package channels lists every alert channel type: it is the one place a
+// new channel is added (its own package under channel/, and a line here).
+package channels
+
+import (
+	"lookout/control/alert/channel"
+	"lookout/control/alert/channel/discord"
+	"lookout/control/alert/channel/email"
+	"lookout/control/alert/channel/opsgenie"
+	"lookout/control/alert/channel/pagerduty"
+	"lookout/control/alert/channel/slack"
+	"lookout/control/alert/channel/teams"
+	"lookout/control/alert/channel/telegram"
+	"lookout/control/alert/channel/webhook"
+)
+
+// Registry returns a registry of all channel types whose channels get
+// deps (the operator's SMTP server, the HTTP client, the clock).
+func Registry(deps channel.Deps) *channel.Registry {
+	return channel.NewRegistry(map[string]channel.Factory{
+		email.Type:     email.New,
+		slack.Type:     slack.New,
+		discord.Type:   discord.New,
+		teams.Type:     teams.New,
+		pagerduty.Type: pagerduty.New,
+		opsgenie.Type:  opsgenie.New,
+		telegram.Type:  telegram.New,
+		webhook.Type:   webhook.New,
+	}, deps)
+}
