@@ -73,14 +73,15 @@ func (a *API) handleList(w http.ResponseWriter, r *http.Request) {
 
 func cursorOf(m manifest.Manifest) string { return m.Kind + "\x00" + m.Name }
 
-// handleGet serves GET /api/v1/monitors/{uuid}.
+// handleGet serves GET /api/v1/monitors/{uuid}: the manifest and, for a
+// ping monitor, its read-only status.
 func (a *API) handleGet(w http.ResponseWriter, r *http.Request) {
 	if !a.consistent(w, r) {
 		return
 	}
 	m, ok := a.monitor(w, r)
 	if ok {
-		writeJSON(w, http.StatusOK, toManifest(m))
+		writeJSON(w, http.StatusOK, withStatus(m))
 	}
 }
 

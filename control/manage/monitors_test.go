@@ -286,3 +286,29 @@ func createKey(t *testing.T, srv *controltest.Server, accountID string, scopes .
 	}
 	return secret
 }
+
+func TestStatusIsReadOnly(t *testing.T) {
+	a := newAPI(t)
+	_, m, _ := a.do("POST", "/api/v1/monitors", ping("backup", map[string]any{"expected_interval_seconds": 3600, "grace_seconds": 60}))
+	id := m["uuid"].(string)
+	at := a.srv.Now.UnixMilli()
+	if _, err := a.srv.Cluster.Apply(context.Background(), &raftv1.Command{Op: &raftv1.Command_IngestBatch{IngestBatch: &raftv1.IngestBatch{RetentionCount: 10, Events: []*raftv1.Event{
+		{AccountId: a.acct.ID, Monitor: "backup", EventType: "ping", Status: "run", ReceivedUnixMs: at},
+		{AccountId: a.acct.ID, Monitor: "backup", EventType: "ping", Status: "complete", ReceivedUnixMs: at + 4000},
+	}}}}); err != nil {
+		t.Fatal(err)
+	}
+	status, got, _ := a.do("GET", "/api/v1/monitors/"+id, nil)
+	st, _ := got["status"].(map[string]any)
+	if status != 200 || st["state"] != "up" || st["last_duration"] != 4.0 || st["last_ping_at"] != "2026-03-15T12:30:04Z" || st["next_deadline_at"] != "2026-03-15T13:31:04Z" {
+		t.Fatalf("status: %d %v", status, got)
+	}
+	// Sent back as read, status is ignored; export and apply leave it out.
+	got["timeout_seconds"] = 60.0
+	if status, body, _ := a.do("PUT", "/api/v1/monitors/"+id, got); status != 200 || body["status"] != nil {
+		t.Fatalf("PUT with status: %d %v", status, body)
+	}
+	if _, export, _ := a.do("GET", "/api/v1/monitors/export", nil); strings.Contains(toJSON(export), "status") {
+		t.Fatalf("export has a status: %v", export)
+	}
+}

@@ -73,7 +73,8 @@ type Options struct {
 	GroupExists func(name string) bool
 }
 
-// Keys each kind accepts, besides uuid, which is accepted and ignored everywhere.
+// Keys each kind accepts, besides uuid and status, which are accepted and ignored
+// everywhere.
 var (
 	commonKeys = []string{"manifest_version", "kind", "name", "enabled", "tags", "notification_group"}
 	pingKeys   = []string{"timeout_seconds", "expected_interval_seconds", "grace_seconds", "display_name", "project"}
@@ -130,7 +131,9 @@ func parseFields(fields map[string]json.RawMessage, opts Options, inBundle bool)
 	m.Tags = d.tags()
 	m.NotificationGroup = d.group(opts)
 
-	allowed := append([]string{"uuid"}, commonKeys...)
+	// uuid and status are read-only parts of a response: a manifest read
+	// from the API may be sent back as it is.
+	allowed := append([]string{"uuid", "status"}, commonKeys...)
 	switch kind {
 	case KindPing:
 		d.ping(&m)

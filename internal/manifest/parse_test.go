@@ -84,6 +84,7 @@ func TestParseCodes(t *testing.T) {
 		{"project object", with(basePing(), "project", map[string]any{}), []string{CodeProjectInvalid}},
 		// unknown and foreign fields
 		{"uuid ignored", with(basePing(), "uuid", 12), nil},
+		{"status ignored", with(basePing(), "status", map[string]any{"state": "up"}), nil},
 		{"unknown field", with(basePing(), "timeout", 5), []string{CodeFieldUnknown}},
 		{"check field on ping", with(basePing(), "schedule", "5m"), []string{CodeFieldUnknown}},
 		{"ping field on check", with(baseHTTP(), "grace_seconds", 5), []string{CodeFieldUnknown}},

@@ -1,0 +1,64 @@
+package manage
+
+import (
+	"time"
+
+	"lookout/control/state"
+	"lookout/internal/manifest"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/pingstate"
+)
+
+// monitorStatus is the read-only engine state of a ping monitor in
+// GET /api/v1/monitors/{uuid}. It is not part of the manifest: ignored in
+// requests, left out of export and of apply's diff.
+type monitorStatus struct {
+	State          string   `json:"state"`
+	LastPingAt     *string  `json:"last_ping_at"`
+	NextDeadlineAt *string  `json:"next_deadline_at"`
+	LastDuration   *float64 `json:"last_duration"`
+}
+
+// monitorWithStatus is a manifest with its status.
+type monitorWithStatus struct {
+	manifest.Manifest
+	Status *monitorStatus `json:"status,omitempty"`
+}
+
+// withStatus adds the status of a ping monitor to its manifest.
+func withStatus(m *statev1.Monitor) monitorWithStatus {
+	out := monitorWithStatus{Manifest: toManifest(m)}
+	if m.GetKind() != manifest.KindPing {
+		return out
+	}
+	st := state.PingState(m)
+	s := &monitorStatus{State: st.State}
+	if st.LastPingMs > 0 {
+		s.LastPingAt = rfc3339(st.LastPingMs)
+	}
+	timeout, missed := pingstate.Deadlines(state.PingSettings(m), st)
+	if next := earliest(timeout, missed); next > 0 {
+		s.NextDeadlineAt = rfc3339(next)
+	}
+	if st.LastDurationMs > 0 || st.State == pingstate.Up || st.State == pingstate.Failed {
+		d := float64(st.LastDurationMs) / 1000
+		s.LastDuration = &d
+	}
+	out.Status = s
+	return out
+}
+
+func earliest(a, b int64) int64 {
+	switch {
+	case a == 0:
+		return b
+	case b == 0:
+		return a
+	}
+	return min(a, b)
+}
+
+func rfc3339(ms int64) *string {
+	s := time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)
+	return &s
+}
