@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"lookout/control/state"
-	"lookout/internal/manifest"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/manifest"
 	"lookout/internal/pingstate"
 )
 
