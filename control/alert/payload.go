@@ -1,0 +1,68 @@
+package alert
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"lookout/control/alert/channel"
+	"lookout/control/state"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+)
+
+// payload is what the channels get for a: the monitor as it is now (or,
+// when it is gone, what the alert and its event tell of it), the event
+// behind the alert, and the link to the monitor in the panel.
+func (d *Dispatcher) payload(a *statev1.Alert) channel.Alert {
+	out := channel.Alert{
+		ID:         a.GetId(),
+		Type:       a.GetType(),
+		OccurredAt: time.UnixMilli(a.GetOccurredUnixMs()).UTC(),
+		AccountID:  a.GetAccountId(),
+		Monitor:    channel.Monitor{UUID: a.GetMonitorUuid()},
+	}
+	m, err := d.o.State.MonitorByUUID(a.GetMonitorUuid())
+	switch {
+	case err == nil:
+		out.Monitor = channel.Monitor{
+			UUID: m.GetUuid(), Kind: m.GetKind(), Name: m.GetName(), DisplayName: m.GetDisplayName(),
+			Project: m.GetProject(), Tags: m.GetTags(),
+		}
+	case !errors.Is(err, state.ErrNotFound):
+		d.o.Logger.Warn("reading the alert's monitor failed; sending without it", "alert", a.GetId(), "error", err)
+	}
+	if se := a.GetEvent(); se != nil {
+		out.Event = event(se)
+		if out.Monitor.Name == "" {
+			out.Monitor.Name, out.Monitor.Project = se.GetEvent().GetMonitor(), se.GetEvent().GetProject()
+		}
+	}
+	if d.o.PanelURL != "" {
+		out.PanelURL = strings.TrimRight(d.o.PanelURL, "/") + "/monitors/" + a.GetMonitorUuid()
+	}
+	return out
+}
+
+// event is the stored event as channels show it.
+func event(se *statev1.StoredEvent) *channel.Event {
+	ev := se.GetEvent()
+	e := &channel.Event{
+		EventType:  ev.GetEventType(),
+		Status:     ev.GetStatus(),
+		State:      ev.GetState(),
+		Host:       ev.GetHost(),
+		Message:    ev.GetMessage(),
+		Series:     ev.GetSeries(),
+		Timestamp:  time.UnixMilli(se.GetEventTimeUnixMs()).UTC(),
+		ReceivedAt: time.UnixMilli(ev.GetReceivedUnixMs()).UTC(),
+	}
+	if se.Duration != nil {
+		v := se.GetDuration()
+		e.Duration = &v
+	}
+	if ev.ExitCode != nil {
+		v := ev.GetExitCode()
+		e.ExitCode = &v
+	}
+	return e
+}
