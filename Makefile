@@ -11,7 +11,7 @@ PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X lookout/internal/cli.Version=$(VERSION)
 
-.PHONY: build run test lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage clean
+.PHONY: build run test lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage bench-engine clean
 
 build: ## bin/lookout, static
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/lookout .
@@ -63,6 +63,9 @@ bench-ingest: build ## POST /ping load on NODES=1 (dev node) or NODES=3 (cluster
 
 bench-manage: build ## apply, list and export 10,000 monitors on a dev node
 	$(GO) run ./internal/bench/manage -lookout bin/lookout
+
+bench-engine: ## the leader's deadline engine over 100,000 ping monitors, in one process
+	$(GO) run ./internal/bench/engine
 
 clean:
 	rm -rf bin .tools

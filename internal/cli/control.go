@@ -20,7 +20,6 @@ import (
 	"lookout/control/admin"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channels"
-	"lookout/control/engine"
 	"lookout/control/ingest"
 	"lookout/control/manage"
 	"lookout/control/openapi"
@@ -42,6 +41,7 @@ type controlConfig struct {
 	retentionAge    time.Duration
 	logLevel        string
 	smtp            channel.SMTPSettings
+	publicURL       string
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -61,6 +61,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.Int64Var(&c.retentionCount, "event-retention-count", 1000, "events kept per monitor (older ones are dropped as new ones arrive)")
 	fs.DurationVar(&c.retentionAge, "event-retention-age", 90*24*time.Hour, "events older than this are deleted")
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
+	fs.StringVar(&c.publicURL, "public-url", "", "the address people reach this service at, for links in alerts (default: http://<http-addr>)")
 	fs.StringVar(&c.smtp.Addr, "smtp-addr", "", "SMTP server (host:port) for e-mail alerts; STARTTLS when offered (default: none, e-mail channels are refused)")
 	fs.StringVar(&c.smtp.User, "smtp-user", "", "SMTP user, AUTH PLAIN (default: no authentication)")
 	fs.StringVar(&c.smtp.Password, "smtp-password", "", "SMTP password (env LOOKOUT_SMTP_PASSWORD keeps it off the command line)")
@@ -137,6 +138,14 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	defer ln.Close()
 
+	// The alert channels, with the operator's SMTP server: saved channel
+	// configs are validated with it and alerts are sent through it.
+	channelRegistry := channels.Registry(channel.Deps{SMTP: cfg.smtp})
+	publicURL := cfg.publicURL
+	if publicURL == "" {
+		publicURL = "http://" + ln.Addr().String()
+	}
+
 	// The cluster node: raft log and state in Badger, raft, gossip.
 	node, err := cluster.New(cluster.Options{
 		NodeID:          cfg.nodeID,
@@ -148,12 +157,8 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		BootstrapExpect: cfg.bootstrapExpect,
 		Secret:          []byte(cfg.adminToken),
 		RemoveGoneAfter: cfg.removeGoneAfter,
-		// Leader-only work: sweeping events past their age.
-		LeaderTasks: []func(context.Context, *cluster.Node){
-			func(ctx context.Context, n *cluster.Node) {
-				engine.NewRetention(engine.RetentionOptions{Cluster: n, MaxAge: cfg.retentionAge, Logger: log.Named("retention")}).Run(ctx)
-			},
-		},
+		// Leader-only work: deadlines, alert delivery, retention.
+		LeaderTasks: leaderTasks(cfg, channelRegistry, publicURL, log),
 		Version: Version,
 		Logger:  log.Named("cluster"),
 	})
@@ -171,9 +176,6 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	ingestAPI.Start()
 	defer ingestAPI.Stop()
 	manage.New(manage.Options{Cluster: node, State: node.State(), Logger: log.Named("manage")}).Register(mux)
-	// The alert channels, with the operator's SMTP server: saved channel
-	// configs are validated with it.
-	channelRegistry := channels.Registry(channel.Deps{SMTP: cfg.smtp})
 	adminAPI := admin.New(admin.Options{Cluster: node, State: node.State(), Channels: channelRegistry, Token: cfg.adminToken, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
 	mux.Handle("GET /openapi.json", openapi.Handler())

@@ -1,0 +1,341 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"lookout/control/state"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/pingstate"
+)
+
+// DeadlineState is what the deadline engine reads of the replicated state
+// (*state.Store): the monitors, and which of them applied entries changed.
+type DeadlineState interface {
+	Watch(on bool)
+	Changed() <-chan struct{}
+	TakeChanges() (monitors []string, overflow, alerts bool)
+	PingMonitors(fn func(*statev1.Monitor) error) error
+	MonitorByUUID(id string) (*statev1.Monitor, error)
+}
+
+// DeadlineOptions configures the deadline engine.
+type DeadlineOptions struct {
+	Cluster Applier
+	State   DeadlineState
+	Logger  hclog.Logger
+	Now     func() time.Time
+	// After is the timer (default time.After); tests inject their clock.
+	After func(d time.Duration) <-chan time.Time
+	// MaxInFlight bounds the FireDeadline commands proposed at once
+	// (default 32), so many deadlines due together keep up.
+	MaxInFlight int
+	// RetryDelay is the wait before trying again after a failed proposal
+	// or read (default 250ms).
+	RetryDelay time.Duration
+	// OnFire, if set, is called as each deadline is proposed, with its due
+	// time and the time of the proposal (the engine's lag). It is called
+	// from several goroutines at once.
+	OnFire func(due, proposed time.Time)
+	// OnAlerts, if set, is called when applied entries raised alerts (the
+	// engine reads the state's change feed, so it passes this on: the
+	// alert dispatcher's Notify).
+	OnAlerts func()
+}
+
+// DeadlineStats are the engine's counters.
+type DeadlineStats struct {
+	// Scheduled deadlines wait in the heap; InFlight are being proposed.
+	Scheduled, InFlight int
+	// Next is the earliest scheduled deadline (zero: none).
+	Next time.Time
+	// Fired deadlines changed their monitor; Stale ones no longer were the
+	// monitor's (a ping or a former leader came first, or it is gone);
+	// Errors counts failed proposals (retried) and refused ones (dropped).
+	Fired, Stale, Errors uint64
+}
+
+// Deadlines is the leader's deadline engine: a min-heap of the next
+// timeout and missed deadline of every ping monitor, rebuilt from the state
+// when the node becomes leader and kept current from the monitors that
+// applied entries change. A deadline that passes is proposed as one
+// FireDeadline command; the state machine applies it only if it is still
+// the monitor's deadline, so a deadline fires once whichever leader
+// proposes it, and one that passed during an election fires as soon as
+// the next leader has rebuilt its heap. Run it as a leader task.
+type Deadlines struct {
+	o DeadlineOptions
+
+	scheduled, inFlight, next atomic.Int64
+	fired, stale, errs        atomic.Uint64
+}
+
+// NewDeadlines makes the engine.
+func NewDeadlines(o DeadlineOptions) *Deadlines {
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.After == nil {
+		o.After = time.After
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = 32
+	}
+	if o.RetryDelay <= 0 {
+		o.RetryDelay = 250 * time.Millisecond
+	}
+	return &Deadlines{o: o}
+}
+
+// Stats returns the engine's counters; safe at any time.
+func (d *Deadlines) Stats() DeadlineStats {
+	s := DeadlineStats{
+		Scheduled: int(d.scheduled.Load()), InFlight: int(d.inFlight.Load()),
+		Fired: d.fired.Load(), Stale: d.stale.Load(), Errors: d.errs.Load(),
+	}
+	if n := d.next.Load(); n != 0 {
+		s.Next = time.UnixMilli(n)
+	}
+	return s
+}
+
+// term is the engine's state during one leadership term (Run's goroutine
+// only).
+type term struct {
+	d        *Deadlines
+	heap     *deadlineHeap
+	names    *names
+	inFlight map[slot]int64 // proposed deadlines: not scheduled again meanwhile
+	retry    map[string]struct{}
+	retryAll bool
+	retryAt  time.Time
+}
+
+// fired is the outcome of one proposal.
+type fired struct {
+	slot slot
+	id   string
+	res  *raftv1.Result
+	err  error
+}
+
+// Run rebuilds the heap and proposes deadlines as they pass until ctx ends
+// (leadership lost); it returns once its proposals have returned. One Run
+// at a time.
+func (d *Deadlines) Run(ctx context.Context) {
+	st := d.o.State
+	st.Watch(true) // before the rebuild: a change during it is not missed
+	defer st.Watch(false)
+	t := &term{d: d, heap: newDeadlineHeap(), names: newNames(), inFlight: map[slot]int64{}, retry: map[string]struct{}{}}
+	results := make(chan fired, d.o.MaxInFlight)
+	defer d.publish(0, 0, 0) // not leading: nothing scheduled
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	t.rebuild()
+	var timer <-chan time.Time
+	var timerAt time.Time
+	for {
+		now := d.o.Now()
+		if !t.retryAt.IsZero() && !now.Before(t.retryAt) {
+			t.retryNow()
+		}
+		t.fire(ctx, now, results, &wg)
+		t.publish()
+		wake := t.wake()
+		if wake.IsZero() {
+			timer = nil
+		} else if timer == nil || !wake.Equal(timerAt) {
+			timer, timerAt = d.o.After(wake.Sub(now)), wake
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-st.Changed():
+			ids, overflow, alerts := st.TakeChanges()
+			if alerts && d.o.OnAlerts != nil {
+				d.o.OnAlerts()
+			}
+			if overflow {
+				t.rebuild() // too many to list
+				break
+			}
+			for _, id := range ids {
+				t.refresh(id)
+			}
+		case r := <-results:
+			t.finish(ctx, r)
+		case <-timer:
+			timer = nil
+		}
+	}
+}
+
+// rebuild schedules the deadlines of every ping monitor afresh.
+func (t *term) rebuild() {
+	start := time.Now()
+	t.heap.reset()
+	t.retryAll = false
+	clear(t.retry)
+	n := 0
+	err := t.d.o.State.PingMonitors(func(m *statev1.Monitor) error {
+		t.schedule(t.names.key(m.GetUuid()), m)
+		n++
+		return nil
+	})
+	if err != nil {
+		t.d.o.Logger.Error("deadline engine: reading the monitors failed", "error", err)
+		t.retryAll = true
+		t.armRetry()
+		return
+	}
+	t.d.o.Logger.Info("deadline engine ready", "monitors", n, "deadlines", t.heap.Len(), "took", time.Since(start).Round(time.Millisecond))
+}
+
+// refresh reschedules monitor id from the state.
+func (t *term) refresh(id string) {
+	k := t.names.key(id)
+	m, err := t.d.o.State.MonitorByUUID(id)
+	switch {
+	case errors.Is(err, state.ErrNotFound):
+		t.heap.remove(k)
+	case err != nil:
+		t.d.o.Logger.Warn("deadline engine: reading a monitor failed", "monitor", id, "error", err)
+		t.retry[id] = struct{}{}
+		t.armRetry()
+	default:
+		t.schedule(k, m)
+	}
+}
+
+// schedule replaces the deadlines of monitor m (key k) with its current
+// ones.
+func (t *term) schedule(k monKey, m *statev1.Monitor) {
+	if m.GetKind() != state.KindPing {
+		t.heap.remove(k)
+		return
+	}
+	timeout, missed := pingstate.Deadlines(state.PingSettings(m), state.PingState(m))
+	acct := t.names.acct(m.GetAccountId())
+	for kind, due := range [...]int64{kindTimeout: timeout, kindMissed: missed} {
+		if due != 0 && t.inFlight[slot{k, uint8(kind)}] == due {
+			due = 0 // being proposed
+		}
+		t.heap.set(k, uint8(kind), acct, due)
+	}
+}
+
+// fire proposes the deadlines due at now, as many as MaxInFlight allows.
+func (t *term) fire(ctx context.Context, now time.Time, results chan<- fired, wg *sync.WaitGroup) {
+	o := t.d.o
+	for len(t.inFlight) < o.MaxInFlight {
+		it, ok := t.heap.peek()
+		if !ok || it.due > now.UnixMilli() {
+			return
+		}
+		t.heap.pop()
+		s := slot{it.id, it.kind}
+		t.inFlight[s] = it.due
+		id := t.names.id(it.id)
+		cmd := &raftv1.Command{Op: &raftv1.Command_FireDeadline{FireDeadline: &raftv1.FireDeadline{
+			AccountId: t.names.accts[it.acct], MonitorUuid: id, Kind: kindNames[it.kind], DueUnixMs: it.due,
+		}}}
+		wg.Go(func() {
+			if o.OnFire != nil {
+				o.OnFire(time.UnixMilli(cmd.GetFireDeadline().GetDueUnixMs()), o.Now())
+			}
+			res, err := o.Cluster.Apply(ctx, cmd)
+			results <- fired{slot: s, id: id, res: res, err: err}
+		})
+	}
+}
+
+// finish counts a proposal's outcome. A failed one is retried from the
+// state after RetryDelay (it may have been applied after all); one the
+// state refused is dropped. A fired one needs nothing: the entry changed
+// the monitor, which comes back as a change with its next deadline.
+func (t *term) finish(ctx context.Context, r fired) {
+	delete(t.inFlight, r.slot)
+	d := t.d
+	switch {
+	case r.err != nil:
+		if ctx.Err() != nil {
+			return // leadership lost: the next leader proposes it
+		}
+		d.errs.Add(1)
+		if t.retryAt.IsZero() {
+			d.o.Logger.Warn("deadline engine: proposing a deadline failed; retrying", "monitor", r.id, "error", r.err)
+		}
+		t.retry[r.id] = struct{}{}
+		t.armRetry()
+	case r.res.GetStatus() == raftv1.Status_STATUS_NOT_FOUND,
+		r.res.GetStatus() == raftv1.Status_STATUS_OK && r.res.GetMessage() == "stale":
+		d.stale.Add(1)
+	case r.res.GetStatus() == raftv1.Status_STATUS_OK:
+		d.fired.Add(1)
+	default:
+		d.errs.Add(1)
+		d.o.Logger.Error("deadline engine: a deadline was refused", "monitor", r.id, "status", r.res.GetStatus(), "message", r.res.GetMessage())
+	}
+}
+
+// armRetry sets the retry time unless one is set.
+func (t *term) armRetry() {
+	if t.retryAt.IsZero() {
+		t.retryAt = t.d.o.Now().Add(t.d.o.RetryDelay)
+	}
+}
+
+// retryNow rereads what failed.
+func (t *term) retryNow() {
+	t.retryAt = time.Time{}
+	if t.retryAll {
+		t.rebuild()
+		return
+	}
+	ids := make([]string, 0, len(t.retry))
+	for id := range t.retry {
+		ids = append(ids, id)
+	}
+	clear(t.retry)
+	for _, id := range ids {
+		t.refresh(id)
+	}
+}
+
+// wake is when the loop must look again without being told (zero: only
+// when told): the earliest deadline, unless the proposals are at their
+// bound, or the retry time.
+func (t *term) wake() time.Time {
+	var at time.Time
+	if it, ok := t.heap.peek(); ok && len(t.inFlight) < t.d.o.MaxInFlight {
+		at = time.UnixMilli(it.due)
+	}
+	if !t.retryAt.IsZero() && (at.IsZero() || t.retryAt.Before(at)) {
+		at = t.retryAt
+	}
+	return at
+}
+
+// publish updates the counters Stats reads.
+func (t *term) publish() {
+	next := int64(0)
+	if it, ok := t.heap.peek(); ok {
+		next = it.due
+	}
+	t.d.publish(t.heap.Len(), len(t.inFlight), next)
+}
+
+func (d *Deadlines) publish(scheduled, inFlight int, nextMs int64) {
+	d.scheduled.Store(int64(scheduled))
+	d.inFlight.Store(int64(inFlight))
+	d.next.Store(nextMs)
+}

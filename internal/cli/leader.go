@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"context"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"lookout/cluster"
+	"lookout/control/alert"
+	"lookout/control/alert/channel"
+	"lookout/control/engine"
+)
+
+// leaderTasks is the leader-only work of a control node, started after the
+// leader's Barrier and stopped with its leadership: the deadline engine
+// (missed and timed-out runs), the alert dispatcher, and the retention
+// sweeper.
+func leaderTasks(cfg *controlConfig, registry *channel.Registry, publicURL string, log hclog.Logger) []func(context.Context, *cluster.Node) {
+	return []func(context.Context, *cluster.Node){
+		func(ctx context.Context, n *cluster.Node) {
+			dispatch := alert.NewDispatcher(alert.DispatcherOptions{
+				Cluster: n, State: n.State(), Channels: alert.ChannelsFunc(registry.New),
+				PanelURL: publicURL, Logger: log.Named("dispatch"),
+			})
+			deadlines := engine.NewDeadlines(engine.DeadlineOptions{
+				Cluster: n, State: n.State(), Logger: log.Named("deadlines"), OnAlerts: dispatch.Notify,
+			})
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { defer wg.Done(); dispatch.Run(ctx) }()
+			go func() { defer wg.Done(); deadlines.Run(ctx) }()
+			wg.Wait()
+		},
+		func(ctx context.Context, n *cluster.Node) {
+			engine.NewRetention(engine.RetentionOptions{Cluster: n, MaxAge: cfg.retentionAge, Logger: log.Named("retention")}).Run(ctx)
+		},
+	}
+}
