@@ -159,8 +159,8 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		RemoveGoneAfter: cfg.removeGoneAfter,
 		// Leader-only work: deadlines, alert delivery, retention.
 		LeaderTasks: leaderTasks(cfg, channelRegistry, publicURL, log),
-		Version: Version,
-		Logger:  log.Named("cluster"),
+		Version:     Version,
+		Logger:      log.Named("cluster"),
 	})
 	if err != nil {
 		return err
