@@ -85,13 +85,47 @@ func applyFireDeadline(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadline) (*
 	if !setPingState(m, st) {
 		return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Message: "stale"}, nil
 	}
+	var missed *statev1.StoredEvent
+	if st.MissedFired && c.GetKind() == pingstate.DeadlineMissed {
+		if missed, err = recordMissed(txn, ctx, m, c.GetDueUnixMs()); err != nil {
+			return nil, err
+		}
+	}
 	if alert != "" {
-		if err := raiseAlert(txn, ctx, 0, m, alert, c.GetDueUnixMs(), nil); err != nil {
+		if err := raiseAlert(txn, ctx, 0, m, alert, c.GetDueUnixMs(), missed); err != nil {
 			return nil, err
 		}
 	}
 	return ok(), putMonitorIn(txn, ctx.values, m)
 }
+
+// recordMissed adds the expected run that did not come to the monitor's
+// history: an event of type "missed" at the deadline, received when the
+// deadline fired. It is not counted in the quota (nobody sent it).
+func recordMissed(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, dueMs int64) (*statev1.StoredEvent, error) {
+	if m.Ping == nil {
+		m.Ping = &statev1.PingState{}
+	}
+	p := m.Ping
+	seq := p.NextSeq
+	p.NextSeq++
+	p.Events++
+	se := &statev1.StoredEvent{
+		Seq:             seq,
+		Event:           &raftv1.Event{AccountId: m.GetAccountId(), Monitor: m.GetName(), EventType: EventMissed, ReceivedUnixMs: ctx.now},
+		EventTimeUnixMs: dueMs,
+		Color:           ColorRed,
+	}
+	key := eventKey(m.GetUuid(), seq)
+	if err := setProto(txn, key, se); err != nil {
+		return nil, err
+	}
+	ctx.values.eventStored(txn, key, ctx.now)
+	return se, txn.Set(eventTimeKey(ctx.now, m.GetUuid(), seq), nil)
+}
+
+// EventMissed is the event type of an expected run that did not come.
+const EventMissed = "missed"
 
 // suspendedAt tells whether the account's quota is suspended at nowMs.
 func suspendedAt(txn *badger.Txn, accountID string, nowMs int64) (bool, error) {

@@ -105,6 +105,14 @@ func TestFireDeadlineOnceAndStale(t *testing.T) {
 	if st := PingState(mustMonitor(t, s, "a", "job")); st.State != pingstate.Late {
 		t.Fatalf("state %+v", st)
 	}
+	// The expected run is in the history as missed, at the deadline.
+	events, err := s.Events("a", m.GetUuid(), 1)
+	if err != nil || len(events) != 1 || events[0].GetEvent().GetEventType() != EventMissed || events[0].GetEventTimeUnixMs() != due || events[0].GetColor() != ColorRed {
+		t.Fatalf("history: %v %v", events, err)
+	}
+	if pending[0].GetEvent().GetEvent().GetEventType() != EventMissed {
+		t.Fatalf("the alert does not carry the missed run: %v", pending[0])
+	}
 	if res := apply(t, s, fireCmd("b", m.GetUuid(), pingstate.DeadlineMissed, due, due))[0]; res.GetStatus() != raftv1.Status_STATUS_NOT_FOUND {
 		t.Fatalf("another account's monitor: %v", res)
 	}
