@@ -51,6 +51,7 @@ func devWelcome(ctx context.Context, node *cluster.Node, api *admin.API, w welco
 			return fmt.Errorf("create demo account: %w", err)
 		}
 		fmt.Fprintf(&b, "\nDemo account (shown this once):\n")
+		fmt.Fprintf(&b, "  account id:      %s\n", created.ID)
 		fmt.Fprintf(&b, "  e-mail:          %s\n  password:        %s\n", created.Email, password)
 		fmt.Fprintf(&b, "  ingest key:      %s\n  management key:  %s\n", created.IngestKey, created.ManagementKey)
 	} else {
