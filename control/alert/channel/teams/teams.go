@@ -10,10 +10,7 @@
 package teams
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"net/http"
 	"time"
 
 	"lookout/control/alert/channel"
@@ -30,35 +27,9 @@ const (
 	maxMessage = 6000
 )
 
-type config struct {
-	WebhookURL string `json:"webhook_url"`
-	APIURL     string `json:"api_url"`
-}
-
-type sender struct {
-	addr   string
-	client *http.Client
-}
-
 // New makes a Teams channel from its config; it is a channel.Factory.
 func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
-	var c config
-	if err := channel.DecodeConfig(raw, &c); err != nil {
-		return nil, err
-	}
-	addr, err := channel.Endpoint("webhook_url", c.WebhookURL, c.APIURL)
-	if err != nil {
-		return nil, err
-	}
-	return &sender{addr: addr, client: channel.Client(deps.HTTP)}, nil
-}
-
-// Send posts a to the workflow.
-func (s *sender) Send(ctx context.Context, a channel.Alert) error {
-	if err := channel.PostJSON(ctx, s.client, s.addr, build(a), nil); err != nil {
-		return fmt.Errorf("teams: %w", err)
-	}
-	return nil
+	return channel.ChatWebhook(Type, func(a channel.Alert) any { return build(a) })(raw, deps)
 }
 
 type message struct {
