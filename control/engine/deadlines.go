@@ -223,9 +223,9 @@ func (t *term) schedule(k monKey, m *statev1.Monitor) {
 		t.heap.remove(k)
 		return
 	}
-	timeout, missed := pingstate.Deadlines(state.PingSettings(m), state.PingState(m))
+	timeout, late, missed := pingstate.Deadlines(state.PingSettings(m), state.PingState(m))
 	acct := t.names.acct(m.GetAccountId())
-	for kind, due := range [...]int64{kindTimeout: timeout, kindMissed: missed} {
+	for kind, due := range [...]int64{kindTimeout: timeout, kindLate: late, kindMissed: missed} {
 		if due != 0 && t.inFlight[slot{k, uint8(kind)}] == due {
 			due = 0 // being proposed
 		}

@@ -164,7 +164,7 @@ func settle() { time.Sleep(20 * time.Millisecond) }
 
 func TestMissedDeadlineFiresOnceAtItsDueTime(t *testing.T) {
 	h := newHarness(t)
-	id := h.monitor("backup", 60, 30, 0)
+	id := h.monitor("backup", 90, 0, 0) // no grace: no late step before the miss
 	h.ping("backup", "complete")
 	due := h.t0.Add(90 * time.Second)
 	e, _ := h.start()
@@ -177,7 +177,7 @@ func TestMissedDeadlineFiresOnceAtItsDueTime(t *testing.T) {
 	}
 	h.clock.Advance(time.Second)
 	waitFor(t, "the deadline to fire", func() bool { return e.Stats().Fired == 1 })
-	if st := h.engineState(id); st.GetState() != pingstate.Late || st.GetLastAlert() != pingstate.AlertMissed || !st.GetMissedFired() {
+	if st := h.engineState(id); st.GetState() != pingstate.Down || st.GetLastAlert() != pingstate.AlertMissed || !st.GetMissedFired() {
 		t.Fatalf("engine state after the deadline: %v", st)
 	}
 	alerts, err := h.store.PendingAlerts(0)
@@ -195,7 +195,7 @@ func TestMissedDeadlineFiresOnceAtItsDueTime(t *testing.T) {
 
 func TestPingMovesTheDeadline(t *testing.T) {
 	h := newHarness(t)
-	h.monitor("backup", 60, 30, 0)
+	h.monitor("backup", 90, 0, 0)
 	h.ping("backup", "complete")
 	e, _ := h.start()
 	waitFor(t, "the first deadline", func() bool { return h.clock.waiting(h.t0.Add(90 * time.Second)) })
@@ -222,7 +222,7 @@ func TestRunTimeoutFires(t *testing.T) {
 	waitFor(t, "the timeout", func() bool { return h.clock.waiting(due) })
 	h.clock.Advance(10 * time.Minute)
 	waitFor(t, "the timeout to fire", func() bool { return e.Stats().Fired == 1 })
-	if st := h.engineState(id); st.GetState() != pingstate.Late || st.GetLastAlert() != pingstate.AlertTimeout || !st.GetTimeoutFired() {
+	if st := h.engineState(id); st.GetState() != pingstate.Down || st.GetLastAlert() != pingstate.AlertTimeout || !st.GetTimeoutFired() {
 		t.Fatalf("engine state after the timeout: %v", st)
 	}
 	waitFor(t, "an empty heap", func() bool { return e.Stats().Scheduled == 0 })
@@ -289,5 +289,27 @@ func TestFailedProposalIsRetried(t *testing.T) {
 	waitFor(t, "the retried deadline to fire", func() bool { return e.Stats().Fired == 1 })
 	if st := h.engineState(id); st.GetLastAlert() != pingstate.AlertMissed {
 		t.Fatalf("engine state: %v", st)
+	}
+}
+
+func TestLateWithinGraceThenMissed(t *testing.T) {
+	h := newHarness(t)
+	id := h.monitor("backup", 60, 30, 0)
+	h.ping("backup", "complete")
+	e, _ := h.start()
+	waitFor(t, "the late deadline", func() bool { return h.clock.waiting(h.t0.Add(60 * time.Second)) })
+	h.clock.Advance(60 * time.Second)
+	waitFor(t, "the late step", func() bool { return e.Stats().Fired == 1 })
+	if st := h.engineState(id); st.GetState() != pingstate.Late || st.GetLastAlert() != "" {
+		t.Fatalf("after the interval: %v", st)
+	}
+	if alerts, _ := h.store.PendingAlerts(0); len(alerts) != 0 {
+		t.Fatalf("the late step alerted: %v", alerts)
+	}
+	waitFor(t, "the missed deadline", func() bool { return h.clock.waiting(h.t0.Add(90 * time.Second)) })
+	h.clock.Advance(30 * time.Second)
+	waitFor(t, "the miss", func() bool { return e.Stats().Fired == 2 })
+	if st := h.engineState(id); st.GetState() != pingstate.Down || st.GetLastAlert() != pingstate.AlertMissed {
+		t.Fatalf("after interval and grace: %v", st)
 	}
 }

@@ -14,11 +14,13 @@ type monKey [16]byte
 // Deadline kinds as heap items store them.
 const (
 	kindTimeout uint8 = iota
+	kindLate
 	kindMissed
+	numKinds
 )
 
 // kindNames are the kinds as FireDeadline names them.
-var kindNames = [...]string{kindTimeout: pingstate.DeadlineTimeout, kindMissed: pingstate.DeadlineMissed}
+var kindNames = [...]string{kindTimeout: pingstate.DeadlineTimeout, kindLate: pingstate.DeadlineLate, kindMissed: pingstate.DeadlineMissed}
 
 // slot names one deadline: a monitor and a kind.
 type slot struct {
@@ -40,11 +42,11 @@ type item struct {
 // container/heap, whose Push boxes every item.
 type deadlineHeap struct {
 	items []item
-	pos   map[monKey][2]int32 // index+1 of the monitor's item per kind; 0: none
+	pos   map[monKey][numKinds]int32 // index+1 of the monitor's item per kind; 0: none
 }
 
 func newDeadlineHeap() *deadlineHeap {
-	return &deadlineHeap{pos: map[monKey][2]int32{}}
+	return &deadlineHeap{pos: map[monKey][numKinds]int32{}}
 }
 
 // Len is the number of scheduled deadlines.
@@ -106,7 +108,7 @@ func (h *deadlineHeap) removeAt(i int) {
 	h.items = h.items[:last]
 	p := h.pos[it.id]
 	p[it.kind] = 0
-	if p == [2]int32{} {
+	if p == [numKinds]int32{} {
 		delete(h.pos, it.id)
 	} else {
 		h.pos[it.id] = p

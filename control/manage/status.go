@@ -36,7 +36,9 @@ func withStatus(m *statev1.Monitor) monitorWithStatus {
 	if st.LastPingMs > 0 {
 		s.LastPingAt = rfc3339(st.LastPingMs)
 	}
-	timeout, missed := pingstate.Deadlines(state.PingSettings(m), st)
+	// The next alert if no ping comes (the late step, which does not
+	// alert, is not one).
+	timeout, _, missed := pingstate.Deadlines(state.PingSettings(m), st)
 	if next := earliest(timeout, missed); next > 0 {
 		s.NextDeadlineAt = rfc3339(next)
 	}

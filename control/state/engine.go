@@ -28,7 +28,7 @@ func PingState(m *statev1.Monitor) pingstate.State {
 	}
 	return pingstate.State{
 		State: e.GetState(), Alerting: e.GetAlerting(), LastPingMs: e.GetLastPingUnixMs(),
-		RunStartMs: e.GetRunStartUnixMs(), TimeoutFired: e.GetTimeoutFired(), MissedFired: e.GetMissedFired(),
+		RunStartMs: e.GetRunStartUnixMs(), TimeoutFired: e.GetTimeoutFired(), LateFired: e.GetLateFired(), MissedFired: e.GetMissedFired(),
 		LastDurationMs: e.GetLastDurationMs(), LastAlert: e.GetLastAlert(),
 	}
 }
@@ -40,7 +40,7 @@ func setPingState(m *statev1.Monitor, st pingstate.State) bool {
 	}
 	m.Engine = &statev1.EngineState{
 		State: st.State, Alerting: st.Alerting, LastPingUnixMs: st.LastPingMs, RunStartUnixMs: st.RunStartMs,
-		TimeoutFired: st.TimeoutFired, MissedFired: st.MissedFired, LastDurationMs: st.LastDurationMs, LastAlert: st.LastAlert,
+		TimeoutFired: st.TimeoutFired, LateFired: st.LateFired, MissedFired: st.MissedFired, LastDurationMs: st.LastDurationMs, LastAlert: st.LastAlert,
 	}
 	return true
 }

@@ -87,7 +87,7 @@ func TestFireDeadlineOnceAndStale(t *testing.T) {
 		Uuid: m.GetUuid(), Kind: "ping", Name: "job", Enabled: true, TimeoutSeconds: 3600, ExpectedIntervalSeconds: &interval, GraceSeconds: &grace,
 	}}}}})
 	m = mustMonitor(t, s, "a", "job")
-	_, due := pingstate.Deadlines(PingSettings(m), PingState(m))
+	_, _, due := pingstate.Deadlines(PingSettings(m), PingState(m))
 	if due != t0+90_000 {
 		t.Fatalf("missed deadline %d, want %d", due, t0+90_000)
 	}
@@ -102,7 +102,7 @@ func TestFireDeadlineOnceAndStale(t *testing.T) {
 	if len(pending) != 1 || pending[0].GetType() != pingstate.AlertMissed || pending[0].GetOccurredUnixMs() != due {
 		t.Fatalf("missed alert: %v", pending)
 	}
-	if st := PingState(mustMonitor(t, s, "a", "job")); st.State != pingstate.Late {
+	if st := PingState(mustMonitor(t, s, "a", "job")); st.State != pingstate.Down {
 		t.Fatalf("state %+v", st)
 	}
 	// The expected run is in the history as missed, at the deadline.

@@ -4,17 +4,19 @@
 // deterministically to events, and the leader's deadline engine can apply
 // it to deadlines it proposes through raft: one set of rules for both.
 //
-// States: new (no ping yet), up, running (a run is open), late (a run
-// passed its timeout, or the expected ping did not come), failed (the last
-// run failed), paused (disabled). Alerts: one per change of state, never one
-// per event:
+// States: new (no ping yet), up, running (a run is open), late (the
+// expected ping is overdue but within its grace time), down (a run passed
+// its timeout, or the expected ping did not come within interval + grace),
+// failed (the last run failed), paused (disabled). Alerts: one per change of
+// state, never one per event:
 //
 //   - fail -> failed; alert monitor.failed unless already failed.
-//   - a run open longer than the timeout -> late; alert monitor.timeout. The
-//     run stays open: a later complete closes it and recovers.
+//   - a run open longer than the timeout -> down; alert monitor.timeout.
+//     The run stays open: a later complete closes it and recovers.
 //   - complete slower than the timeout -> up; alert monitor.slow (not again
 //     for the next slow run while no good run came between).
-//   - no ping within interval + grace of the last one -> late; alert
+//   - no ping within the interval of the last one -> late (no alert; only
+//     when there is a grace time); within interval + grace -> down; alert
 //     monitor.missed (the expected execution is missed).
 //   - the next good complete after any alert -> up; alert monitor.recovered.
 //   - skip counts as a ping for the missed deadline and never alerts.
@@ -27,6 +29,7 @@ const (
 	Up      = "up"
 	Running = "running"
 	Late    = "late"
+	Down    = "down"
 	Failed  = "failed"
 	Paused  = "paused"
 )
@@ -43,6 +46,7 @@ const (
 // Deadline kinds.
 const (
 	DeadlineTimeout = "timeout"
+	DeadlineLate    = "late"
 	DeadlineMissed  = "missed"
 )
 
@@ -68,6 +72,8 @@ type State struct {
 	RunStartMs int64
 	// TimeoutFired: the open run's timeout already alerted.
 	TimeoutFired bool
+	// LateFired: the current late deadline already passed.
+	LateFired bool
 	// MissedFired: the current missed deadline already alerted.
 	MissedFired bool
 	// LastDurationMs is the duration of the last closed run.
@@ -95,7 +101,7 @@ func OnPing(s Settings, st State, p Ping, muted Muted) (State, string) {
 	if p.AtMs > st.LastPingMs {
 		st.LastPingMs = p.AtMs
 	}
-	st.MissedFired = false
+	st.LateFired, st.MissedFired = false, false
 	if !s.Enabled {
 		st.State = Paused
 		st.RunStartMs, st.TimeoutFired = openRun(st, p)
@@ -107,7 +113,7 @@ func OnPing(s Settings, st State, p Ping, muted Muted) (State, string) {
 		if st.RunStartMs == 0 {
 			st.RunStartMs, st.TimeoutFired = p.AtMs, false
 		}
-		if st.State != Failed && st.State != Late {
+		if st.State != Failed && st.State != Down {
 			st.State = Running
 		}
 	case "complete":
@@ -140,7 +146,7 @@ func OnPing(s Settings, st State, p Ping, muted Muted) (State, string) {
 		}
 		st.State, st.Alerting = Failed, true
 	case "skip":
-		if st.State == New {
+		if st.State == New || st.State == Late {
 			st.State = Up
 		}
 	}
@@ -170,19 +176,23 @@ func openRun(st State, p Ping) (int64, bool) {
 	return st.RunStartMs, st.TimeoutFired
 }
 
-// Deadlines returns the monitor's next timeout and missed deadlines (0 for
-// none): what the leader's engine waits for.
-func Deadlines(s Settings, st State) (timeoutMs, missedMs int64) {
+// Deadlines returns the monitor's next deadlines (0 for none): what the
+// leader's engine waits for. late is only set when there is a grace time
+// (without one, late and missed are the same moment).
+func Deadlines(s Settings, st State) (timeoutMs, lateMs, missedMs int64) {
 	if !s.Enabled {
-		return 0, 0
+		return 0, 0, 0
 	}
 	if st.RunStartMs > 0 && !st.TimeoutFired && s.TimeoutMs > 0 {
 		timeoutMs = st.RunStartMs + s.TimeoutMs
 	}
 	if s.IntervalMs > 0 && st.LastPingMs > 0 && !st.MissedFired {
 		missedMs = st.LastPingMs + s.IntervalMs + s.GraceMs
+		if s.GraceMs > 0 && !st.LateFired {
+			lateMs = st.LastPingMs + s.IntervalMs
+		}
 	}
-	return timeoutMs, missedMs
+	return timeoutMs, lateMs, missedMs
 }
 
 // OnDeadline applies a deadline of kind that was due at dueMs, as decided
@@ -190,18 +200,28 @@ func Deadlines(s Settings, st State) (timeoutMs, missedMs int64) {
 // moved it, or it fired already) changes nothing, so proposing one twice,
 // or after a newer ping, is harmless.
 func OnDeadline(s Settings, st State, kind string, dueMs, nowMs int64, muted Muted) (State, string) {
-	timeoutMs, missedMs := Deadlines(s, st)
+	timeoutMs, lateMs, missedMs := Deadlines(s, st)
+	if nowMs < dueMs {
+		return st, ""
+	}
 	alert := ""
 	switch {
-	case kind == DeadlineTimeout && timeoutMs != 0 && timeoutMs == dueMs && nowMs >= dueMs:
+	case kind == DeadlineTimeout && timeoutMs != 0 && timeoutMs == dueMs:
 		st.TimeoutFired = true
 		alert = AlertTimeout
-	case kind == DeadlineMissed && missedMs != 0 && missedMs == dueMs && nowMs >= dueMs:
+	case kind == DeadlineMissed && missedMs != 0 && missedMs == dueMs:
 		st.MissedFired = true
 		alert = AlertMissed
+	case kind == DeadlineLate && lateMs != 0 && lateMs == dueMs:
+		// Overdue, within the grace time: shown, not alerted.
+		st.LateFired = true
+		if st.State == Up || st.State == Running || st.State == New {
+			st.State = Late
+		}
+		return st, ""
 	default:
 		return st, ""
 	}
-	st.State, st.Alerting = Late, true
+	st.State, st.Alerting = Down, true
 	return raise(st, alert, muted)
 }

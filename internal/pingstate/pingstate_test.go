@@ -41,11 +41,8 @@ func run(t *testing.T, s Settings, steps []step, muted Muted) {
 		sp.at += t0
 		var alert string
 		if kind, ok := strings.CutPrefix(sp.do, "deadline:"); ok {
-			timeout, missed := Deadlines(s, st)
-			due := timeout
-			if kind == DeadlineMissed {
-				due = missed
-			}
+			timeout, late, missed := Deadlines(s, st)
+			due := map[string]int64{DeadlineTimeout: timeout, DeadlineLate: late, DeadlineMissed: missed}[kind]
 			if due == 0 {
 				t.Fatalf("step %d: no %s deadline pending (state %+v)", i, kind, st)
 			}
@@ -83,7 +80,7 @@ func TestSequences(t *testing.T) {
 			{4 * min, "complete@1m", Up, AlertRecovered}, {5 * min, "complete@1m", Up, ""},
 		}},
 		{"timeout, then the late complete recovers", hourly, []step{
-			{0, "run", Running, ""}, {10 * min, "deadline:timeout", Late, AlertTimeout},
+			{0, "run", Running, ""}, {10 * min, "deadline:timeout", Down, AlertTimeout},
 			{12 * min, "complete@12m", Up, AlertRecovered},
 		}},
 		{"slow run alerts once, a good run recovers", hourly, []step{
@@ -91,16 +88,22 @@ func TestSequences(t *testing.T) {
 			{2 * hour, "complete@1m", Up, AlertRecovered},
 		}},
 		{"missed, then a ping recovers only with a good complete", hourly, []step{
-			{0, "complete@1m", Up, ""}, {hour + 5*min, "deadline:missed", Late, AlertMissed},
-			{hour + 6*min, "run", Late, ""}, {hour + 7*min, "complete@1m", Up, AlertRecovered},
+			{0, "complete@1m", Up, ""}, {hour, "deadline:late", Late, ""}, {hour + 5*min, "deadline:missed", Down, AlertMissed},
+			{hour + 6*min, "run", Down, ""}, {hour + 7*min, "complete@1m", Up, AlertRecovered},
 		}},
 		{"skip resets the missed deadline and never alerts", hourly, []step{
 			{0, "complete@1m", Up, ""}, {hour, "skip", Up, ""},
-			{2*hour + 5*min, "deadline:missed", Late, AlertMissed}, {3 * hour, "skip", Late, ""},
+			{2*hour + 5*min, "deadline:missed", Down, AlertMissed}, {3 * hour, "skip", Down, ""},
 		}},
 		{"a fail after a timeout is one more state change", hourly, []step{
-			{0, "run", Running, ""}, {10 * min, "deadline:timeout", Late, AlertTimeout},
+			{0, "run", Running, ""}, {10 * min, "deadline:timeout", Down, AlertTimeout},
 			{11 * min, "fail", Failed, AlertFailed}, {hour, "complete@1m", Up, AlertRecovered},
+		}},
+		{"late within the grace time, then back up with a ping", hourly, []step{
+			{0, "complete@1m", Up, ""}, {hour, "deadline:late", Late, ""}, {hour + min, "complete@1m", Up, ""},
+		}},
+		{"no grace: no late step, straight to down", Settings{Enabled: true, TimeoutMs: hour, IntervalMs: hour}, []step{
+			{0, "complete@1m", Up, ""}, {hour, "deadline:missed", Down, AlertMissed},
 		}},
 		{"no interval, no missed deadline", Settings{Enabled: true, TimeoutMs: hour}, []step{
 			{0, "complete@1m", Up, ""}, {100 * hour, "complete@1m", Up, ""},
@@ -116,21 +119,21 @@ func TestSequences(t *testing.T) {
 func TestMutedChangesStateButRaisesNothing(t *testing.T) {
 	run(t, Settings{Enabled: true, TimeoutMs: 10 * min, IntervalMs: hour}, []step{
 		{0, "run", Running, ""}, {min, "fail", Failed, ""}, {2 * min, "complete@1m", Up, ""},
-		{hour + 2*min, "deadline:missed", Late, ""},
+		{hour + 2*min, "deadline:missed", Down, ""},
 	}, true)
 }
 
 func TestStaleDeadlinesDoNothing(t *testing.T) {
 	s := Settings{Enabled: true, TimeoutMs: 10 * min, IntervalMs: hour}
 	st, _ := OnPing(s, State{State: New}, Ping{Status: "complete", AtMs: t0, DurationMs: min}, false)
-	_, due := Deadlines(s, st)
+	_, _, due := Deadlines(s, st)
 	// A newer ping moved the deadline: the old one is stale.
 	st, _ = OnPing(s, st, Ping{Status: "complete", AtMs: t0 + 30*min, DurationMs: min}, false)
 	if after, alert := OnDeadline(s, st, DeadlineMissed, due, due, false); alert != "" || after != st {
 		t.Fatalf("a stale deadline fired: %q %+v", alert, after)
 	}
 	// Not due yet: nothing.
-	_, due = Deadlines(s, st)
+	_, _, due = Deadlines(s, st)
 	if _, alert := OnDeadline(s, st, DeadlineMissed, due, due-1, false); alert != "" {
 		t.Fatal("a deadline fired early")
 	}

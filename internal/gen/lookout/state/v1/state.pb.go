@@ -513,6 +513,7 @@ type EngineState struct {
 	MissedFired    bool                   `protobuf:"varint,6,opt,name=missed_fired,json=missedFired,proto3" json:"missed_fired,omitempty"`
 	LastDurationMs int64                  `protobuf:"varint,7,opt,name=last_duration_ms,json=lastDurationMs,proto3" json:"last_duration_ms,omitempty"`
 	LastAlert      string                 `protobuf:"bytes,8,opt,name=last_alert,json=lastAlert,proto3" json:"last_alert,omitempty"`
+	LateFired      bool                   `protobuf:"varint,9,opt,name=late_fired,json=lateFired,proto3" json:"late_fired,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
@@ -601,6 +602,13 @@ func (x *EngineState) GetLastAlert() string {
 		return x.LastAlert
 	}
 	return ""
+}
+
+func (x *EngineState) GetLateFired() bool {
+	if x != nil {
+		return x.LateFired
+	}
+	return false
 }
 
 // Delivery is one alert's delivery to one channel.
@@ -1268,7 +1276,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0fupdated_unix_ms\x18\x12 \x01(\x03R\rupdatedUnixMs\x125\n" +
 	"\x06engine\x18\x13 \x01(\v2\x1d.lookout.state.v1.EngineStateR\x06engineB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
-	"\x0e_grace_seconds\"\xa6\x02\n" +
+	"\x0e_grace_seconds\"\xc5\x02\n" +
 	"\vEngineState\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x1a\n" +
 	"\balerting\x18\x02 \x01(\bR\balerting\x12)\n" +
@@ -1278,7 +1286,9 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\fmissed_fired\x18\x06 \x01(\bR\vmissedFired\x12(\n" +
 	"\x10last_duration_ms\x18\a \x01(\x03R\x0elastDurationMs\x12\x1d\n" +
 	"\n" +
-	"last_alert\x18\b \x01(\tR\tlastAlert\"\xeb\x01\n" +
+	"last_alert\x18\b \x01(\tR\tlastAlert\x12\x1d\n" +
+	"\n" +
+	"late_fired\x18\t \x01(\bR\tlateFired\"\xeb\x01\n" +
 	"\bDelivery\x12\x1f\n" +
 	"\vchannel_ref\x18\x01 \x01(\tR\n" +
 	"channelRef\x12!\n" +
