@@ -42,6 +42,7 @@ type controlConfig struct {
 	logLevel        string
 	smtp            channel.SMTPSettings
 	publicURL       string
+	alertRetryFor   time.Duration
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -61,6 +62,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.Int64Var(&c.retentionCount, "event-retention-count", 1000, "events kept per monitor (older ones are dropped as new ones arrive)")
 	fs.DurationVar(&c.retentionAge, "event-retention-age", 90*24*time.Hour, "events older than this are deleted")
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
+	fs.DurationVar(&c.alertRetryFor, "alert-retry-for", 24*time.Hour, "how long an alert's failed deliveries are retried")
 	fs.StringVar(&c.publicURL, "public-url", "", "the address people reach this service at, for links in alerts (default: http://<http-addr>)")
 	fs.StringVar(&c.smtp.Addr, "smtp-addr", "", "SMTP server (host:port) for e-mail alerts; STARTTLS when offered (default: none, e-mail channels are refused)")
 	fs.StringVar(&c.smtp.User, "smtp-user", "", "SMTP user, AUTH PLAIN (default: no authentication)")
@@ -103,6 +105,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if c.bootstrapExpect < 0 {
 		return nil, usageError{"--bootstrap-expect must be 0 or more"}
+	}
+	if c.alertRetryFor < time.Minute {
+		return nil, usageError{"--alert-retry-for must be at least 1m"}
 	}
 	if c.retentionCount < 1 || c.retentionAge < time.Hour {
 		return nil, usageError{"--event-retention-count must be at least 1 and --event-retention-age at least 1h"}

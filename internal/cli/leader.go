@@ -21,7 +21,7 @@ func leaderTasks(cfg *controlConfig, registry *channel.Registry, publicURL strin
 		func(ctx context.Context, n *cluster.Node) {
 			dispatch := alert.NewDispatcher(alert.DispatcherOptions{
 				Cluster: n, State: n.State(), Channels: alert.ChannelsFunc(registry.New),
-				PanelURL: publicURL, Logger: log.Named("dispatch"),
+				PanelURL: publicURL, MaxRetryTime: cfg.alertRetryFor, Logger: log.Named("dispatch"),
 			})
 			deadlines := engine.NewDeadlines(engine.DeadlineOptions{
 				Cluster: n, State: n.State(), Logger: log.Named("deadlines"), OnAlerts: dispatch.Notify,
