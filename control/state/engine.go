@@ -38,10 +38,13 @@ func setPingState(m *statev1.Monitor, st pingstate.State) bool {
 	if PingState(m) == st {
 		return false
 	}
-	m.Engine = &statev1.EngineState{
-		State: st.State, Alerting: st.Alerting, LastPingUnixMs: st.LastPingMs, RunStartUnixMs: st.RunStartMs,
-		TimeoutFired: st.TimeoutFired, LateFired: st.LateFired, MissedFired: st.MissedFired, LastDurationMs: st.LastDurationMs, LastAlert: st.LastAlert,
+	if m.Engine == nil {
+		m.Engine = new(statev1.EngineState)
 	}
+	e := m.Engine // updated in place: this runs for every ping
+	e.State, e.Alerting, e.LastPingUnixMs, e.RunStartUnixMs = st.State, st.Alerting, st.LastPingMs, st.RunStartMs
+	e.TimeoutFired, e.LateFired, e.MissedFired = st.TimeoutFired, st.LateFired, st.MissedFired
+	e.LastDurationMs, e.LastAlert = st.LastDurationMs, st.LastAlert
 	return true
 }
 

@@ -1,10 +1,8 @@
 package state
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/dgraph-io/badger/v4"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
@@ -34,18 +32,6 @@ const (
 )
 
 func runsKey(monitorID string) []byte { return k(prefixRuns, monitorID) }
-
-// getRuns reads a monitor's open runs.
-func getRuns(txn *badger.Txn, monitorID string) ([]*statev1.OpenRun, error) {
-	v, err := getRaw(txn, runsKey(monitorID))
-	if errors.Is(err, ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return decodeRuns(monitorID, v)
-}
 
 // decodeRuns decodes the value of runs:<monitorID>.
 func decodeRuns(monitorID string, v []byte) ([]*statev1.OpenRun, error) {

@@ -1,7 +1,9 @@
 package state
 
 import (
+	"errors"
 	"fmt"
+	"github.com/dgraph-io/badger/v4"
 	"testing"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -126,4 +128,16 @@ func TestOpenRunsAreBounded(t *testing.T) {
 	if runs[0].GetEventSeq() != 3 || runs[1].GetEventSeq() != 5 {
 		t.Fatalf("order %v", runs)
 	}
+}
+
+// getRuns reads a monitor's open runs.
+func getRuns(txn *badger.Txn, monitorID string) ([]*statev1.OpenRun, error) {
+	v, err := getRaw(txn, runsKey(monitorID))
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeRuns(monitorID, v)
 }
