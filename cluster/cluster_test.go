@@ -152,3 +152,28 @@ func TestLeaderTasksRunOnlyOnTheLeader(t *testing.T) {
 	default:
 	}
 }
+
+// TestLateNodeJoinsAsVoterWithoutBootstrapping: a fourth node started with
+// the same --bootstrap-expect after the cluster exists must not bootstrap a
+// cluster of its own. Its id sorts first, so it is the one that would; its
+// raft port is cut off at first, so the leader cannot reach it and only the
+// check that a peer already has a configuration holds it back. Once raft
+// gets through, the leader's configuration (which added it as a voter)
+// reaches it and it has the cluster's data.
+func TestLateNodeJoinsAsVoterWithoutBootstrapping(t *testing.T) {
+	c := clustertest.NewCluster(t, 3)
+	id := uuid.NewString()
+	mustApply(t, c.Follower(), createAccount(id))
+	late := c.AddCutOff("node-a")
+	leader := c.Leader(10 * time.Second)
+	waitServers(t, leader, 4, 30*time.Second)
+	time.Sleep(2500 * time.Millisecond) // two rounds of the bootstrap loop
+	if idx := late.RaftStats()["last_log_index"]; idx != "0" {
+		t.Fatalf("the late node wrote its own raft log (last index %s): it bootstrapped", idx)
+	}
+	c.Net.Unblock(late.RaftAddr())
+	requireAccounts(t, late, []string{id})
+	if got := late.Leader(); got != leader.ID() {
+		t.Fatalf("the late node follows %q, want the cluster's leader %q", got, leader.ID())
+	}
+}

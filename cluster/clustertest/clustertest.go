@@ -31,11 +31,12 @@ type Options struct {
 
 // Cluster is a set of nodes that bootstrap together (BootstrapExpect = n).
 type Cluster struct {
-	t     testing.TB
-	opt   Options
-	Net   *FaultNet
-	Nodes []*Node
-	quiet atomic.Bool // set once the test is over: logs go nowhere
+	t      testing.TB
+	opt    Options
+	expect int // BootstrapExpect of every node
+	Net    *FaultNet
+	Nodes  []*Node
+	quiet  atomic.Bool // set once the test is over: logs go nowhere
 }
 
 // Node is one member of a test cluster. Node is nil while it is killed.
@@ -59,50 +60,88 @@ func NewCluster(t testing.TB, n int, o ...Options) *Cluster {
 	if len(o) > 0 {
 		opt = o[0]
 	}
-	c := &Cluster{t: t, Net: NewFaultNet(), opt: opt}
-	var first string
+	c := &Cluster{t: t, Net: NewFaultNet(), opt: opt, expect: n}
 	for i := 0; i < n; i++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatalf("listen: %v", err)
-		}
-		c.Net.Own(ln.Addr().String(), i)
-		opts := cluster.Options{
-			NodeID:            fmt.Sprintf("node%d", i),
-			DataDir:           t.TempDir(),
-			RaftAddr:          "127.0.0.1:0",
-			HTTPAddr:          ln.Addr().String(),
-			GossipAddr:        "127.0.0.1:0",
-			BootstrapExpect:   n,
-			Secret:            []byte("clustertest secret"),
-			ReconcileInterval: 300 * time.Millisecond,
-			Raft: cluster.RaftTuning{
-				HeartbeatTimeout:   700 * time.Millisecond,
-				ElectionTimeout:    700 * time.Millisecond,
-				LeaderLeaseTimeout: 350 * time.Millisecond,
-			},
-			Small:      true,
-			FastGossip: true,
-			Dial:       c.Net.Dialer(i),
-			Version:    "test",
-			Logger:     hclog.New(&hclog.LoggerOptions{Name: fmt.Sprintf("node%d", i), Level: hclog.Warn, Output: testWriter{t: t, quiet: &c.quiet}}),
-		}
-		if first != "" {
-			opts.Join = []string{first}
-		}
-		if opt.Tune != nil {
-			opt.Tune(i, &opts)
-		}
-		node := &Node{Index: i, opts: opts, ln: ln}
-		c.Nodes = append(c.Nodes, node)
-		c.start(node)
-		if first == "" {
-			first = node.GossipAddr()
-		}
+		c.add("", false)
 	}
 	t.Cleanup(c.Close)
 	c.Leader(15 * time.Second)
 	return c
+}
+
+// Add starts one more node called id that meets the others through
+// gossip, with the same BootstrapExpect: it must not bootstrap a cluster of
+// its own, and the leader adds it as a voter.
+func (c *Cluster) Add(id string) *Node {
+	c.t.Helper()
+	return c.add(id, false)
+}
+
+// AddCutOff is Add with the new node's raft port blocked from the start
+// (gossip and RPC still work): the leader can add it to the configuration
+// but cannot reach it, so it learns of the cluster only through its peers.
+// Net.Unblock(n.RaftAddr()) lets raft through.
+func (c *Cluster) AddCutOff(id string) *Node {
+	c.t.Helper()
+	return c.add(id, true)
+}
+
+func nodeID(i int, id string) string {
+	if id != "" {
+		return id
+	}
+	return fmt.Sprintf("node%d", i)
+}
+
+// add starts node number len(c.Nodes), joining the first node's gossip.
+func (c *Cluster) add(id string, cutOff bool) *Node {
+	t := c.t
+	i := len(c.Nodes)
+	raftAddr := "127.0.0.1:0"
+	if cutOff {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("listen: %v", err)
+		}
+		raftAddr = l.Addr().String()
+		l.Close()
+		c.Net.Block(raftAddr)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	c.Net.Own(ln.Addr().String(), i)
+	opts := cluster.Options{
+		NodeID:            nodeID(i, id),
+		DataDir:           t.TempDir(),
+		RaftAddr:          raftAddr,
+		HTTPAddr:          ln.Addr().String(),
+		GossipAddr:        "127.0.0.1:0",
+		BootstrapExpect:   c.expect,
+		Secret:            []byte("clustertest secret"),
+		ReconcileInterval: 300 * time.Millisecond,
+		Raft: cluster.RaftTuning{
+			HeartbeatTimeout:   700 * time.Millisecond,
+			ElectionTimeout:    700 * time.Millisecond,
+			LeaderLeaseTimeout: 350 * time.Millisecond,
+		},
+		Small:      true,
+		FastGossip: true,
+		Dial:       c.Net.Dialer(i),
+		Version:    "test",
+		Logger:     hclog.New(&hclog.LoggerOptions{Name: fmt.Sprintf("node%d", i), Level: hclog.Warn, Output: testWriter{t: t, quiet: &c.quiet}}),
+	}
+	if i > 0 {
+		opts.Join = []string{c.Nodes[0].opts.GossipAddr}
+	}
+	if c.opt.Tune != nil {
+		c.opt.Tune(i, &opts)
+	}
+	node := &Node{Index: i, opts: opts, ln: ln}
+	c.Nodes = append(c.Nodes, node)
+	c.start(node)
+	return node
 }
 
 // start opens a node on its listener and records its addresses, so a

@@ -16,12 +16,13 @@ type FaultNet struct {
 	mu    sync.Mutex
 	owner map[string]int // listen address -> node index
 	group map[int]int    // node index -> partition group; absent = 0
+	block map[string]bool
 	conns map[*trackedConn]struct{}
 }
 
 // NewFaultNet makes a network with no cuts.
 func NewFaultNet() *FaultNet {
-	return &FaultNet{owner: map[string]int{}, group: map[int]int{}, conns: map[*trackedConn]struct{}{}}
+	return &FaultNet{owner: map[string]int{}, group: map[int]int{}, block: map[string]bool{}, conns: map[*trackedConn]struct{}{}}
 }
 
 // Own records that addr belongs to node i.
@@ -56,7 +57,34 @@ func (f *FaultNet) Partition(groups ...[]int) {
 // Heal removes every cut.
 func (f *FaultNet) Heal() { f.Partition() }
 
+// Block cuts every link to addr alone (one listener of a node, say its
+// raft port), closing open connections to it; Unblock restores them.
+func (f *FaultNet) Block(addr string) {
+	f.mu.Lock()
+	f.block[addr] = true
+	var cut []*trackedConn
+	for c := range f.conns {
+		if c.to == addr {
+			cut = append(cut, c)
+		}
+	}
+	f.mu.Unlock()
+	for _, c := range cut {
+		c.Close()
+	}
+}
+
+// Unblock restores the links to addr.
+func (f *FaultNet) Unblock(addr string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.block, addr)
+}
+
 func (f *FaultNet) cutLocked(from int, toAddr string) bool {
+	if f.block[toAddr] {
+		return true
+	}
 	to, ok := f.owner[toAddr]
 	if !ok {
 		return false
