@@ -18,7 +18,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"lookout/cluster"
+	"lookout/cluster/clusterapi"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channels"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -33,7 +33,7 @@ type Cluster interface {
 	// acknowledged write.
 	ConsistentRead(ctx context.Context) error
 	// Status reports the cluster as this node sees it.
-	Status(ctx context.Context) (cluster.Status, error)
+	Status(ctx context.Context) (clusterapi.Status, error)
 }
 
 // State is what the operator API reads of the replicated state.

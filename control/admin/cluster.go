@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"lookout/cluster"
+	"lookout/cluster/clusterapi"
 )
 
 // handleCluster serves GET /admin/v1/cluster: the cluster as this node sees
@@ -17,7 +17,7 @@ func (a *API) handleCluster(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if st.Nodes == nil {
-		st.Nodes = []cluster.ServerStatus{}
+		st.Nodes = []clusterapi.ServerStatus{}
 	}
 	writeJSON(w, http.StatusOK, st)
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"lookout/cluster"
+	"lookout/cluster/clusterapi"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -74,7 +74,7 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.As(err, &e):
 		writeError(w, e.Status, e.Code, e.Message)
-	case errors.Is(err, cluster.ErrNoLeader), errors.Is(err, cluster.ErrShutdown),
+	case errors.Is(err, clusterapi.ErrNoLeader), errors.Is(err, clusterapi.ErrShutdown),
 		errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		a.log.Debug("cluster unavailable", "method", r.Method, "path", r.URL.Path, "error", err)
 		w.Header().Set("Retry-After", "1")

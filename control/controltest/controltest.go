@@ -16,7 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-hclog"
 
-	"lookout/cluster"
+	"lookout/cluster/clusterapi"
 	"lookout/control/admin"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channels"
@@ -38,7 +38,7 @@ type Cluster struct {
 	applyErr error
 	readErr  error
 	reads    int
-	status   cluster.Status
+	status   clusterapi.Status
 }
 
 // NewCluster returns a single-node Cluster over store.
@@ -47,7 +47,7 @@ func NewCluster(store *state.Store, now func() time.Time) *Cluster {
 		store: store,
 		now:   now,
 		index: store.AppliedIndex(),
-		status: cluster.Status{Leader: "node-1", Nodes: []cluster.ServerStatus{{
+		status: clusterapi.Status{Leader: "node-1", Nodes: []clusterapi.ServerStatus{{
 			ID: "node-1", HTTPAddr: "127.0.0.1:8080", RaftAddr: "127.0.0.1:8081",
 			Role: "leader", Voter: true, AppliedIndex: store.AppliedIndex(),
 		}}},
@@ -84,7 +84,7 @@ func (c *Cluster) ConsistentRead(ctx context.Context) error {
 }
 
 // Status returns the status set by SetStatus (one leader node at first).
-func (c *Cluster) Status(ctx context.Context) (cluster.Status, error) {
+func (c *Cluster) Status(ctx context.Context) (clusterapi.Status, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.status, nil
@@ -112,7 +112,7 @@ func (c *Cluster) Reads() int {
 }
 
 // SetStatus sets what Status returns.
-func (c *Cluster) SetStatus(st cluster.Status) {
+func (c *Cluster) SetStatus(st clusterapi.Status) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.status = st

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
-	"lookout/cluster"
+	"lookout/cluster/clusterapi"
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
@@ -155,10 +155,10 @@ func (b *Batcher) Start() {
 	go b.loop()
 }
 
-// Stop fails the events not yet proposed with cluster.ErrShutdown, cancels
+// Stop fails the events not yet proposed with clusterapi.ErrShutdown, cancels
 // the batches being applied (their events fail with an error wrapping
-// cluster.ErrShutdown; they may still be committed) and waits for the
-// batcher's goroutines to end. Later Submits fail with cluster.ErrShutdown.
+// clusterapi.ErrShutdown; they may still be committed) and waits for the
+// batcher's goroutines to end. Later Submits fail with clusterapi.ErrShutdown.
 func (b *Batcher) Stop() {
 	b.mu.Lock()
 	if b.stopped {
@@ -185,21 +185,21 @@ func (b *Batcher) Stats() BatcherStats {
 }
 
 // Submit adds ev to the next batch and waits for its result. It fails with
-// cluster.ErrShutdown when the batcher is not running, with the batch's
+// clusterapi.ErrShutdown when the batcher is not running, with the batch's
 // error when its Apply failed, and with ctx's error when ctx ends first.
 func (b *Batcher) Submit(ctx context.Context, ev *raftv1.Event) (*raftv1.EventResult, error) {
 	b.mu.Lock()
 	running := b.started && !b.stopped
 	b.mu.Unlock()
 	if !running {
-		return nil, cluster.ErrShutdown
+		return nil, clusterapi.ErrShutdown
 	}
 	size := proto.Size(ev)
 	w := &waiter{event: ev, size: protowire.SizeTag(1) + protowire.SizeBytes(size), done: make(chan answer, 1)}
 	select {
 	case b.in <- w:
 	case <-b.stopping:
-		return nil, cluster.ErrShutdown
+		return nil, clusterapi.ErrShutdown
 	case <-ctx.Done():
 		return nil, fmt.Errorf("submit event: %w", ctx.Err())
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"lookout/cluster"
+	"lookout/cluster/clusterapi"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -28,9 +28,9 @@ func (b *Batcher) loop() {
 		}
 		batch, next, ok := b.collect(first)
 		if !ok {
-			b.fail(batch, cluster.ErrShutdown)
+			b.fail(batch, clusterapi.ErrShutdown)
 			if next != nil {
-				b.fail([]*waiter{next}, cluster.ErrShutdown)
+				b.fail([]*waiter{next}, clusterapi.ErrShutdown)
 			}
 			return
 		}
@@ -108,8 +108,8 @@ func (b *Batcher) apply(batch []*waiter) {
 		err = checkResult(res, len(batch))
 	}
 	if err != nil {
-		if b.ctx.Err() != nil && !errors.Is(err, cluster.ErrShutdown) {
-			err = fmt.Errorf("%w: %w", cluster.ErrShutdown, err)
+		if b.ctx.Err() != nil && !errors.Is(err, clusterapi.ErrShutdown) {
+			err = fmt.Errorf("%w: %w", clusterapi.ErrShutdown, err)
 		}
 		b.errs.Add(1)
 		b.log.Warn("ingest batch failed", "events", len(batch), "error", err)

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"lookout/cluster"
+	"lookout/cluster/clusterapi"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -75,7 +75,7 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.As(err, &re):
 		writeError(w, re.status, re.msg)
-	case errors.Is(err, cluster.ErrNoLeader), errors.Is(err, cluster.ErrShutdown),
+	case errors.Is(err, clusterapi.ErrNoLeader), errors.Is(err, clusterapi.ErrShutdown),
 		errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		a.log.Debug("ping not accepted: cluster unavailable", "method", r.Method, "path", r.URL.Path, "error", err)
 		w.Header().Set("Retry-After", "1")

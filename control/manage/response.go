@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"lookout/cluster"
+	"lookout/cluster/clusterapi"
 )
 
 // writeJSON writes v as the JSON body with status.
@@ -32,7 +32,7 @@ func writeScopeError(w http.ResponseWriter, scope string) {
 
 // unavailable answers 503 when the cluster cannot serve a consistent read.
 func (a *API) unavailable(w http.ResponseWriter, err error) bool {
-	if errors.Is(err, cluster.ErrNoLeader) || errors.Is(err, cluster.ErrShutdown) {
+	if errors.Is(err, clusterapi.ErrNoLeader) || errors.Is(err, clusterapi.ErrShutdown) {
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "unavailable", "the cluster has no leader; try again")
 		return true
