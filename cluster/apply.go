@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/raft"
 	"google.golang.org/protobuf/proto"
 
-	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -26,7 +25,7 @@ const applyTimeout = 10 * time.Second
 // command keeps its request id, so it is applied at most once.
 func (n *Node) Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error) {
 	cmd = proto.CloneOf(cmd)
-	cmd.Version = state.CommandVersion
+	cmd.Version = n.state.CommandVersion()
 	if cmd.RequestId == "" {
 		cmd.RequestId = uuid.NewString()
 	}

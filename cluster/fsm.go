@@ -1,21 +1,45 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/hashicorp/raft"
 	"google.golang.org/protobuf/proto"
 
-	"lookout/control/state"
+	"lookout/cluster/clusterapi"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
+// StateMachine is the replicated state a node drives (control/state's
+// Store): raft's committed entries go in, results and snapshots come out.
+// The node reads nothing else of it; the APIs read it directly.
+type StateMachine interface {
+	// ApplyBatch applies committed entries in order and returns one result
+	// per entry (nil for an entry applied before). It must be
+	// deterministic.
+	ApplyBatch(entries []clusterapi.Entry) []*raftv1.Result
+	// AppliedIndex is the raft index of the last entry applied.
+	AppliedIndex() uint64
+	// WaitApplied returns once AppliedIndex reaches index, or ctx ends.
+	WaitApplied(ctx context.Context, index uint64) error
+	// Snapshot opens a point-in-time view for raft to persist.
+	Snapshot() (clusterapi.Snapshot, error)
+	// Restore replaces the whole state with a snapshot's.
+	Restore(r io.Reader) error
+	// SnapshotAppliedIndex reads the applied index a snapshot holds.
+	SnapshotAppliedIndex(r io.Reader) (uint64, error)
+	// CommandVersion is the command envelope version the state applies;
+	// the node stamps it on every command it proposes.
+	CommandVersion() uint32
+}
+
 // fsm is the thin glue between raft and the state: it decodes entries and
-// hands them to state.ApplyBatch in one call, so a batch of entries is one
-// Badger transaction. All rules live in control/state.
+// hands them to the StateMachine in one call, so a batch of entries is one
+// Badger transaction. All rules live in the state machine.
 type fsm struct {
-	state *state.Store
+	state StateMachine
 }
 
 var _ raft.BatchingFSM = (*fsm)(nil)
@@ -31,7 +55,7 @@ func (f *fsm) Apply(l *raft.Log) any {
 // another would make their states differ.
 func (f *fsm) ApplyBatch(logs []*raft.Log) []any {
 	out := make([]any, len(logs))
-	entries := make([]state.Entry, 0, len(logs))
+	entries := make([]clusterapi.Entry, 0, len(logs))
 	pos := make([]int, 0, len(logs))
 	for i, l := range logs {
 		if l.Type != raft.LogCommand {
@@ -41,7 +65,7 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []any {
 		if err := proto.Unmarshal(l.Data, cmd); err != nil {
 			panic(fmt.Sprintf("cluster: raft entry %d is not a command: %v", l.Index, err))
 		}
-		entries = append(entries, state.Entry{Index: l.Index, Command: cmd})
+		entries = append(entries, clusterapi.Entry{Index: l.Index, Command: cmd})
 		pos = append(pos, i)
 	}
 	if len(entries) == 0 {
@@ -69,7 +93,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 }
 
 type fsmSnapshot struct {
-	snap *state.Snapshot
+	snap clusterapi.Snapshot
 }
 
 // Persist writes the view to the sink, cancelling the sink on error.

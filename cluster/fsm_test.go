@@ -93,11 +93,11 @@ func TestFSMApplyBatch(t *testing.T) {
 	}
 
 	// Only configuration entries: nothing reaches the state.
-	before := stateDump(t, f.state)
+	before := stateDump(t, f.state.(*state.Store))
 	if out := f.ApplyBatch([]*raft.Log{configurationLog(7)}); len(out) != 1 || out[0] != nil {
 		t.Errorf("configuration only: %v", out)
 	}
-	if !bytes.Equal(stateDump(t, f.state), before) {
+	if !bytes.Equal(stateDump(t, f.state.(*state.Store)), before) {
 		t.Error("a configuration entry changed the state")
 	}
 
@@ -123,7 +123,7 @@ func TestFSMApplyBatchPanicsOnBadEntries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newTestFSM(t)
 			f.ApplyBatch([]*raft.Log{commandLog(t, 1, fsmAccount("a", "a@example.com"))})
-			before := stateDump(t, f.state)
+			before := stateDump(t, f.state.(*state.Store))
 			func() {
 				defer func() {
 					if recover() == nil {
@@ -132,7 +132,7 @@ func TestFSMApplyBatchPanicsOnBadEntries(t *testing.T) {
 				}()
 				f.ApplyBatch([]*raft.Log{commandLog(t, 2, fsmAccount("b", "b@example.com")), tc.bad(t)})
 			}()
-			if !bytes.Equal(stateDump(t, f.state), before) || f.state.AppliedIndex() != 1 {
+			if !bytes.Equal(stateDump(t, f.state.(*state.Store)), before) || f.state.AppliedIndex() != 1 {
 				t.Error("a panicking batch changed the state")
 			}
 		})
@@ -194,11 +194,11 @@ func TestFSMSnapshotRestore(t *testing.T) {
 	if !rc.closed {
 		t.Error("Restore did not close the reader")
 	}
-	if dst.state.AppliedIndex() != 3 || !bytes.Equal(stateDump(t, dst.state), sink.Bytes()) {
+	if dst.state.AppliedIndex() != 3 || !bytes.Equal(stateDump(t, dst.state.(*state.Store)), sink.Bytes()) {
 		t.Errorf("restored state differs (applied %d, want 3)", dst.state.AppliedIndex())
 	}
 	for id, want := range map[string]bool{"a": true, "b": true, "late": false, "other": false} {
-		if _, err := dst.state.Account(id); (err == nil) != want {
+		if _, err := dst.state.(*state.Store).Account(id); (err == nil) != want {
 			t.Errorf("account %s after restore: %v", id, err)
 		}
 	}

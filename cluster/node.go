@@ -26,7 +26,6 @@ import (
 	"github.com/hashicorp/raft"
 
 	"lookout/cluster/raftbadger"
-	"lookout/control/state"
 )
 
 // Options configures a Node.
@@ -34,8 +33,12 @@ type Options struct {
 	// NodeID names the node in raft and gossip; it must stay the same
 	// across restarts.
 	NodeID string
-	// DataDir holds raft/ (log and stable store), state/ and snapshots/.
+	// DataDir holds raft/ (log and stable store) and snapshots/; the
+	// caller keeps the state's own database beside them (state/).
 	DataDir string
+	// State is the replicated state the node applies entries to, opened by
+	// the caller, who closes it after the node.
+	State StateMachine
 	// RaftAddr is the address raft listens on and advertises.
 	RaftAddr string
 	// HTTPAddr is the advertised address of this node's HTTP listener,
@@ -71,7 +74,7 @@ type Options struct {
 	// Raft overrides raft's timing and snapshot settings; zero fields keep
 	// raft's defaults.
 	Raft RaftTuning
-	// Small trims Badger's memory use (tests, small machines).
+	// Small trims the raft log's Badger memory use (tests, small machines).
 	Small bool
 	// FastGossip uses memberlist's local-network timings (tests): failures
 	// are detected in about a second instead of several.
@@ -98,7 +101,7 @@ type RaftTuning struct {
 type Node struct {
 	opts  Options
 	log   hclog.Logger
-	state *state.Store
+	state StateMachine
 	logs  *raftbadger.Store
 	raft  *raft.Raft
 	trans *raft.NetworkTransport
@@ -137,7 +140,8 @@ func New(opts Options) (n *Node, err error) {
 	}()
 	n.rpc = newRPCClients(opts.Dial, n.rpcToken())
 
-	// Stores: the raft log (synced) and the state (made durable by the log).
+	// Stores: the raft log (synced); the state (made durable by the log) is
+	// the caller's.
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
@@ -145,10 +149,10 @@ func New(opts Options) (n *Node, err error) {
 	if err != nil {
 		return nil, err
 	}
-	n.state, err = state.Open(state.Options{Dir: filepath.Join(opts.DataDir, "state"), Small: opts.Small, Logger: n.log.Named("state")})
-	if err != nil {
-		return nil, err
+	if opts.State == nil {
+		return nil, errors.New("cluster: Options.State is required")
 	}
+	n.state = opts.State
 	n.snaps, err = raft.NewFileSnapshotStoreWithLogger(filepath.Join(opts.DataDir, "snapshots"), 2, n.log.Named("snapshots"))
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot store: %w", err)
@@ -264,7 +268,7 @@ func (n *Node) catchUpFromSnapshot() error {
 		return fmt.Errorf("open snapshot %s: %w", metas[0].ID, err)
 	}
 	defer rc.Close()
-	snapApplied, err := state.SnapshotAppliedIndex(rc)
+	snapApplied, err := n.state.SnapshotAppliedIndex(rc)
 	if err != nil {
 		return fmt.Errorf("snapshot %s: %w", metas[0].ID, err)
 	}
@@ -289,9 +293,8 @@ func (n *Node) goLoop(fn func(ctx context.Context)) {
 	}()
 }
 
-// State is the node's local copy of the replicated state. Reads of it are
-// stale unless ConsistentRead returned nil first.
-func (n *Node) State() *state.Store { return n.state }
+// StateMachine is the state the node applies entries to (Options.State).
+func (n *Node) StateMachine() StateMachine { return n.state }
 
 // ID is the node id.
 func (n *Node) ID() string { return n.opts.NodeID }
@@ -353,9 +356,6 @@ func (n *Node) Close() error {
 			errs = append(errs, n.trans.Close())
 		}
 		n.rpc.close()
-		if n.state != nil {
-			errs = append(errs, n.state.Close())
-		}
 		if n.logs != nil {
 			errs = append(errs, n.logs.Close())
 		}

@@ -1,7 +1,8 @@
-// Package clusterapi is what the layers above the cluster share with it
+// Package clusterapi is what the layers around the cluster share with it
 // without importing it (and so raft): the sentinel errors every layer tests
-// with errors.Is, and the cluster status the operator API serves. It
-// imports nothing of the project.
+// with errors.Is, the cluster status the operator API serves, and the entry
+// and snapshot types of the state machine the node drives. It imports
+// nothing of the project but the generated command types.
 package clusterapi
 
 import "errors"

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"lookout/cluster"
+	"lookout/control/state"
 )
 
 // Options change the nodes a test cluster starts.
@@ -44,10 +46,19 @@ type Node struct {
 	*cluster.Node
 	Index int
 	opts  cluster.Options
+	state *state.Store
 	ln    net.Listener
 	srv   *http.Server
 	stop  func() // from Options.Serve
 }
+
+// State is the node's local copy of the replicated state (nil while the
+// node is killed).
+func (n *Node) State() *state.Store { return n.state }
+
+// StateOf is the state store of a node started by a test cluster (for
+// leader tasks, which get the *cluster.Node).
+func StateOf(n *cluster.Node) *state.Store { return n.StateMachine().(*state.Store) }
 
 // URL is the base URL of the node's HTTP listener.
 func (n *Node) URL() string { return "http://" + n.opts.HTTPAddr }
@@ -148,11 +159,17 @@ func (c *Cluster) add(id string, cutOff bool) *Node {
 // restart binds the same ones.
 func (c *Cluster) start(n *Node) {
 	c.t.Helper()
+	st, err := state.Open(state.Options{Dir: filepath.Join(n.opts.DataDir, "state"), Small: true, Logger: n.opts.Logger.Named("state")})
+	if err != nil {
+		c.t.Fatalf("open state of node %d: %v", n.Index, err)
+	}
+	n.opts.State = st
 	node, err := cluster.New(n.opts)
 	if err != nil {
+		st.Close()
 		c.t.Fatalf("start node %d: %v", n.Index, err)
 	}
-	n.Node = node
+	n.Node, n.state = node, st
 	n.opts.RaftAddr = node.RaftAddr()
 	n.opts.GossipAddr = node.GossipAddr()
 	c.Net.Own(n.opts.RaftAddr, n.Index)
@@ -181,7 +198,10 @@ func (c *Cluster) Kill(i int) {
 	if err := n.Node.Close(); err != nil {
 		c.t.Logf("close node %d: %v", i, err)
 	}
-	n.Node = nil
+	if err := n.state.Close(); err != nil {
+		c.t.Logf("close state of node %d: %v", i, err)
+	}
+	n.Node, n.state = nil, nil
 }
 
 // Restart starts killed node i again from its data, on its old addresses.

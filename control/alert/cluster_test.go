@@ -42,8 +42,8 @@ func TestDeadlineDuringLeaderKillDeliversOneAlert(t *testing.T) {
 	registry := channels.Registry(channel.Deps{})
 	c := clustertest.NewCluster(t, 3, clustertest.Options{Tune: func(i int, o *cluster.Options) {
 		o.LeaderTasks = []func(context.Context, *cluster.Node){func(ctx context.Context, n *cluster.Node) {
-			d := alert.NewDispatcher(alert.DispatcherOptions{Cluster: n, State: n.State(), Channels: alert.ChannelsFunc(registry.New)})
-			e := engine.NewDeadlines(engine.DeadlineOptions{Cluster: n, State: n.State(), OnAlerts: d.Notify})
+			d := alert.NewDispatcher(alert.DispatcherOptions{Cluster: n, State: clustertest.StateOf(n), Channels: alert.ChannelsFunc(registry.New)})
+			e := engine.NewDeadlines(engine.DeadlineOptions{Cluster: n, State: clustertest.StateOf(n), OnAlerts: d.Notify})
 			go d.Run(ctx)
 			e.Run(ctx)
 		}}

@@ -25,7 +25,7 @@ func newIngestCluster(t *testing.T) (*clustertest.Cluster, string, string) {
 	t.Helper()
 	c := clustertest.NewCluster(t, 3, clustertest.Options{
 		Serve: func(n *cluster.Node, mux *http.ServeMux) func() {
-			api := ingest.New(ingest.Options{Health: n, Cluster: n, State: n.State(), RetentionCount: 1 << 20})
+			api := ingest.New(ingest.Options{Health: n, Cluster: n, State: clustertest.StateOf(n), RetentionCount: 1 << 20})
 			api.Register(mux)
 			api.Start()
 			return api.Stop

@@ -22,7 +22,7 @@ import (
 func TestApplyThroughAFollowerIsReadFromEveryNode(t *testing.T) {
 	c := clustertest.NewCluster(t, 3, clustertest.Options{
 		Serve: func(n *cluster.Node, mux *http.ServeMux) func() {
-			manage.New(manage.Options{Cluster: n, State: n.State()}).Register(mux)
+			manage.New(manage.Options{Cluster: n, State: clustertest.StateOf(n)}).Register(mux)
 			return func() {}
 		},
 	})

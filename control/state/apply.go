@@ -6,6 +6,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"lookout/cluster/clusterapi"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
@@ -21,10 +22,11 @@ const CommandVersion = 1
 const requestTTLMillis = 2 * 60 * 1000
 
 // Entry is one raft log entry to apply.
-type Entry struct {
-	Index   uint64
-	Command *raftv1.Command
-}
+type Entry = clusterapi.Entry
+
+// CommandVersion returns the envelope version this code applies (the node
+// stamps it on the commands it proposes).
+func (s *Store) CommandVersion() uint32 { return CommandVersion }
 
 // ApplyBatch applies entries in order and returns one result per entry; an
 // entry at or below the applied index (replayed after a restart) is skipped

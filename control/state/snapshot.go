@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"lookout/cluster/clusterapi"
 )
 
 // snapshotMagic starts every snapshot stream; the last byte is the format
@@ -22,8 +24,8 @@ type Snapshot struct {
 }
 
 // Snapshot opens a consistent view of the state as of the last applied
-// entry. The caller must Release it.
-func (s *Store) Snapshot() (*Snapshot, error) {
+// entry (a *Snapshot). The caller must Release it.
+func (s *Store) Snapshot() (clusterapi.Snapshot, error) {
 	txn := s.db.NewTransaction(false)
 	applied, err := readUint64(txn, keyApplied)
 	if err != nil {
@@ -131,6 +133,10 @@ func (s *Store) Restore(r io.Reader) error {
 	s.setApplied(applied)
 	return nil
 }
+
+// SnapshotAppliedIndex is the package function SnapshotAppliedIndex, for
+// the node (cluster.StateMachine).
+func (s *Store) SnapshotAppliedIndex(r io.Reader) (uint64, error) { return SnapshotAppliedIndex(r) }
 
 // SnapshotAppliedIndex reads the header of a snapshot stream and returns
 // the applied index it was taken at. Restore uses it, and a starting node

@@ -75,7 +75,7 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer snap.Release()
-	at := snap.AppliedIndex()
+	at := snap.(*Snapshot).AppliedIndex()
 	mustOK(t, s, newAccount("after"), revokeKey("a1", "mk"))
 	var buf bytes.Buffer
 	if _, err := snap.WriteTo(&buf); err != nil {

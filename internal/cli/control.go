@@ -23,6 +23,7 @@ import (
 	"lookout/control/ingest"
 	"lookout/control/manage"
 	"lookout/control/openapi"
+	"lookout/control/state"
 )
 
 // controlConfig is the parsed command line of lookout control.
@@ -151,10 +152,18 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		publicURL = "http://" + ln.Addr().String()
 	}
 
-	// The cluster node: raft log and state in Badger, raft, gossip.
+	// The replicated state in Badger, closed after the node that drives it.
+	st, err := state.Open(state.Options{Dir: filepath.Join(cfg.dataDir, "state"), Logger: log.Named("state")})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	// The cluster node: raft log in Badger, raft, gossip.
 	node, err := cluster.New(cluster.Options{
 		NodeID:          cfg.nodeID,
 		DataDir:         cfg.dataDir,
+		State:           st,
 		RaftAddr:        cfg.raftAddr,
 		HTTPAddr:        ln.Addr().String(),
 		GossipAddr:      cfg.gossipAddr,
@@ -163,7 +172,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		Secret:          []byte(cfg.adminToken),
 		RemoveGoneAfter: cfg.removeGoneAfter,
 		// Leader-only work: deadlines, alert delivery, retention.
-		LeaderTasks: leaderTasks(cfg, channelRegistry, publicURL, log),
+		LeaderTasks: leaderTasks(cfg, st, channelRegistry, publicURL, log),
 		Version:     Version,
 		Logger:      log.Named("cluster"),
 	})
@@ -176,12 +185,12 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	mux := http.NewServeMux()
 	rpcPath, rpcHandler := node.Handler()
 	mux.Handle(rpcPath, rpcHandler)
-	ingestAPI := ingest.New(ingest.Options{Health: node, Cluster: node, State: node.State(), RetentionCount: cfg.retentionCount, Logger: log.Named("ingest")})
+	ingestAPI := ingest.New(ingest.Options{Health: node, Cluster: node, State: st, RetentionCount: cfg.retentionCount, Logger: log.Named("ingest")})
 	ingestAPI.Register(mux)
 	ingestAPI.Start()
 	defer ingestAPI.Stop()
-	manage.New(manage.Options{Cluster: node, State: node.State(), Logger: log.Named("manage")}).Register(mux)
-	adminAPI := admin.New(admin.Options{Cluster: node, State: node.State(), Channels: channelRegistry, Token: cfg.adminToken, Logger: log.Named("admin")})
+	manage.New(manage.Options{Cluster: node, State: st, Logger: log.Named("manage")}).Register(mux)
+	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
 	mux.Handle("GET /openapi.json", openapi.Handler())
 	srv := &http.Server{
@@ -214,7 +223,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	log.Info("control node serving", "node", cfg.nodeID, "http", base, "raft", node.RaftAddr(), "gossip", node.GossipAddr())
 	if cfg.dev {
 		g.Go(func() error {
-			return devWelcome(gctx, node, adminAPI, welcome{base: base, dataDir: cfg.dataDir, token: cfg.adminToken, printToken: printToken}, stdout)
+			return devWelcome(gctx, node, st, adminAPI, welcome{base: base, dataDir: cfg.dataDir, token: cfg.adminToken, printToken: printToken}, stdout)
 		})
 	}
 	err = g.Wait()

@@ -10,6 +10,7 @@ import (
 
 	"lookout/cluster"
 	"lookout/control/admin"
+	"lookout/control/state"
 	"lookout/internal/apikey"
 )
 
@@ -24,7 +25,7 @@ type welcome struct {
 // devWelcome waits for the dev node to lead, makes the demo account on
 // first start, and prints where to go next. Secrets are printed only when
 // they were just made: a restart prints none.
-func devWelcome(ctx context.Context, node *cluster.Node, api *admin.API, w welcome, stdout io.Writer) error {
+func devWelcome(ctx context.Context, node *cluster.Node, st *state.Store, api *admin.API, w welcome, stdout io.Writer) error {
 	for !node.IsLeader() {
 		select {
 		case <-ctx.Done():
@@ -32,7 +33,7 @@ func devWelcome(ctx context.Context, node *cluster.Node, api *admin.API, w welco
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	accounts, err := node.State().Accounts()
+	accounts, err := st.Accounts()
 	if err != nil {
 		return fmt.Errorf("read accounts: %w", err)
 	}

@@ -10,21 +10,22 @@ import (
 	"lookout/control/alert"
 	"lookout/control/alert/channel"
 	"lookout/control/engine"
+	"lookout/control/state"
 )
 
 // leaderTasks is the leader-only work of a control node, started after the
 // leader's Barrier and stopped with its leadership: the deadline engine
 // (missed and timed-out runs), the alert dispatcher, and the retention
 // sweeper.
-func leaderTasks(cfg *controlConfig, registry *channel.Registry, publicURL string, log hclog.Logger) []func(context.Context, *cluster.Node) {
+func leaderTasks(cfg *controlConfig, st *state.Store, registry *channel.Registry, publicURL string, log hclog.Logger) []func(context.Context, *cluster.Node) {
 	return []func(context.Context, *cluster.Node){
 		func(ctx context.Context, n *cluster.Node) {
 			dispatch := alert.NewDispatcher(alert.DispatcherOptions{
-				Cluster: n, State: n.State(), Channels: alert.ChannelsFunc(registry.New),
+				Cluster: n, State: st, Channels: alert.ChannelsFunc(registry.New),
 				PanelURL: publicURL, MaxRetryTime: cfg.alertRetryFor, Logger: log.Named("dispatch"),
 			})
 			deadlines := engine.NewDeadlines(engine.DeadlineOptions{
-				Cluster: n, State: n.State(), Logger: log.Named("deadlines"), OnAlerts: dispatch.Notify,
+				Cluster: n, State: st, Logger: log.Named("deadlines"), OnAlerts: dispatch.Notify,
 			})
 			var wg sync.WaitGroup
 			wg.Add(2)
