@@ -57,8 +57,8 @@ func (n *Node) monitorLeadership(ctx context.Context) {
 // leaderLoop runs while this node leads: it waits for the Barrier (so the
 // state holds every entry committed by earlier leaders), marks the node
 // ready for consistent reads, and reconciles gossip membership into the
-// raft configuration until leadership ends. Leader-only subsystems of
-// later work start and stop here too.
+// raft configuration until leadership ends. The leader-only subsystems
+// (Options.LeaderTasks) start after the Barrier and stop with it.
 func (n *Node) leaderLoop(ctx context.Context) {
 	for {
 		err := n.raft.Barrier(10 * time.Second).Error()

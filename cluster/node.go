@@ -67,9 +67,9 @@ type Options struct {
 	LeaderWait time.Duration
 	// LeaderTasks run while this node is the leader and ready (after its
 	// Barrier), each in its own goroutine with a context that ends when
-	// leadership does: the leader-only subsystems (retention, later the
-	// deadline engine, alert dispatch and check scheduler). Each gets the
-	// node, to propose what it decides.
+	// leadership does: the leader-only subsystems (the deadline engine,
+	// alert dispatch, retention). Each gets the node, to propose what it
+	// decides.
 	LeaderTasks []func(ctx context.Context, n *Node)
 	// Raft overrides raft's timing and snapshot settings; zero fields keep
 	// raft's defaults.
