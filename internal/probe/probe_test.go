@@ -51,7 +51,9 @@ func TestNoServerDependencies(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(string(out), "lookout/internal/probe/httpprobe") {
-		t.Fatalf("go list did not list the probes:\n%s", out)
+	for _, p := range []string{"lookout/internal/probe/httpprobe", "lookout/internal/probe/tlsprobe"} {
+		if !strings.Contains(string(out), p+"\n") {
+			t.Fatalf("go list did not list %s:\n%s", p, out)
+		}
 	}
 }
