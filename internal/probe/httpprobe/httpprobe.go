@@ -51,7 +51,7 @@ func New(opts probe.Options) *Prober {
 
 // Probe makes one attempt of the http_check t.
 func (p *Prober) Probe(ctx context.Context, t probe.Target) (res probe.Result) {
-	now := p.opts.Clock()
+	clock := p.opts.Clock()
 	started := time.Now()
 	res.Started = started
 	defer func() { res.Duration = time.Since(started) }()
@@ -73,7 +73,7 @@ func (p *Prober) Probe(ctx context.Context, t probe.Target) (res probe.Result) {
 
 	h := &probe.HTTP{}
 	res.HTTP = h
-	client, closeIdle := p.client(now, &h.Redirects)
+	client, closeIdle := p.client(clock, &h.Redirects)
 	defer closeIdle()
 	resp, err := client.Do(req)
 	if err != nil {
@@ -83,7 +83,7 @@ func (p *Prober) Probe(ctx context.Context, t probe.Target) (res probe.Result) {
 				Message: fmt.Sprintf("more than %d redirects", MaxRedirects)}
 			return res
 		}
-		res.Err = probe.Classify(ctx, err, timeout, now())
+		res.Err = probe.Classify(ctx, err, timeout, clock())
 		return res
 	}
 	defer func() { _ = resp.Body.Close() }()
@@ -93,7 +93,7 @@ func (p *Prober) Probe(ctx context.Context, t probe.Target) (res probe.Result) {
 	head, err := readBody(resp.Body, t.ExpectedContent != "", h)
 	h.Timings = tm.timings(time.Now())
 	if err != nil {
-		res.Err = probe.Classify(ctx, err, timeout, now())
+		res.Err = probe.Classify(ctx, err, timeout, clock())
 		return res
 	}
 	res.Err = assert(t, resp.StatusCode, head)
@@ -109,8 +109,7 @@ func (p *Prober) client(now func() time.Time, redirects *int) (*http.Client, fun
 		TLSClientConfig:   &tls.Config{RootCAs: p.opts.Roots, Time: now},
 		DisableKeepAlives: true,
 		ForceAttemptHTTP2: true,
-		// No proxy: a check measures the way to the target itself.
-		Proxy: nil,
+		// Proxy is nil: a check measures the way to the target itself.
 	}
 	c := &http.Client{
 		Transport: tr,
