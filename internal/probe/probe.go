@@ -1,0 +1,122 @@
+// Package probe is the one interface every check kind implements (an HTTP
+// request, a TLS handshake), and the Result an attempt produces: what the
+// execution object of decisions.md section 6 records, and whether a failure
+// is transient (worth a retry).
+//
+// A probe makes one attempt; retries, schedules and executions belong to
+// whoever runs it (the control plane's leader, or an edge agent). Each kind
+// is a subpackage (httpprobe, tlsprobe) that imports neither control/,
+// cluster/, raft nor Badger, so the agent can import it.
+package probe
+
+import (
+	"context"
+	"crypto/x509"
+	"net"
+	"time"
+)
+
+// Defaults of a check's config, the same as internal/manifest fills in (a
+// stored config already has them; a zero value here means the default).
+const (
+	DefaultTimeout     = 10 * time.Second
+	DefaultMethod      = "GET"
+	DefaultWarningDays = 30
+	DefaultAlertDays   = 7
+)
+
+// Prober makes one attempt of a check. It never returns without a Result:
+// every failure is in Result.Err. It returns within the target's timeout
+// (or sooner when ctx ends).
+type Prober interface {
+	Probe(ctx context.Context, t Target) Result
+}
+
+// Target is what to check: the stored config of the monitor
+// (CheckConfig in proto/lookout/raft/v1), field for field. An http_check
+// uses URL, Method, Timeout, ExpectedStatus and ExpectedContent; an
+// ssl_check Domain, WarningDays, AlertDays and Timeout.
+type Target struct {
+	// URL is the absolute http or https URL of an http_check.
+	URL string
+	// Method is the HTTP method; "" means GET.
+	Method string
+	// Timeout bounds the whole attempt; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// ExpectedStatus is the status the final answer must have; 0 means
+	// unset (then any 2xx or 3xx passes).
+	ExpectedStatus int
+	// ExpectedContent must occur in the first MiB (httpprobe.MaxContentSearch) of
+	// the body; "" means unset.
+	ExpectedContent string
+	// Domain is the host name of an ssl_check, optionally with :port
+	// (443 when absent).
+	Domain string
+	// WarningDays and AlertDays are the ssl_check thresholds on days_left;
+	// 0 means the default (30, and min(7, WarningDays)).
+	WarningDays int
+	AlertDays   int
+}
+
+// Thresholds returns the effective warning and alert days of an
+// ssl_check, with the defaults of a zero value applied.
+func (t Target) Thresholds() (warning, alert int) {
+	warning, alert = t.WarningDays, t.AlertDays
+	if warning == 0 {
+		warning = DefaultWarningDays
+	}
+	if alert == 0 {
+		alert = min(DefaultAlertDays, warning)
+	}
+	return warning, alert
+}
+
+// EffectiveTimeout returns the timeout of an attempt, DefaultTimeout when
+// unset.
+func (t Target) EffectiveTimeout() time.Duration {
+	if t.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return t.Timeout
+}
+
+// Options configures a prober. The zero value is ready for production:
+// system roots, a plain dialer, the real clock.
+type Options struct {
+	// Version goes into the User-Agent header, Lookout/<Version>; "dev"
+	// when empty.
+	Version string
+	// Roots verifies server certificates; nil means the system pool
+	// (which honours SSL_CERT_FILE and SSL_CERT_DIR).
+	Roots *x509.CertPool
+	// DialContext opens TCP connections; nil means a net.Dialer. Tests
+	// use it to reach a host name on 127.0.0.1.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Now is the time certificates are checked at and days_left counted
+	// from; nil means time.Now.
+	Now func() time.Time
+}
+
+// UserAgent returns the User-Agent header value, Lookout/<version>.
+func (o Options) UserAgent() string {
+	if o.Version == "" {
+		return "Lookout/dev"
+	}
+	return "Lookout/" + o.Version
+}
+
+// Clock returns o.Now, or time.Now when it is nil.
+func (o Options) Clock() func() time.Time {
+	if o.Now == nil {
+		return time.Now
+	}
+	return o.Now
+}
+
+// Dialer returns o.DialContext, or a net.Dialer's when it is nil.
+func (o Options) Dialer() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	if o.DialContext == nil {
+		return (&net.Dialer{}).DialContext
+	}
+	return o.DialContext
+}
