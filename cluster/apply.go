@@ -102,13 +102,15 @@ func (n *Node) readIndex() (uint64, error) {
 	return index, nil
 }
 
-// leaderHTTPAddr is where to forward to.
+// leaderHTTPAddr is where to forward to. Raft names the leader; its HTTP
+// address is what gossip says of it, live or else last known (gossip may
+// have lost the leader in a partition raft has already healed from).
 func (n *Node) leaderHTTPAddr() (string, error) {
 	_, id := n.raft.LeaderWithID()
 	if id == "" {
 		return "", ErrNoLeader
 	}
-	m, ok := n.peers.get(string(id))
+	m, ok := n.peers.lastKnown(string(id))
 	if !ok {
 		return "", fmt.Errorf("%w: leader %s is not known to gossip", ErrNoLeader, id)
 	}

@@ -13,8 +13,9 @@ const statusTimeout = time.Second
 
 // Status reports every node of the cluster: the servers of the raft
 // configuration as this node knows it, then live gossip members raft has
-// not added yet. Each node is asked for its own view; a node that does not
-// answer, or that gossip no longer sees, is "gone". It needs no leader.
+// not added yet. Each node is asked for its own view at its last-known
+// address; a node that does not answer, or that gossip never saw, is
+// "gone". It needs no leader.
 func (n *Node) Status(ctx context.Context) (Status, error) {
 	f := n.raft.GetConfiguration()
 	if err := f.Error(); err != nil {
@@ -52,8 +53,8 @@ func (n *Node) fillStatus(ctx context.Context, s *ServerStatus) {
 		s.Role, s.LastContactMs, s.AppliedIndex = st.GetState(), st.GetLastContactMs(), st.GetAppliedIndex()
 		return
 	}
-	m, alive := n.peers.get(s.ID)
-	if !alive {
+	m, known := n.peers.lastKnown(s.ID)
+	if !known {
 		return
 	}
 	s.HTTPAddr = m.HTTPAddr

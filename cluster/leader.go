@@ -60,6 +60,7 @@ func (n *Node) monitorLeadership(ctx context.Context) {
 // raft configuration until leadership ends. The leader-only subsystems
 // (Options.LeaderTasks) start after the Barrier and stop with it.
 func (n *Node) leaderLoop(ctx context.Context) {
+	n.contact.reset()
 	for {
 		err := n.raft.Barrier(10 * time.Second).Error()
 		if err == nil {
@@ -107,8 +108,10 @@ func (n *Node) leaderLoop(ctx context.Context) {
 }
 
 // reconciler makes the raft configuration follow gossip: live servers are
-// added as voters; servers gone from gossip for longer than RemoveGoneAfter
-// are removed, never below a quorum of BootstrapExpect.
+// added as voters; servers gone from gossip, and that raft's heartbeats no
+// longer reach, for longer than RemoveGoneAfter are removed, never below a
+// quorum of BootstrapExpect. A server raft still reaches is never removed
+// because gossip alone lost it.
 type reconciler struct {
 	n         *Node
 	goneSince map[raft.ServerID]time.Time
@@ -148,7 +151,7 @@ func (r *reconciler) reconcile(now time.Time) {
 		if s.ID == raft.ServerID(n.opts.NodeID) {
 			continue
 		}
-		if _, alive := n.peers.get(string(s.ID)); alive {
+		if _, alive := n.peers.get(string(s.ID)); alive || n.contact.healthy(s.ID) {
 			delete(r.goneSince, s.ID)
 			continue
 		}
@@ -160,7 +163,7 @@ func (r *reconciler) reconcile(now time.Time) {
 		if !mayRemove(now.Sub(since), n.opts.RemoveGoneAfter, s.Suffrage == raft.Voter, voters, n.opts.BootstrapExpect) {
 			continue
 		}
-		n.log.Warn("removing server gone from gossip", "node", s.ID, "gone_for", now.Sub(since).Round(time.Second))
+		n.log.Warn("removing server gone from gossip and raft", "node", s.ID, "gone_for", now.Sub(since).Round(time.Second))
 		if err := n.raft.RemoveServer(s.ID, 0, 10*time.Second).Error(); err != nil {
 			n.log.Warn("remove server failed", "node", s.ID, "error", err)
 			continue

@@ -1,8 +1,6 @@
 package cluster
 
 import (
-	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -24,18 +22,33 @@ type nodeMeta struct {
 	Expect   int    `json:"expect"`
 }
 
-// peerSet is the set of live servers as gossip knows them, by node id.
+// peerSet is the set of live servers as gossip knows them, by node id, and
+// the last metadata and gossip address gossip gave for every server it
+// ever saw. The last-known entries are never dropped when a member fails:
+// forwarding uses them to reach a leader that gossip lost (raft names the
+// leader; gossip may not have healed yet), and the rejoin loop uses their
+// gossip addresses to meet lost members again.
 type peerSet struct {
 	mu    sync.Mutex
 	alive map[string]nodeMeta
+	known map[string]knownPeer
 }
 
-func newPeerSet() *peerSet { return &peerSet{alive: map[string]nodeMeta{}} }
+// knownPeer is what gossip last said about a server.
+type knownPeer struct {
+	meta   nodeMeta
+	gossip string // memberlist address, host:port
+}
 
-func (p *peerSet) set(m nodeMeta) {
+func newPeerSet() *peerSet {
+	return &peerSet{alive: map[string]nodeMeta{}, known: map[string]knownPeer{}}
+}
+
+func (p *peerSet) set(m nodeMeta, gossipAddr string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.alive[m.ID] = m
+	p.known[m.ID] = knownPeer{meta: m, gossip: gossipAddr}
 }
 
 func (p *peerSet) remove(id string) {
@@ -49,6 +62,46 @@ func (p *peerSet) get(id string) (nodeMeta, bool) {
 	defer p.mu.Unlock()
 	m, ok := p.alive[id]
 	return m, ok
+}
+
+// lastKnown returns the metadata of id: live, or else the last gossip gave.
+func (p *peerSet) lastKnown(id string) (nodeMeta, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if m, ok := p.alive[id]; ok {
+		return m, true
+	}
+	k, ok := p.known[id]
+	return k.meta, ok
+}
+
+// lost returns the last gossip addresses of servers in ids that are not
+// live, and whether any server of ids is neither live nor known.
+func (p *peerSet) lost(ids []string) (addrs []string, unknown bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, id := range ids {
+		if _, ok := p.alive[id]; ok {
+			continue
+		}
+		if k, ok := p.known[id]; ok && k.gossip != "" {
+			addrs = append(addrs, k.gossip)
+		} else {
+			unknown = true
+		}
+	}
+	return addrs, unknown
+}
+
+// knownIDs returns the ids of every server gossip ever saw.
+func (p *peerSet) knownIDs() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.known))
+	for id := range p.known {
+		out = append(out, id)
+	}
+	return out
 }
 
 // list returns the live servers sorted by id.
@@ -78,9 +131,9 @@ func (n *Node) self() nodeMeta {
 	return nodeMeta{ID: n.opts.NodeID, RaftAddr: n.RaftAddr(), HTTPAddr: n.opts.HTTPAddr, Version: n.opts.Version, Expect: n.opts.BootstrapExpect}
 }
 
-// startGossip starts memberlist on opts.GossipAddr. Gossip is encrypted
-// with a key derived from the cluster secret, so only nodes that share it
-// can join.
+// startGossip starts memberlist on opts.GossipAddr, advertising
+// opts.GossipAdvertise when given. Gossip is encrypted with a subkey of the
+// cluster secret, so only nodes that share it can join.
 func (n *Node) startGossip() error {
 	host, portStr, err := net.SplitHostPort(n.opts.GossipAddr)
 	if err != nil {
@@ -93,28 +146,61 @@ func (n *Node) startGossip() error {
 	c := memberlist.DefaultLANConfig()
 	if n.opts.FastGossip {
 		c = memberlist.DefaultLocalConfig()
+		c.GossipToTheDeadTime = 2 * time.Second
+		c.SuspicionMaxTimeoutMult = 2
 	}
 	c.Name = n.opts.NodeID
-	c.BindAddr = host
-	c.BindPort = port
-	if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() {
-		c.AdvertiseAddr = host
+	logger := n.log.Named("gossip").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true})
+	if host == "" {
+		host = "0.0.0.0"
 	}
-	c.AdvertisePort = port
-	key := sha256.Sum256(append([]byte("lookout gossip v1:"), n.opts.Secret...))
-	c.SecretKey = key[:]
-	c.Logger = n.log.Named("gossip").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true})
+	nt, err := memberlist.NewNetTransport(&memberlist.NetTransportConfig{BindAddrs: []string{host}, BindPort: port, Logger: logger})
+	if err != nil {
+		return fmt.Errorf("start gossip on %s: %w", n.opts.GossipAddr, err)
+	}
+	c.BindAddr, c.BindPort = host, nt.GetAutoBindPort()
+	adv, err := advertiseAddr(n.opts.GossipAdvertise, &net.TCPAddr{IP: net.ParseIP(host), Port: c.BindPort})
+	if err != nil {
+		nt.Shutdown()
+		return fmt.Errorf("gossip advertise address: %w", err)
+	}
+	advHost, advPort, _ := net.SplitHostPort(adv.String())
+	if c.AdvertiseAddr, err = resolveIP(advHost); err != nil {
+		nt.Shutdown()
+		return fmt.Errorf("gossip advertise address: %w", err)
+	}
+	c.AdvertisePort, _ = strconv.Atoi(advPort)
+	c.Transport = nt
+	if n.opts.WrapGossip != nil {
+		c.Transport = n.opts.WrapGossip(nt)
+	}
+	c.SecretKey = n.keys.gossip
+	c.Logger = logger
 	c.Delegate = &gossipDelegate{n: n}
 	c.Events = &gossipEvents{n: n}
 	ml, err := memberlist.Create(c)
 	if err != nil {
+		nt.Shutdown()
 		return fmt.Errorf("start gossip on %s: %w", n.opts.GossipAddr, err)
 	}
 	n.ml = ml
 	return nil
 }
 
-// GossipAddr is the address gossip listens on ("" without gossip).
+// resolveIP returns host as an IP, looking a host name up (memberlist
+// advertises IPs only).
+func resolveIP(host string) (string, error) {
+	if net.ParseIP(host) != nil {
+		return host, nil
+	}
+	a, err := net.ResolveIPAddr("ip", host)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", host, err)
+	}
+	return a.IP.String(), nil
+}
+
+// GossipAddr is the address gossip advertises ("" without gossip).
 func (n *Node) GossipAddr() string {
 	if n.ml == nil {
 		return ""
@@ -123,23 +209,18 @@ func (n *Node) GossipAddr() string {
 	return net.JoinHostPort(ln.Addr.String(), strconv.Itoa(int(ln.Port)))
 }
 
-// joinLoop meets the --join addresses, retrying until one answers, so
-// nodes can be started in any order.
-func (n *Node) joinLoop(ctx context.Context) {
-	log := n.log.Named("join")
-	for wait := 500 * time.Millisecond; ; wait = min(wait*2, 10*time.Second) {
-		joined, err := n.ml.Join(n.opts.Join)
-		if joined > 0 {
-			log.Info("joined gossip", "contacted", joined)
-			return
-		}
-		log.Warn("could not join yet; retrying", "join", n.opts.Join, "error", err, "in", wait)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
+// GossipMembers returns the ids of the servers gossip sees alive, this
+// node included, sorted (for diagnosis and tests).
+func (n *Node) GossipMembers() []string {
+	if n.ml == nil {
+		return nil
 	}
+	var out []string
+	for _, m := range n.ml.Members() {
+		out = append(out, m.Name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // memberChanged wakes the bootstrap and reconcile loops.
@@ -181,6 +262,6 @@ func (e *gossipEvents) update(m *memberlist.Node) {
 		e.n.log.Warn("ignoring gossip member without valid metadata", "node", m.Name)
 		return
 	}
-	e.n.peers.set(meta)
+	e.n.peers.set(meta, m.Address())
 	e.n.memberChanged()
 }

@@ -8,8 +8,6 @@ package cluster
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -39,26 +37,38 @@ type Options struct {
 	// State is the replicated state the node applies entries to, opened by
 	// the caller, who closes it after the node.
 	State StateMachine
-	// RaftAddr is the address raft listens on and advertises.
+	// RaftAddr is the address raft listens on.
 	RaftAddr string
+	// RaftAdvertise is the raft address peers dial (host, or host:port;
+	// no port or port 0 means the bound port). Default: the bound address.
+	RaftAdvertise string
 	// HTTPAddr is the advertised address of this node's HTTP listener,
 	// where peers forward writes.
 	HTTPAddr string
 	// GossipAddr is the memberlist address; empty runs without gossip (a
 	// single dev node).
 	GossipAddr string
+	// GossipAdvertise is the gossip address peers reach (IP or host name,
+	// with an optional port as for RaftAdvertise). Default: the bound
+	// address.
+	GossipAdvertise string
 	// Join lists gossip addresses of other nodes to meet.
 	Join []string
 	// BootstrapExpect is how many servers must meet before one bootstraps
 	// the cluster; 1 bootstraps alone; 0 never bootstraps (the node waits
 	// to be added by an existing cluster's leader).
 	BootstrapExpect int
-	// Secret authenticates node-to-node RPC and encrypts gossip. Every node
-	// of a cluster must have the same one.
+	// Secret authenticates node-to-node RPC and encrypts gossip, through
+	// subkeys derived from it (HKDF). Every node of a cluster must have the
+	// same one.
 	Secret []byte
-	// RemoveGoneAfter is how long a server may be missing from gossip before
-	// the leader removes it from the raft configuration (default 72h).
+	// RemoveGoneAfter is how long a server may be missing from gossip, while
+	// the leader's raft heartbeats to it fail, before the leader removes it
+	// from the raft configuration (default 72h).
 	RemoveGoneAfter time.Duration
+	// RejoinInterval is how often a node tries to meet again the members
+	// gossip lost (default 30s, as Serf reconnects failed members).
+	RejoinInterval time.Duration
 	// ReconcileInterval is how often the leader reconciles membership
 	// (default 5s).
 	ReconcileInterval time.Duration
@@ -77,8 +87,12 @@ type Options struct {
 	// Small trims the raft log's Badger memory use (tests, small machines).
 	Small bool
 	// FastGossip uses memberlist's local-network timings (tests): failures
-	// are detected in about a second instead of several.
+	// are detected in a few seconds instead of many, and dead members are
+	// given up after 2s instead of 15s.
 	FastGossip bool
+	// WrapGossip, when set, wraps memberlist's network transport (tests
+	// pass one that injects faults).
+	WrapGossip func(memberlist.NodeAwareTransport) memberlist.NodeAwareTransport
 	// Dial opens outgoing connections (raft and RPC); default net.Dialer.
 	Dial DialFunc
 	// Version is advertised in gossip metadata.
@@ -109,6 +123,11 @@ type Node struct {
 	ml    *memberlist.Memberlist
 	peers *peerSet
 	rpc   *rpcClients
+	keys  clusterKeys
+
+	contact  *raftContact  // the leader's heartbeats to each server
+	caughtUp atomic.Bool   // applied up to the leader's index seen at start
+	raftDone chan struct{} // closed once raft has shut down
 
 	notifyCh  chan bool
 	ready     atomic.Bool // leader and Barrier done in this term
@@ -121,8 +140,9 @@ type Node struct {
 }
 
 // New opens the node's stores, starts raft, joins gossip and starts the
-// background loops (leadership, bootstrap, join). The caller serves
-// Handler on the HTTP listener at opts.HTTPAddr and calls Close at the end.
+// background loops (leadership, bootstrap, join and rejoin, catch-up). The
+// caller serves Handler on the HTTP listener at opts.HTTPAddr and calls
+// Close at the end.
 func New(opts Options) (n *Node, err error) {
 	opts = withDefaults(opts)
 	n = &Node{
@@ -131,6 +151,8 @@ func New(opts Options) (n *Node, err error) {
 		notifyCh: make(chan bool, 16),
 		memberCh: make(chan struct{}, 1),
 		peers:    newPeerSet(),
+		contact:  newRaftContact(),
+		raftDone: make(chan struct{}),
 	}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	defer func() {
@@ -138,6 +160,9 @@ func New(opts Options) (n *Node, err error) {
 			n.Close()
 		}
 	}()
+	if n.keys, err = deriveKeys(opts.Secret); err != nil {
+		return nil, err
+	}
 	n.rpc = newRPCClients(opts.Dial, n.rpcToken())
 
 	// Stores: the raft log (synced); the state (made durable by the log) is
@@ -169,8 +194,17 @@ func New(opts Options) (n *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen for raft on %s: %w", opts.RaftAddr, err)
 	}
+	// Its advertised address must be one peers can dial; a node without
+	// gossip (dev) has no peers and may keep a wildcard bind address.
+	var advertise net.Addr = ln.Addr()
+	if opts.RaftAdvertise != "" || opts.GossipAddr != "" {
+		if advertise, err = advertiseAddr(opts.RaftAdvertise, ln.Addr()); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("raft advertise address: %w", err)
+		}
+	}
 	n.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream:  &streamLayer{Listener: ln, dial: opts.Dial},
+		Stream:  &streamLayer{Listener: ln, advertise: advertise, dial: opts.Dial},
 		MaxPool: 3,
 		Timeout: 10 * time.Second,
 		Logger:  n.log.Named("transport"),
@@ -189,6 +223,8 @@ func New(opts Options) (n *Node, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("start raft: %w", err)
 	}
+	// The leader's heartbeats to each server, as raft observes them.
+	n.watchHeartbeats()
 
 	// Gossip, so servers find each other.
 	if opts.GossipAddr != "" {
@@ -202,9 +238,10 @@ func New(opts Options) (n *Node, err error) {
 	if !hasState && opts.BootstrapExpect > 0 {
 		n.goLoop(n.bootstrapLoop)
 	}
-	if len(opts.Join) > 0 && n.ml != nil {
-		n.goLoop(n.joinLoop)
+	if n.ml != nil {
+		n.goLoop(n.rejoinLoop)
 	}
+	n.goLoop(n.catchUpLoop)
 	return n, nil
 }
 
@@ -218,6 +255,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.RemoveGoneAfter <= 0 {
 		o.RemoveGoneAfter = 72 * time.Hour
+	}
+	if o.RejoinInterval <= 0 {
+		o.RejoinInterval = 30 * time.Second
 	}
 	if o.ReconcileInterval <= 0 {
 		o.ReconcileInterval = 5 * time.Second
@@ -315,7 +355,10 @@ func (n *Node) Leader() string {
 	return string(id)
 }
 
-// Healthy tells whether the node can accept events now, and if not why.
+// Healthy tells whether the node can accept events now, and if not why:
+// it knows a leader, and it has applied everything the leader had applied
+// when this node first reached it after starting (so a restarted node
+// with a backlog is not healthy until it has caught up).
 func (n *Node) Healthy() (bool, string) {
 	if n.ctx.Err() != nil {
 		return false, "shutting down"
@@ -323,14 +366,15 @@ func (n *Node) Healthy() (bool, string) {
 	if n.Leader() == "" {
 		return false, "no leader"
 	}
+	if !n.caughtUp.Load() {
+		return false, "catching up"
+	}
 	return true, ""
 }
 
-// rpcToken is the bearer token of node-to-node RPC, derived from the secret.
+// rpcToken is the bearer token of node-to-node RPC, a subkey of the secret.
 func (n *Node) rpcToken() string {
-	m := hmac.New(sha256.New, n.opts.Secret)
-	m.Write([]byte("lookout node rpc v1"))
-	return hex.EncodeToString(m.Sum(nil))
+	return hex.EncodeToString(n.keys.rpc)
 }
 
 // Handler returns the path prefix and handler of the node-to-node RPC
@@ -351,6 +395,7 @@ func (n *Node) Close() error {
 		if n.raft != nil {
 			errs = append(errs, n.raft.Shutdown().Error())
 		}
+		close(n.raftDone)
 		n.wg.Wait()
 		if n.trans != nil {
 			errs = append(errs, n.trans.Close())

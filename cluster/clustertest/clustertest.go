@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -25,6 +26,9 @@ import (
 type Options struct {
 	// Tune edits each node's options before it starts.
 	Tune func(i int, o *cluster.Options)
+	// BindAll binds every listener of every node to 0.0.0.0 and advertises
+	// 127.0.0.1, as a node in a container would.
+	BindAll bool
 	// Serve adds handlers (the APIs under test) to a node's HTTP mux each
 	// time the node starts; the function it returns runs when the node is
 	// killed, after its HTTP server closed.
@@ -59,6 +63,13 @@ func (n *Node) State() *state.Store { return n.state }
 // StateOf is the state store of a node started by a test cluster (for
 // leader tasks, which get the *cluster.Node).
 func StateOf(n *cluster.Node) *state.Store { return n.StateMachine().(*state.Store) }
+
+// httpBind is the address the node's HTTP listener binds.
+func (n *Node) httpBind() string {
+	host, _, _ := net.SplitHostPort(n.ln.Addr().String())
+	_, port, _ := net.SplitHostPort(n.opts.HTTPAddr)
+	return net.JoinHostPort(host, port)
+}
 
 // URL is the base URL of the node's HTTP listener.
 func (n *Node) URL() string { return "http://" + n.opts.HTTPAddr }
@@ -108,7 +119,11 @@ func nodeID(i int, id string) string {
 func (c *Cluster) add(id string, cutOff bool) *Node {
 	t := c.t
 	i := len(c.Nodes)
-	raftAddr := "127.0.0.1:0"
+	bind := "127.0.0.1"
+	if c.opt.BindAll {
+		bind = "0.0.0.0"
+	}
+	raftAddr := bind + ":0"
 	if cutOff {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -118,20 +133,22 @@ func (c *Cluster) add(id string, cutOff bool) *Node {
 		l.Close()
 		c.Net.Block(raftAddr)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", bind+":0")
 	if err != nil {
 		t.Fatalf("listen: %v", err)
 	}
-	c.Net.Own(ln.Addr().String(), i)
+	httpAddr := net.JoinHostPort("127.0.0.1", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+	c.Net.Own(httpAddr, i)
 	opts := cluster.Options{
 		NodeID:            nodeID(i, id),
 		DataDir:           t.TempDir(),
 		RaftAddr:          raftAddr,
-		HTTPAddr:          ln.Addr().String(),
-		GossipAddr:        "127.0.0.1:0",
+		HTTPAddr:          httpAddr,
+		GossipAddr:        bind + ":0",
 		BootstrapExpect:   c.expect,
 		Secret:            []byte("clustertest secret"),
 		ReconcileInterval: 300 * time.Millisecond,
+		RejoinInterval:    time.Second,
 		Raft: cluster.RaftTuning{
 			HeartbeatTimeout:   700 * time.Millisecond,
 			ElectionTimeout:    700 * time.Millisecond,
@@ -140,8 +157,12 @@ func (c *Cluster) add(id string, cutOff bool) *Node {
 		Small:      true,
 		FastGossip: true,
 		Dial:       c.Net.Dialer(i),
+		WrapGossip: c.Net.GossipTransport(i),
 		Version:    "test",
 		Logger:     hclog.New(&hclog.LoggerOptions{Name: fmt.Sprintf("node%d", i), Level: hclog.Warn, Output: testWriter{t: t, quiet: &c.quiet}}),
+	}
+	if c.opt.BindAll {
+		opts.RaftAdvertise, opts.GossipAdvertise = "127.0.0.1", "127.0.0.1"
 	}
 	if i > 0 {
 		opts.Join = []string{c.Nodes[0].opts.GossipAddr}
@@ -170,9 +191,11 @@ func (c *Cluster) start(n *Node) {
 		c.t.Fatalf("start node %d: %v", n.Index, err)
 	}
 	n.Node, n.state = node, st
-	n.opts.RaftAddr = node.RaftAddr()
-	n.opts.GossipAddr = node.GossipAddr()
-	c.Net.Own(n.opts.RaftAddr, n.Index)
+	// A restart binds the same ports on the same bind addresses.
+	n.opts.RaftAddr = samePort(n.opts.RaftAddr, node.RaftAddr())
+	n.opts.GossipAddr = samePort(n.opts.GossipAddr, node.GossipAddr())
+	c.Net.Own(node.RaftAddr(), n.Index)
+	c.Net.Own(node.GossipAddr(), n.Index)
 	mux := http.NewServeMux()
 	path, h := node.Handler()
 	mux.Handle(path, h)
@@ -211,7 +234,7 @@ func (c *Cluster) Restart(i int) {
 	if n.Node != nil {
 		c.t.Fatalf("node %d is running", i)
 	}
-	ln, err := listenRetry(n.opts.HTTPAddr)
+	ln, err := listenRetry(n.httpBind())
 	if err != nil {
 		c.t.Fatalf("restart node %d: %v", i, err)
 	}
@@ -223,6 +246,14 @@ func (c *Cluster) Restart(i int) {
 		}
 	}
 	c.start(n)
+}
+
+// samePort is bind with the port of advertised (a node advertises the
+// port it bound).
+func samePort(bind, advertised string) string {
+	host, _, _ := net.SplitHostPort(bind)
+	_, port, _ := net.SplitHostPort(advertised)
+	return net.JoinHostPort(host, port)
 }
 
 func listenRetry(addr string) (net.Listener, error) {

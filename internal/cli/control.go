@@ -44,6 +44,11 @@ type controlConfig struct {
 	smtp            channel.SMTPSettings
 	publicURL       string
 	alertRetryFor   time.Duration
+
+	// --advertise-*, and what the node tells its peers (resolveAdvertise):
+	// "" keeps the bound address, a port of 0 means the bound port.
+	advertiseAddr, advertiseHTTP, advertiseRaft string
+	advHTTP, advRaft, advGossip                 string
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -56,6 +61,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.httpAddr, "http-addr", "127.0.0.1:8080", "HTTP listener: Ingest, Management and operator APIs, node RPC")
 	fs.StringVar(&c.raftAddr, "raft-addr", "127.0.0.1:8300", "raft listener, reachable by the other nodes")
 	fs.StringVar(&c.gossipAddr, "gossip-addr", "127.0.0.1:8301", "gossip (memberlist) listener, TCP and UDP; unused with --dev")
+	fs.StringVar(&c.advertiseAddr, "advertise-addr", "", "IP or host name peers reach this node at, for HTTP, raft and gossip (default: each listener's own address, which must then not be 0.0.0.0 or ::)")
+	fs.StringVar(&c.advertiseHTTP, "advertise-http", "", "host:port peers forward requests to (default: --advertise-addr with the --http-addr port)")
+	fs.StringVar(&c.advertiseRaft, "advertise-raft", "", "host:port peers replicate raft to (default: --advertise-addr with the --raft-addr port)")
 	fs.IntVar(&c.bootstrapExpect, "bootstrap-expect", 0, "servers that must meet before one bootstraps the cluster (0: join an existing cluster)")
 	fs.Var(&c.join, "join", "gossip addresses of other nodes, comma-separated")
 	fs.StringVar(&c.adminToken, "admin-token", "", "operator token for /admin/v1; also secures node-to-node traffic (required without --dev)")
@@ -113,6 +121,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	if c.retentionCount < 1 || c.retentionAge < time.Hour {
 		return nil, usageError{"--event-retention-count must be at least 1 and --event-retention-age at least 1h"}
 	}
+	if err := c.resolveAdvertise(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -147,9 +158,10 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	// The alert channels, with the operator's SMTP server: saved channel
 	// configs are validated with it and alerts are sent through it.
 	channelRegistry := channels.Registry(channel.Deps{SMTP: cfg.smtp})
+	httpAdvertised := advertisedHTTP(cfg.advHTTP, ln.Addr())
 	publicURL := cfg.publicURL
 	if publicURL == "" {
-		publicURL = "http://" + ln.Addr().String()
+		publicURL = "http://" + httpAdvertised
 	}
 
 	// The replicated state in Badger, closed after the node that drives it.
@@ -165,8 +177,10 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		DataDir:         cfg.dataDir,
 		State:           st,
 		RaftAddr:        cfg.raftAddr,
-		HTTPAddr:        ln.Addr().String(),
+		RaftAdvertise:   cfg.advRaft,
+		HTTPAddr:        httpAdvertised,
 		GossipAddr:      cfg.gossipAddr,
+		GossipAdvertise: cfg.advGossip,
 		Join:            cfg.join,
 		BootstrapExpect: cfg.bootstrapExpect,
 		Secret:          []byte(cfg.adminToken),
@@ -220,7 +234,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		return srv.Shutdown(sctx)
 	})
 	base := "http://" + ln.Addr().String()
-	log.Info("control node serving", "node", cfg.nodeID, "http", base, "raft", node.RaftAddr(), "gossip", node.GossipAddr())
+	log.Info("control node serving", "node", cfg.nodeID, "http", base, "advertise_http", httpAdvertised, "raft", node.RaftAddr(), "gossip", node.GossipAddr())
 	if cfg.dev {
 		g.Go(func() error {
 			return devWelcome(gctx, node, st, adminAPI, welcome{base: base, dataDir: cfg.dataDir, token: cfg.adminToken, printToken: printToken}, stdout)

@@ -1,0 +1,40 @@
+package cluster
+
+import (
+	"crypto/hkdf"
+	"crypto/sha256"
+	"fmt"
+)
+
+// The HKDF info strings of the cluster's subkeys: one purpose each, so a
+// key learnt from one channel says nothing about the other or the secret.
+const (
+	rpcKeyInfo    = "lookout cluster v2: node-to-node rpc bearer token"
+	gossipKeyInfo = "lookout cluster v2: memberlist gossip encryption (AES-256)"
+)
+
+// clusterKeys are the independent subkeys derived from the cluster secret
+// (the admin token). The secret itself is never sent or used as a key.
+type clusterKeys struct {
+	// rpc authenticates node-to-node RPC (hex, as a bearer token).
+	rpc []byte
+	// gossip encrypts memberlist traffic (an AES-256 key).
+	gossip []byte
+}
+
+// deriveKeys derives the cluster's subkeys from secret with HKDF-SHA256,
+// one info string per purpose.
+func deriveKeys(secret []byte) (clusterKeys, error) {
+	if len(secret) == 0 {
+		return clusterKeys{}, fmt.Errorf("cluster secret is empty")
+	}
+	rpc, err := hkdf.Key(sha256.New, secret, nil, rpcKeyInfo, 32)
+	if err != nil {
+		return clusterKeys{}, fmt.Errorf("derive rpc key: %w", err)
+	}
+	gossip, err := hkdf.Key(sha256.New, secret, nil, gossipKeyInfo, 32)
+	if err != nil {
+		return clusterKeys{}, fmt.Errorf("derive gossip key: %w", err)
+	}
+	return clusterKeys{rpc: rpc, gossip: gossip}, nil
+}
