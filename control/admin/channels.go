@@ -74,15 +74,18 @@ func (a *API) createChannel(ctx context.Context, accountID string, body createCh
 	}
 	isDefault := body.Default == nil || *body.Default
 	id := uuid.NewString()
-	err = a.apply(ctx, &raftv1.Command{Op: &raftv1.Command_CreateChannel{CreateChannel: &raftv1.CreateChannel{
+	cmd := &raftv1.Command{Op: &raftv1.Command_CreateChannel{CreateChannel: &raftv1.CreateChannel{
 		AccountId:  accountID,
 		ChannelId:  id,
 		Type:       body.Type,
 		Name:       body.Name,
 		ConfigJson: compact.Bytes(),
 		IsDefault:  isDefault,
-	}}})
-	if err != nil {
+	}}}
+	if err := checkCommand(cmd, "the channel"); err != nil {
+		return nil, err
+	}
+	if err = a.apply(ctx, cmd); err != nil {
 		return nil, err
 	}
 	return &channelCreated{ID: id, Type: body.Type, Name: body.Name, Default: isDefault, Config: compact.Bytes()}, nil

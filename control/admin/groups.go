@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -67,13 +68,16 @@ func (a *API) createGroup(ctx context.Context, accountID string, body groupBody)
 		return nil, err
 	}
 	id := uuid.NewString()
-	err = a.apply(ctx, &raftv1.Command{Op: &raftv1.Command_CreateNotificationGroup{CreateNotificationGroup: &raftv1.CreateNotificationGroup{
+	cmd := &raftv1.Command{Op: &raftv1.Command_CreateNotificationGroup{CreateNotificationGroup: &raftv1.CreateNotificationGroup{
 		AccountId:    accountID,
 		GroupId:      id,
 		Name:         body.Name,
 		ChannelsJson: channels,
-	}}})
-	if err != nil {
+	}}}
+	if err := checkCommand(cmd, "the notification group"); err != nil {
+		return nil, err
+	}
+	if err = a.apply(ctx, cmd); err != nil {
 		return nil, err
 	}
 	return &groupCreated{ID: id, Name: body.Name, Channels: channels}, nil
@@ -90,6 +94,9 @@ func (a *API) checkChannels(raw json.RawMessage) (json.RawMessage, error) {
 	var items []json.RawMessage
 	if raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
 		return nil, invalidField("channels", "must be an array of channel objects")
+	}
+	if len(items) > state.MaxGroupChannels {
+		return nil, invalidField("channels", fmt.Sprintf("at most %d channels, got %d", state.MaxGroupChannels, len(items)))
 	}
 	var out bytes.Buffer
 	out.WriteByte('[')

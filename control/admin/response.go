@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"lookout/cluster/clusterapi"
+	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -85,9 +86,21 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
+// checkCommand answers 413 request_too_large for a command over the state
+// machine's bounds (state.CheckCommand), before it is proposed; what names
+// the thing that is too large.
+func checkCommand(cmd *raftv1.Command, what string) error {
+	if err := state.CheckCommand(cmd); err != nil {
+		return &Error{Status: http.StatusRequestEntityTooLarge, Code: codeTooLarge,
+			Message: fmt.Sprintf("%s is too large to store (%v)", what, err)}
+	}
+	return nil
+}
+
 // apply proposes cmd and turns a result other than OK into an error:
-// NOT_FOUND and CONFLICT become 404 and 409; INVALID is a bug of this
-// package (it proposed a malformed command) and becomes a plain error, 500.
+// NOT_FOUND and CONFLICT become 404 and 409 (a CONFLICT with a code, such
+// as channel_limit_reached, keeps it); INVALID is a bug of this package (it
+// proposed a malformed command) and becomes a plain error, 500.
 func (a *API) apply(ctx context.Context, cmd *raftv1.Command) error {
 	res, err := a.cluster.Apply(ctx, cmd)
 	if err != nil {
@@ -99,7 +112,11 @@ func (a *API) apply(ctx context.Context, cmd *raftv1.Command) error {
 	case raftv1.Status_STATUS_NOT_FOUND:
 		return &Error{Status: http.StatusNotFound, Code: codeNotFound, Message: res.GetMessage()}
 	case raftv1.Status_STATUS_CONFLICT:
-		return &Error{Status: http.StatusConflict, Code: codeConflict, Message: res.GetMessage()}
+		code := codeConflict
+		if res.GetCode() != "" {
+			code = res.GetCode()
+		}
+		return &Error{Status: http.StatusConflict, Code: code, Message: res.GetMessage()}
 	default:
 		return fmt.Errorf("state machine refused the command (%s): %s", res.GetStatus(), res.GetMessage())
 	}

@@ -1,10 +1,12 @@
 package manage
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
 
+	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	"lookout/internal/manifest"
 )
@@ -116,14 +118,18 @@ func (a *API) handleApply(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	rep.Summary["orphaned"] = len(rep.Orphans)
+	cmd := &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
+		AccountId: acct, Creates: creates, Updates: updates,
+	}}}
+	if n := len(creates) + len(updates); n > 0 && !fitsOneApply(w, n, cmd) {
+		return
+	}
 	if dryRun || len(creates)+len(updates) == 0 {
 		writeJSON(w, http.StatusOK, rep)
 		return
 	}
 	entryOf = append(entryOf, updateEntries...)
-	res, ok := a.apply(w, r, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
-		AccountId: acct, Creates: creates, Updates: updates,
-	}}})
+	res, ok := a.apply(w, r, cmd)
 	if !ok {
 		return
 	}
@@ -136,6 +142,32 @@ func (a *API) handleApply(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, rep)
+}
+
+// codeBundleTooLarge refuses an apply whose changes do not fit one raft
+// command (state.MaxPutMonitors monitors, state.MaxPutMonitorsBytes).
+const codeBundleTooLarge = "bundle_too_large"
+
+// fitsOneApply checks that the PutMonitors of an apply changing n monitors
+// is within the state machine's bounds; false means it answered 422
+// bundle_too_large. Only creates and updates count: unchanged entries cost
+// nothing, and applying part of a bundle leaves the rest alone (apply
+// never deletes), so a large bundle can be applied in parts.
+func fitsOneApply(w http.ResponseWriter, n int, cmd *raftv1.Command) bool {
+	var msg string
+	if n > state.MaxPutMonitors {
+		msg = fmt.Sprintf("the bundle would create or update %d monitors; one apply changes at most %d: apply it in parts (apply never deletes, so a part leaves the other monitors alone)", n, state.MaxPutMonitors)
+	} else if err := state.CheckCommand(cmd); err != nil {
+		msg = fmt.Sprintf("the bundle's changes are too large for one apply (%v): apply it in parts (apply never deletes, so a part leaves the other monitors alone)", err)
+	} else {
+		return true
+	}
+	writeInvalid(w, manifest.ErrorBody{
+		Message:    msg,
+		Errors:     map[string][]string{manifest.KeyBundle: {msg}},
+		ErrorCodes: map[string][]string{manifest.KeyBundle: {codeBundleTooLarge}},
+	})
+	return false
 }
 
 // nameSpace is the name space of a kind: ping monitors, or checks.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/manifest"
@@ -181,6 +182,10 @@ func (a *API) handleDelete(w http.ResponseWriter, r *http.Request) {
 			"panel_url": a.panelURL(r) + "/monitors/" + id,
 			"code":      "delete_requires_confirm",
 		})
+		return
+	}
+	if len(id) > state.MaxKeyPartBytes {
+		notFound(w, id) // no monitor has such an id; the command would be over its bounds
 		return
 	}
 	res, ok := a.apply(w, r, &raftv1.Command{Op: &raftv1.Command_DeleteMonitor{DeleteMonitor: &raftv1.DeleteMonitor{

@@ -3,6 +3,7 @@ package openapi_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -10,6 +11,8 @@ import (
 
 	"lookout/cluster"
 	"lookout/control/controltest"
+	"lookout/control/state"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
 // endpointCase is one real request to the APIs. Its request and answer are
@@ -94,6 +97,26 @@ func cases(f *fixture) []endpointCase {
 	}
 	noLeader := cluster.ErrNoLeader
 	broken := errors.New("disk on fire")
+	// Bounds of what one raft command holds (state.Max...).
+	pings := make([]string, state.MaxPutMonitors+1)
+	for i := range pings {
+		pings[i] = fmt.Sprintf(`{"kind":"ping","name":"bulk-%d","timeout_seconds":60}`, i)
+	}
+	tooManyChanges := `{"manifest_version":1,"monitors":[` + strings.Join(pings, ",") + `]}`
+	slacks := make([]string, state.MaxGroupChannels+1)
+	for i := range slacks {
+		slacks[i] = `{"type":"slack","config":{"webhook_url":"https://hooks.slack.com/x"}}`
+	}
+	bigWebhook := `{"type":"webhook","config":{"url":"https://example.com/hook","secret":"whsec_` + strings.Repeat("QUFB", state.MaxCommandBytes/4) + `"}}`
+	channelsFull := func(f *fixture) func() {
+		have, _ := f.srv.Store.Channels(f.noCode.ID)
+		for i := len(have); i < state.MaxAccountChannels; i++ {
+			f.srv.Cluster.Apply(context.Background(), &raftv1.Command{Op: &raftv1.Command_CreateChannel{CreateChannel: &raftv1.CreateChannel{
+				AccountId: f.noCode.ID, ChannelId: uuid.NewString(), Type: "slack", Name: "c", ConfigJson: []byte(`{"webhook_url":"https://hooks.slack.com/x"}`), IsDefault: true,
+			}}})
+		}
+		return func() {}
+	}
 
 	return []endpointCase{
 		// Ingest API: POST /ping.
@@ -254,6 +277,8 @@ func cases(f *fixture) []endpointCase {
 		{name: "create group unknown channel field", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x","channels":[{"type":"slack","url":"https://x"}]}`, status: 400, contains: "channels[0].url", invalidRequest: true},
 		{name: "create group without token", method: "POST", path: acct + "/notification-groups", body: `{"name":"x"}`, status: 401},
 		{name: "create group unknown account", method: "POST", path: "/admin/v1/accounts/" + unknownID + "/notification-groups", headers: bearer(admin), body: `{"name":"x"}`, status: 404},
+		{name: "create group of too many channels", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x","channels":[` + strings.Join(slacks, ",") + `]}`, status: 400, contains: "invalid field: channels", invalidRequest: true},
+		{name: "create group too large to store", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x","channels":[` + bigWebhook + `]}`, status: 413, contains: "too large to store"},
 		{name: "create group too large", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x"}` + strings.Repeat(" ", 1<<20), status: 413},
 		{name: "create group storage failure", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x"}`, status: 500, setup: failApply(broken)},
 		{name: "create group without leader", method: "POST", path: acct + "/notification-groups", headers: bearer(admin), body: `{"name":"x"}`, status: 503, setup: failApply(noLeader)},
@@ -263,6 +288,8 @@ func cases(f *fixture) []endpointCase {
 		{name: "create channel invalid config", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"not a url"}}`, status: 400, contains: "config.webhook_url"},
 		{name: "create channel without token", method: "POST", path: acct + "/channels", body: `{"type":"slack","name":"x","config":{}}`, status: 401},
 		{name: "create channel unknown account", method: "POST", path: "/admin/v1/accounts/" + unknownID + "/channels", headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"https://hooks.slack.com/x"}}`, status: 404},
+		{name: "create channel too large to store", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"name":"x",` + bigWebhook[1:], status: 413, contains: "too large to store"},
+		{name: "create channel past the account's limit", method: "POST", path: "/admin/v1/accounts/" + f.noCode.ID + "/channels", headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"https://hooks.slack.com/x"}}`, status: 409, contains: "channel_limit_reached", setup: channelsFull},
 		{name: "create channel too large", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"type":"slack","name":"x","config":{}}` + strings.Repeat(" ", 1<<20), status: 413},
 		{name: "create channel storage failure", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"https://hooks.slack.com/x"}}`, status: 500, setup: failApply(broken)},
 		{name: "create channel without leader", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"https://hooks.slack.com/x"}}`, status: 503, setup: failApply(noLeader)},
@@ -427,6 +454,7 @@ func cases(f *fixture) []endpointCase {
 		{name: "apply without config as code", method: "POST", path: mon + "/apply", headers: bearer(f.noCode.ManagementKey), body: bundle, status: 403, contains: "config_as_code_disabled"},
 		{name: "apply without write scope", method: "POST", path: mon + "/apply", headers: bearer(f.readKey), body: bundle, status: 403, contains: "insufficient_scope"},
 		{name: "apply without key", method: "POST", path: mon + "/apply", body: bundle, status: 401},
+		{name: "apply of too many changes", method: "POST", path: mon + "/apply?dry_run=true", headers: bearer(mk), body: tooManyChanges, status: 422, contains: "bundle_too_large"},
 		{name: "apply too large", method: "POST", path: mon + "/apply", headers: bearer(mk), body: bundle + strings.Repeat(" ", 16<<20), status: 413},
 		{name: "apply storage failure", method: "POST", path: mon + "/apply", headers: bearer(mk), body: `{"manifest_version":1,"monitors":[{"kind":"ping","name":"fresh","timeout_seconds":60}]}`, status: 500, setup: failApply(broken)},
 		{name: "apply without leader", method: "POST", path: mon + "/apply", headers: bearer(mk), body: bundle, status: 503, setup: failReads(noLeader)},

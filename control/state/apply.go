@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
+	"google.golang.org/protobuf/proto"
 
 	"lookout/cluster/clusterapi"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -34,8 +35,11 @@ func (s *Store) CommandVersion() uint32 { return CommandVersion }
 // the batch does not fit one, it is split between entries, never inside one,
 // and each transaction records the index of its last entry.
 //
-// An I/O error of the database panics: the node cannot keep a state that
-// differs from its peers', and a restart replays from the applied index.
+// A command over its bounds (CheckCommand), and an entry that alone does
+// not fit a fresh transaction, are answered INVALID (CodeCommandTooLarge)
+// and write only the applied index. An I/O error of the database panics:
+// the node cannot keep a state that differs from its peers', and a restart
+// replays from the applied index.
 func (s *Store) ApplyBatch(entries []Entry) []*raftv1.Result {
 	results := make([]*raftv1.Result, len(entries))
 	for start := 0; start < len(entries); {
@@ -49,7 +53,8 @@ func (s *Store) ApplyBatch(entries []Entry) []*raftv1.Result {
 }
 
 // applyRun applies as many leading entries as fit in one transaction,
-// commits them and returns how many it consumed.
+// commits them and returns how many it consumed. An entry that does not fit
+// even alone is refused (refuseTooBig).
 func (s *Store) applyRun(entries []Entry, results []*raftv1.Result) (int, error) {
 	applied := s.AppliedIndex()
 	txn := s.db.NewTransaction(true)
@@ -62,12 +67,16 @@ func (s *Store) applyRun(entries []Entry, results []*raftv1.Result) (int, error)
 			continue
 		}
 		res, err := s.applyEntry(txn, e)
-		if errors.Is(err, badger.ErrTxnTooBig) && last != applied {
-			// Commit what fits, without this entry: redo the run up to it
-			// in a fresh transaction (apply is deterministic).
+		if errors.Is(err, badger.ErrTxnTooBig) {
 			txn.Discard()
 			txn = s.db.NewTransaction(true)
-			return s.commitRun(txn, entries[:i], results)
+			if last != applied {
+				// Commit what fits, without this entry: redo the run up
+				// to it in a fresh transaction (apply is deterministic).
+				return s.commitRun(txn, entries[:i], results)
+			}
+			// The entry alone does not fit a fresh transaction.
+			res, err = s.refuseTooBig(txn, e)
 		}
 		if err != nil {
 			return 0, err
@@ -110,6 +119,26 @@ func (s *Store) commitRun(txn *badger.Txn, entries []Entry, results []*raftv1.Re
 	return len(entries), nil
 }
 
+// refuseTooBig answers an entry that did not fit a fresh transaction as
+// INVALID (CodeCommandTooLarge), writing only the applied index in txn.
+//
+// This is a safety net under the bounds of CheckCommand, which keep every
+// command well inside the transaction limits of every Badger option set a
+// node can run with, so that it is never reached. If a bound were wrong,
+// panicking here would stop every node at every replay of the entry, for
+// good; refusing it lets the cluster go on. Every node refuses it alike as
+// long as they run the same options (the limits derive from them); a node
+// with larger limits would apply it, which is why the bounds, not this,
+// are what keeps the nodes equal. The entry is logged at error level.
+func (s *Store) refuseTooBig(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
+	s.log.Error("raft entry does not fit one transaction; refused (a command bound is too loose)",
+		"index", e.Index, "request_id", e.Command.GetRequestId(), "bytes", proto.Size(e.Command))
+	s.alertsRaised = false
+	res := &raftv1.Result{Status: raftv1.Status_STATUS_INVALID, Code: CodeCommandTooLarge,
+		Message: "the command does not fit one transaction"}
+	return res, txn.Set(keyApplied, u64(e.Index))
+}
+
 // applyEntry applies one entry and records its index in the same txn.
 func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 	cmd := e.Command
@@ -117,6 +146,11 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 		// Applying an envelope we do not understand would make this node's
 		// state differ from its peers'. Stop instead.
 		panic(fmt.Sprintf("state: raft entry %d has command version %d; this node applies version %d: upgrade it", e.Index, cmd.GetVersion(), CommandVersion))
+	}
+	if err := CheckCommand(cmd); err != nil {
+		// Over its bounds: refused alike on every node, and not
+		// remembered under its request id (a retry is refused again).
+		return tooLarge(err), txn.Set(keyApplied, u64(e.Index))
 	}
 	if changesAuth(cmd) {
 		s.authDirty = true

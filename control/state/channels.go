@@ -12,7 +12,9 @@ import (
 func channelKey(accountID, id string) []byte { return k(prefixChannel, accountID, id) }
 
 // applyCreateChannel stores an alert channel of an account. The config was
-// validated by the proposer; the state keeps it as sent.
+// validated by the proposer; the state keeps it as sent. An account has at
+// most MaxAccountChannels channels (an alert to its default channels
+// carries one delivery per channel).
 func applyCreateChannel(txn *badger.Txn, now int64, c *raftv1.CreateChannel) (*raftv1.Result, error) {
 	if c.GetChannelId() == "" || c.GetType() == "" {
 		return invalid("create channel: id and type are required"), nil
@@ -28,6 +30,17 @@ func applyCreateChannel(txn *badger.Txn, now int64, c *raftv1.CreateChannel) (*r
 	key := channelKey(c.GetAccountId(), c.GetChannelId())
 	if taken, err := exists(txn, key); err != nil || taken {
 		return conflict("channel %s exists", c.GetChannelId()), err
+	}
+	n := 0 // the account's channels, counted by key
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: k(prefixChannel, c.GetAccountId(), "")})
+	for it.Rewind(); it.Valid(); it.Next() {
+		n++
+	}
+	it.Close()
+	if n >= MaxAccountChannels {
+		res := conflict("the account has %d channels, at most %d", n, MaxAccountChannels)
+		res.Code = CodeChannelLimitReached
+		return res, nil
 	}
 	ch := &statev1.Channel{
 		Id: c.GetChannelId(), AccountId: c.GetAccountId(), Type: c.GetType(), Name: c.GetName(),

@@ -191,9 +191,11 @@ func purgeEvents(txn *badger.Txn, values *valueCache, monitorID string, limit in
 // applyPruneEvents is the background clean-up, bounded by max deletions:
 // first expired request ids and event ids (their TTLs count from the
 // command's time), then what deleted monitors left behind, then, oldest
-// receipt first, events received before before_unix_ms, keeping the
-// counters of their monitors right. The result message is the number
-// deleted; the leader proposes again while it is max.
+// receipt first, events received before before_unix_ms (of at most
+// MaxPruneMonitors monitors), keeping the counters of their monitors
+// right. The result message is the number deleted, or max when the entry
+// stopped at MaxPruneMonitors monitors with events left: the leader
+// proposes again while it is max.
 func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*raftv1.Result, error) {
 	if c.GetMax() <= 0 || c.GetMax() > MaxPruneEvents {
 		return invalid("prune events: max must be 1 to %d", MaxPruneEvents), nil
@@ -226,23 +228,13 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 		}
 		deleted += n
 	}
-	var old [][]byte
-	limit := kb(prefixEventTime, u64(uint64(max(c.GetBeforeUnixMs(), 0))))
-	it = txn.NewIterator(badger.IteratorOptions{Prefix: prefixEventTime})
-	for it.Rewind(); it.Valid() && deleted+len(old) < budget; it.Next() {
-		key := it.Item().KeyCopy(nil)
-		if bytes.Compare(key, limit) >= 0 {
-			break
-		}
-		old = append(old, key)
+	old, full, err := expiredEvents(txn, c.GetBeforeUnixMs(), budget-deleted)
+	if err != nil {
+		return nil, err
 	}
-	it.Close()
 	mons := newMonitorCache(txn, ctx.values)
-	for _, key := range old {
-		id, seq, err := parseEventTimeKey(key)
-		if err != nil {
-			return nil, err
-		}
+	for _, e := range old {
+		key, id, seq := e.key, e.monitor, e.seq
 		evKey := eventKey(id, seq)
 		if err := txn.Delete(evKey); err != nil {
 			return nil, err
@@ -258,7 +250,47 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 	if err := mons.flush(); err != nil {
 		return nil, err
 	}
-	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Message: strconv.Itoa(ids + deleted + len(old))}, nil
+	n = ids + deleted + len(old)
+	if full {
+		n = int(c.GetMax())
+	}
+	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Message: strconv.Itoa(n)}, nil
+}
+
+// expiredEvent is an ev-time: key with its monitor and seq.
+type expiredEvent struct {
+	key     []byte
+	monitor string
+	seq     uint64
+}
+
+// expiredEvents lists, oldest receipt first, up to limit events received
+// before beforeMs, of at most MaxPruneMonitors monitors (each one's record
+// is rewritten, and a record can be tens of KB). full reports that it
+// stopped at that many monitors with events left.
+func expiredEvents(txn *badger.Txn, beforeMs int64, limit int) (old []expiredEvent, full bool, err error) {
+	end := kb(prefixEventTime, u64(uint64(max(beforeMs, 0))))
+	monitors := map[string]bool{}
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixEventTime})
+	defer it.Close()
+	for it.Rewind(); it.Valid() && len(old) < limit; it.Next() {
+		key := it.Item().KeyCopy(nil)
+		if bytes.Compare(key, end) >= 0 {
+			break
+		}
+		id, seq, err := parseEventTimeKey(key)
+		if err != nil {
+			return nil, false, err
+		}
+		if !monitors[id] {
+			if len(monitors) == MaxPruneMonitors {
+				return old, true, nil
+			}
+			monitors[id] = true
+		}
+		old = append(old, expiredEvent{key: key, monitor: id, seq: seq})
+	}
+	return old, false, nil
 }
 
 // Events returns up to limit (all when limit <= 0) events of the account's

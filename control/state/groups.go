@@ -1,7 +1,9 @@
 package state
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -9,7 +11,11 @@ import (
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
-// applyCreateGroup adds a notification group; names are unique per account.
+// applyCreateGroup adds a notification group; names are unique per
+// account. Its channels (none when empty) must be a JSON array of at most
+// MaxGroupChannels channel objects: route reads them for every alert of
+// the group, and must never fail, and an alert carries one delivery per
+// channel.
 func applyCreateGroup(txn *badger.Txn, now int64, c *raftv1.CreateNotificationGroup) (*raftv1.Result, error) {
 	if c.GetGroupId() == "" || c.GetName() == "" {
 		return invalid("create notification group: id and name are required"), nil
@@ -26,11 +32,18 @@ func applyCreateGroup(txn *badger.Txn, now int64, c *raftv1.CreateNotificationGr
 	if taken, err := exists(txn, nameKey); err != nil || taken {
 		return conflict("a notification group named %q exists", c.GetName()), err
 	}
+	channels := c.GetChannelsJson()
+	if len(channels) == 0 {
+		channels = []byte("[]") // none; route reads it as JSON
+	}
+	if err := checkGroupChannels(channels); err != nil {
+		return invalid("create notification group: %v", err), nil
+	}
 	g := &statev1.NotificationGroup{
 		Id:            c.GetGroupId(),
 		AccountId:     c.GetAccountId(),
 		Name:          c.GetName(),
-		ChannelsJson:  c.GetChannelsJson(),
+		ChannelsJson:  channels,
 		CreatedUnixMs: now,
 	}
 	if err := setProto(txn, k(prefixGroup, g.AccountId, g.Id), g); err != nil {
@@ -63,4 +76,19 @@ func (s *Store) NotificationGroupByName(accountID, name string) (*statev1.Notifi
 		return nil, err
 	}
 	return &g, nil
+}
+
+// checkGroupChannels checks a group's channels_json as route reads it: a
+// JSON array of objects, at most MaxGroupChannels of them.
+func checkGroupChannels(raw []byte) error {
+	var channels []struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &channels); err != nil || channels == nil {
+		return errors.New("channels must be a JSON array of channel objects")
+	}
+	if len(channels) > MaxGroupChannels {
+		return fmt.Errorf("%d channels, at most %d", len(channels), MaxGroupChannels)
+	}
+	return nil
 }

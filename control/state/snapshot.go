@@ -2,6 +2,7 @@ package state
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -84,9 +85,17 @@ func (sn *Snapshot) Release() { sn.txn.Discard() }
 // Restore replaces the whole state with the snapshot read from r: the
 // database is wiped, then loaded in large write batches. The applied index
 // comes from the snapshot.
+//
+// It is crash-safe: the applied index is written last, in its own
+// transaction, after every other key is flushed and synced. A restore cut
+// short (a broken stream, a crash) leaves a database whose applied index
+// is 0 (DropAll wiped it), never the snapshot's, so the node knows its
+// state is behind the snapshot and restores it again at start
+// (cluster's catchUpFromSnapshot) instead of running on half a state.
 func (s *Store) Restore(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 256<<10)
-	if _, err := SnapshotAppliedIndex(br); err != nil {
+	applied, err := SnapshotAppliedIndex(br)
+	if err != nil {
 		return err
 	}
 	s.values.reset()
@@ -97,6 +106,30 @@ func (s *Store) Restore(r io.Reader) error {
 	// applied index standing over missing data (or cached keys).
 	s.authDirty = true
 	s.setApplied(0)
+	if err := s.load(br); err != nil {
+		return err
+	}
+	// Everything else is on disk: now the applied index (absent in the
+	// snapshot of an empty state).
+	if applied > 0 {
+		err = s.db.Update(func(txn *badger.Txn) error { return txn.Set(keyApplied, u64(applied)) })
+		if err == nil {
+			err = s.db.Sync()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write restored applied index: %w", err)
+	}
+	s.authDirty = true
+	s.values.reset()
+	s.watch.publish(nil, false, true) // every monitor may have changed
+	s.setApplied(applied)
+	return nil
+}
+
+// load writes the key-value records of a snapshot stream (after its
+// header), but its applied index, and syncs them to disk.
+func (s *Store) load(br *bufio.Reader) error {
 	wb := s.db.NewWriteBatch()
 	defer wb.Cancel()
 	for {
@@ -111,6 +144,9 @@ func (s *Store) Restore(r io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("read snapshot value: %w", err)
 		}
+		if bytes.Equal(key, keyApplied) {
+			continue // written last, by Restore
+		}
 		if err := wb.Set(key, val); err != nil {
 			return fmt.Errorf("load snapshot: %w", err)
 		}
@@ -118,19 +154,9 @@ func (s *Store) Restore(r io.Reader) error {
 	if err := wb.Flush(); err != nil {
 		return fmt.Errorf("load snapshot: %w", err)
 	}
-	var applied uint64
-	err := s.db.View(func(txn *badger.Txn) error {
-		var err error
-		applied, err = readUint64(txn, keyApplied)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("read restored applied index: %w", err)
+	if err := s.db.Sync(); err != nil {
+		return fmt.Errorf("sync restored state: %w", err)
 	}
-	s.authDirty = true
-	s.values.reset()
-	s.watch.publish(nil, false, true) // every monitor may have changed
-	s.setApplied(applied)
 	return nil
 }
 

@@ -38,6 +38,10 @@ type Options struct {
 	// GCInterval is how often value-log GC runs (default
 	// badgerutil.DefaultGCInterval).
 	GCInterval time.Duration
+
+	// memTableSize overrides Badger's memtable size, which sets the
+	// transaction limits (tests of what happens past them).
+	memTableSize int64
 }
 
 // Store is the replicated state of one node.
@@ -66,9 +70,13 @@ func Open(o Options) (*Store, error) {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	db, err := badgerutil.Open(badgerutil.Config{Dir: o.Dir, Small: o.Small, Logger: logger.Named("badger")})
+	bo := badgerutil.Options(badgerutil.Config{Dir: o.Dir, Small: o.Small, Logger: logger.Named("badger")})
+	if o.memTableSize > 0 {
+		bo = bo.WithMemTableSize(o.memTableSize)
+	}
+	db, err := badger.Open(bo)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("open badger at %s: %w", o.Dir, err)
 	}
 	s := &Store{db: db, log: logger, advanced: make(chan struct{}), stopGC: func() {}, auth: newAuthCache(), values: newValueCache(), watch: newChangeWatch()}
 	err = db.View(func(txn *badger.Txn) error {

