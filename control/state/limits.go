@@ -16,8 +16,9 @@ import (
 // is answered INVALID with CodeCommandTooLarge and writes nothing but the
 // applied index. The APIs check them first and answer 413 or 422.
 //
-// They are chosen well below the smallest transaction any node can have.
-// Badger derives a transaction's limits from the memtable size: at most
+// They are chosen well below the transaction of the options every
+// `lookout control` node runs with (the default ones; the Small options are
+// for tests and no flag selects them). Badger derives a transaction's limits from the memtable size: at most
 // 15% of it in estimated bytes (key + value + 12 per write, but a value at
 // or over the value threshold counts only as a 12-byte pointer) and that
 // divided by 96 in writes. The Small options (4 MiB memtables, a 1 KiB
@@ -31,9 +32,10 @@ import (
 //   - PutMonitors: per monitor at most four writes (the record, the new
 //     name, the old name of a renamed check, a new project) with keys of at
 //     most MaxKeyPartBytes (a project's key holds its hex), under 4 KiB in
-//     all with the Small options: 100 renamed checks with the longest names
-//     use 55% of a Small transaction. With the default options the records
-//     count in full, and MaxPutMonitorsBytes keeps them to about 1 MB.
+//     all: 1,000 renamed checks with the longest names fit a default
+//     transaction with room to spare (about 180 fit a Small one, which
+//     tests never come near). With the default options the records count
+//     in full, and MaxPutMonitorsBytes keeps them to about 2 MB.
 //   - The small commands (accounts, keys, groups, channels, tokens, ...)
 //     write a handful of keys of at most MaxKeyPartBytes and values bounded
 //     by MaxCommandBytes.
@@ -47,9 +49,9 @@ import (
 const (
 	// MaxPutMonitors bounds the monitors (creates and updates) of one
 	// PutMonitors: one apply, POST or PUT of the Management API.
-	MaxPutMonitors = 100
+	MaxPutMonitors = 1000
 	// MaxPutMonitorsBytes bounds an encoded PutMonitors.
-	MaxPutMonitorsBytes = 1 << 20
+	MaxPutMonitorsBytes = 2 << 20
 	// MaxCommandBytes bounds the encoded operation of every other command
 	// but IngestBatch.
 	MaxCommandBytes = 256 << 10

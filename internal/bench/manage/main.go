@@ -58,7 +58,20 @@ func run(ctx context.Context, binary string, n, runs int) error {
 		return nil
 	}
 	b0, b1 := bundle(n, 0), bundle(n, n/100)
-	if err := step("apply: create all", func() error { return c.apply(b0, "create", n) }); err != nil {
+	// One apply changes at most 1,000 monitors (state.MaxPutMonitors): the
+	// bundle is created in parts, each a longer prefix of it.
+	const part = 1000
+	createAll := func() error {
+		for done := 0; done < n; {
+			k := min(done+part, n)
+			if err := c.apply(bundle(k, 0), "create", k-done); err != nil {
+				return err
+			}
+			done = k
+		}
+		return nil
+	}
+	if err := step(fmt.Sprintf("apply: create all (%d applies)", (n+part-1)/part), createAll); err != nil {
 		return err
 	}
 	for i := 0; i < runs; i++ {
