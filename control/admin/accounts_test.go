@@ -28,7 +28,7 @@ func TestCreateAccount(t *testing.T) {
 	wantPlan := map[string]any{
 		"name": "default", "monitor_limit": nil, "monthly_event_limit": nil,
 		"quota_grace_seconds": 259200.0, "config_as_code": true,
-		"ingest_rate_per_second": 10.0, "ingest_burst": 20.0,
+		"ingest_rate_per_second": 10.0, "ingest_burst": 20.0, "monitors_created_per_minute": 60.0,
 	}
 	if got.Email != "ops@example.com" || !reflect.DeepEqual(got.Plan, wantPlan) {
 		t.Errorf("got %+v, want the e-mail and plan %v", got, wantPlan)
@@ -83,7 +83,7 @@ func TestCreateAccountPartialPlan(t *testing.T) {
 	want := map[string]any{
 		"name": "pro", "monitor_limit": 50.0, "monthly_event_limit": nil,
 		"quota_grace_seconds": 259200.0, "config_as_code": false,
-		"ingest_rate_per_second": 10.0, "ingest_burst": 20.0,
+		"ingest_rate_per_second": 10.0, "ingest_burst": 20.0, "monitors_created_per_minute": 60.0,
 	}
 	if !reflect.DeepEqual(got.Plan, want) {
 		t.Errorf("plan %v, want %v", got.Plan, want)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 
+	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -24,6 +25,13 @@ const (
 	// maxQuotaGraceSeconds (a year) keeps grace * time.Second far from
 	// overflowing a time.Duration.
 	maxQuotaGraceSeconds = 365 * 24 * 60 * 60
+	// minIngestRate (one ping in 1000 s) and maxIngestRate bound a key's
+	// rate limit to something a token bucket can mean: below the minimum a
+	// key would refill in days, above the maximum the limit is no limit.
+	minIngestRate = 0.001
+	maxIngestRate = 1_000_000
+	// maxIngestBurst bounds the bucket.
+	maxIngestBurst = 1_000_000
 )
 
 // Plan is an account's plan as the API shows it. A nil limit is no limit
@@ -36,6 +44,9 @@ type Plan struct {
 	ConfigAsCode        bool    `json:"config_as_code"`
 	IngestRatePerSecond float64 `json:"ingest_rate_per_second"`
 	IngestBurst         int64   `json:"ingest_burst"`
+	// MonitorsCreatedPerMinute caps the ping monitors that pings may
+	// create in one minute (a storage guard; default 60).
+	MonitorsCreatedPerMinute int64 `json:"monitors_created_per_minute"`
 }
 
 // PlanRequest is a plan as sent: a field that is absent (nil, JSON null or
@@ -49,6 +60,8 @@ type PlanRequest struct {
 	ConfigAsCode        *bool    `json:"config_as_code,omitempty"`
 	IngestRatePerSecond *float64 `json:"ingest_rate_per_second,omitempty"`
 	IngestBurst         *int64   `json:"ingest_burst,omitempty"`
+	// MonitorsCreatedPerMinute is 1 to state.MaxMonitorsCreatedPerMinute.
+	MonitorsCreatedPerMinute *int64 `json:"monitors_created_per_minute,omitempty"`
 }
 
 // resolve fills in the defaults and validates; path names the plan in
@@ -60,6 +73,8 @@ func (p *PlanRequest) resolve(path string) (Plan, error) {
 		ConfigAsCode:        defaultConfigAsCode,
 		IngestRatePerSecond: defaultIngestRate,
 		IngestBurst:         defaultIngestBurst,
+
+		MonitorsCreatedPerMinute: state.DefaultMonitorsCreatedPerMinute,
 	}
 	if p == nil {
 		return plan, nil
@@ -88,16 +103,22 @@ func (p *PlanRequest) resolve(path string) (Plan, error) {
 		plan.ConfigAsCode = *p.ConfigAsCode
 	}
 	if p.IngestRatePerSecond != nil {
-		if r := *p.IngestRatePerSecond; !(r > 0) || math.IsInf(r, 1) {
-			return Plan{}, invalidField(joinPath(path, "ingest_rate_per_second"), "must be a number greater than 0")
+		if r := *p.IngestRatePerSecond; !(r >= minIngestRate && r <= maxIngestRate) || math.IsNaN(r) {
+			return Plan{}, invalidField(joinPath(path, "ingest_rate_per_second"), "must be 0.001 to 1000000")
 		}
 		plan.IngestRatePerSecond = *p.IngestRatePerSecond
 	}
 	if p.IngestBurst != nil {
-		if *p.IngestBurst < 1 {
-			return Plan{}, invalidField(joinPath(path, "ingest_burst"), "must be at least 1")
+		if b := *p.IngestBurst; b < 1 || b > maxIngestBurst {
+			return Plan{}, invalidField(joinPath(path, "ingest_burst"), "must be 1 to 1000000")
 		}
 		plan.IngestBurst = *p.IngestBurst
+	}
+	if p.MonitorsCreatedPerMinute != nil {
+		if n := *p.MonitorsCreatedPerMinute; n < 1 || n > state.MaxMonitorsCreatedPerMinute {
+			return Plan{}, invalidField(joinPath(path, "monitors_created_per_minute"), "must be 1 to 100000")
+		}
+		plan.MonitorsCreatedPerMinute = *p.MonitorsCreatedPerMinute
 	}
 	return plan, nil
 }
@@ -123,6 +144,8 @@ func (p Plan) proto() *raftv1.Plan {
 		ConfigAsCode:        p.ConfigAsCode,
 		IngestRatePerSecond: p.IngestRatePerSecond,
 		IngestBurst:         p.IngestBurst,
+
+		MonitorsCreatedPerMinute: &p.MonitorsCreatedPerMinute,
 	}
 }
 
@@ -137,6 +160,8 @@ func PlanFromProto(p *raftv1.Plan) Plan {
 		ConfigAsCode:        p.GetConfigAsCode(),
 		IngestRatePerSecond: p.GetIngestRatePerSecond(),
 		IngestBurst:         p.GetIngestBurst(),
+
+		MonitorsCreatedPerMinute: state.MonitorsCreatedPerMinute(p),
 	}
 }
 

@@ -21,7 +21,7 @@ func TestSetPlan(t *testing.T) {
 	want := map[string]any{
 		"name": "team", "monitor_limit": 100.0, "monthly_event_limit": 0.0,
 		"quota_grace_seconds": 0.0, "config_as_code": false,
-		"ingest_rate_per_second": 2.5, "ingest_burst": 1.0,
+		"ingest_rate_per_second": 2.5, "ingest_burst": 1.0, "monitors_created_per_minute": 60.0,
 	}
 	if !reflect.DeepEqual(got.Plan, want) {
 		t.Errorf("plan %v, want %v", got.Plan, want)
@@ -42,7 +42,7 @@ func TestSetPlan(t *testing.T) {
 	want = map[string]any{
 		"name": "default", "monitor_limit": nil, "monthly_event_limit": nil,
 		"quota_grace_seconds": 259200.0, "config_as_code": true,
-		"ingest_rate_per_second": 10.0, "ingest_burst": 5.0,
+		"ingest_rate_per_second": 10.0, "ingest_burst": 5.0, "monitors_created_per_minute": 60.0,
 	}
 	if !reflect.DeepEqual(got.Plan, want) {
 		t.Errorf("plan %v, want %v", got.Plan, want)
@@ -75,6 +75,11 @@ func TestSetPlanInvalid(t *testing.T) {
 		{"negative rate", `{"ingest_rate_per_second":-1}`, 400, "invalid_request", "invalid field: ingest_rate_per_second"},
 		{"burst fraction", `{"ingest_burst":1.5}`, 400, "invalid_request", "invalid field: ingest_burst"},
 		{"burst zero", `{"ingest_burst":0}`, 400, "invalid_request", "invalid field: ingest_burst"},
+		{"tiny rate", `{"ingest_rate_per_second":1e-9}`, 400, "invalid_request", "invalid field: ingest_rate_per_second"},
+		{"huge rate", `{"ingest_rate_per_second":1000001}`, 400, "invalid_request", "invalid field: ingest_rate_per_second"},
+		{"huge burst", `{"ingest_burst":9223372036854775807}`, 400, "invalid_request", "invalid field: ingest_burst"},
+		{"creations zero", `{"monitors_created_per_minute":0}`, 400, "invalid_request", "invalid field: monitors_created_per_minute"},
+		{"creations huge", `{"monitors_created_per_minute":100001}`, 400, "invalid_request", "invalid field: monitors_created_per_minute"},
 		{"null body", `null`, 400, "invalid_json", "invalid JSON"},
 		{"syntax", `{"name":"x"`, 400, "invalid_json", "invalid JSON"},
 	}

@@ -2,7 +2,8 @@
 // GET /ping/{monitor}, which receive events (pings), and GET /health.
 //
 // A ping is authenticated against this node's copy of the state (the key's
-// hash, no raft round trip), rate limited per ingest key, validated, and
+// hash; a key this node does not hold is checked with the leader before it
+// is refused), rate limited per ingest key, validated, and
 // handed to the Batcher, which proposes many events as one raft entry (group
 // commit). The answer is written once that entry is committed and applied,
 // from the state machine's result for the event, so every node answers a
@@ -16,15 +17,25 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"lookout/control/keyauth"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
-// Cluster is what the Ingest API needs of the raft cluster.
-type Cluster interface {
+// Applier is what the Batcher needs of the raft cluster.
+type Applier interface {
 	// Apply proposes cmd (on the leader, forwarded if need be) and returns
 	// the state machine's result once it is committed and applied.
 	Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error)
+}
+
+// Cluster is what the Ingest API needs of the raft cluster.
+type Cluster interface {
+	Applier
+	// ConsistentRead returns once the local state reflects every
+	// acknowledged write; a key this node does not hold is looked up again
+	// after it.
+	ConsistentRead(ctx context.Context) error
 }
 
 // State is what the Ingest API reads of this node's copy of the replicated
@@ -57,6 +68,13 @@ type Options struct {
 	// RetentionCount is how many events are kept per monitor, stamped into
 	// every IngestBatch so that every node trims alike.
 	RetentionCount int64
+	// RetentionAge is the event retention age: an event whose timestamp is
+	// older than this is refused (400). Zero: no lower bound.
+	RetentionAge time.Duration
+	// KeyCheckTimeout bounds the check of an unknown key with the leader
+	// (default keyauth.DefaultCheckTimeout); past it the ping is answered
+	// 503.
+	KeyCheckTimeout time.Duration
 	// Batch tunes the group commit; zero fields take the defaults.
 	Batch BatchSettings
 	// LimiterIdle is how long a key's rate limiter is kept after its last
@@ -66,19 +84,22 @@ type Options struct {
 
 // API serves the Ingest API.
 type API struct {
-	health  Health
-	cluster Cluster
-	state   State
-	log     hclog.Logger
-	now     func() time.Time
-	batcher *Batcher
-	limits  *limiters
+	health    Health
+	cluster   Cluster
+	state     State
+	keys      *keyauth.Keys
+	log       hclog.Logger
+	now       func() time.Time
+	retention time.Duration
+	batcher   *Batcher
+	limits    *limiters
 }
 
 // New makes the Ingest API. Start must be called before pings are
 // accepted (until then, and after Stop, they are answered 503).
 func New(o Options) *API {
-	a := &API{health: o.Health, cluster: o.Cluster, state: o.State, log: o.Logger, now: o.Now}
+	a := &API{health: o.Health, cluster: o.Cluster, state: o.State, log: o.Logger, now: o.Now, retention: o.RetentionAge}
+	a.keys = keyauth.New(o.State, o.Cluster, o.KeyCheckTimeout)
 	if a.log == nil {
 		a.log = hclog.NewNullLogger()
 	}

@@ -2,9 +2,11 @@ package ingest
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
+	"lookout/control/keyauth"
 	"lookout/control/state"
 	"lookout/internal/apikey"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -25,14 +27,11 @@ var errUnauthorized = errors.New("unauthorized")
 // parameter (on GET and POST). A header that is present but not
 // "Bearer <token>" is refused: the query parameter is then never looked at.
 func secretOf(r *http.Request) (string, error) {
-	if values, present := r.Header["Authorization"]; present {
-		if len(values) != 1 {
-			return "", errUnauthorized
-		}
-		scheme, token, found := strings.Cut(values[0], " ")
-		if !found || !strings.EqualFold(scheme, "Bearer") || token == "" || strings.ContainsAny(token, " \t") {
-			return "", errUnauthorized
-		}
+	token, present, err := keyauth.BearerToken(r)
+	if err != nil {
+		return "", errUnauthorized
+	}
+	if present {
 		return token, nil
 	}
 	if secret := r.URL.Query().Get("api_key"); secret != "" {
@@ -42,10 +41,14 @@ func secretOf(r *http.Request) (string, error) {
 }
 
 // authenticate finds the ingest key of r and its account in the local
-// state (no raft round trip: a revoked key stops working on this node as
-// soon as it applies the revocation). Only ingest keys (ck_) open the
-// Ingest API. It returns errUnauthorized, or another error when the state
-// cannot be read.
+// state. A key this node does not hold is checked with the leader first
+// (keyauth.Keys), so a node catching up does not refuse a new key; a
+// revoked key stops working on this node as soon as it applies the
+// revocation, and on every node from the revocation's entry on (the state
+// machine checks each event's key again). Only ingest keys (ck_) open the
+// Ingest API. It returns errUnauthorized, an error wrapping
+// keyauth.ErrUnavailable when the key could not be checked, or another
+// error when the state cannot be read.
 func (a *API) authenticate(r *http.Request) (*caller, error) {
 	secret, err := secretOf(r)
 	if err != nil {
@@ -54,7 +57,7 @@ func (a *API) authenticate(r *http.Request) (*caller, error) {
 	if !strings.HasPrefix(secret, apikey.Ingest) {
 		return nil, errUnauthorized
 	}
-	key, err := a.state.KeyByHash(apikey.Hash(secret))
+	key, err := a.keys.ByHash(r.Context(), apikey.Hash(secret))
 	if errors.Is(err, state.ErrNotFound) {
 		return nil, errUnauthorized
 	}
@@ -69,7 +72,7 @@ func (a *API) authenticate(r *http.Request) (*caller, error) {
 		return nil, errUnauthorized
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read account: %w", err)
 	}
 	return &caller{key: key, account: acct}, nil
 }

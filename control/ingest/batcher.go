@@ -46,7 +46,7 @@ type BatchSettings struct {
 // BatcherOptions configures a Batcher.
 type BatcherOptions struct {
 	// Cluster applies the batches.
-	Cluster Cluster
+	Cluster Applier
 	// RetentionCount is stamped into every IngestBatch.
 	RetentionCount int64
 	// Logger defaults to a null logger.
@@ -78,7 +78,7 @@ type BatcherStats struct {
 // retries, and its event_id makes the retry safe. A Submit whose context
 // ends stops waiting, but its event may still be committed.
 type Batcher struct {
-	cluster   Cluster
+	cluster   Applier
 	retention int64
 	log       hclog.Logger
 	s         BatchSettings

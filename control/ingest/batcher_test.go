@@ -78,7 +78,7 @@ func (c *echoCluster) waitCalls(t *testing.T, n int) {
 	}
 }
 
-func startBatcher(t *testing.T, c Cluster, s BatchSettings) *Batcher {
+func startBatcher(t *testing.T, c Applier, s BatchSettings) *Batcher {
 	b := NewBatcher(BatcherOptions{Cluster: c, RetentionCount: 5, BatchSettings: s})
 	b.Start()
 	t.Cleanup(b.Stop)

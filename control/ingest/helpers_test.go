@@ -199,6 +199,9 @@ type cannedCluster struct {
 	retain  []int64
 }
 
+// ConsistentRead finds nothing to wait for: the state is the store's own.
+func (c *cannedCluster) ConsistentRead(context.Context) error { return nil }
+
 func (c *cannedCluster) Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -27,6 +28,10 @@ const (
 	maxSeries        = 64
 	maxEventID       = 128
 	maxUnixTimestamp = 253402300799 // 9999-12-31T23:59:59Z
+	// maxTimestampSkew is how far ahead of the receiving node's clock a
+	// timestamp may be: a far-future one would move the monitor's deadline
+	// out of reach.
+	maxTimestampSkew = 5 * time.Minute
 )
 
 // The event types with rules of their own; any other is a custom event.

@@ -162,13 +162,13 @@ func checkLastEvent(t *testing.T, cl *cannedCluster, accountID string, want *raf
 		t.Fatal("no event applied")
 	}
 	got := proto.CloneOf(evs[len(evs)-1])
-	if got.AccountId != accountID || got.ReceivedUnixMs == 0 {
-		t.Errorf("account %q received %d", got.AccountId, got.ReceivedUnixMs)
+	if got.AccountId != accountID || got.ReceivedUnixMs == 0 || got.KeyId == "" {
+		t.Errorf("account %q received %d key %q", got.AccountId, got.ReceivedUnixMs, got.KeyId)
 	}
 	if want == nil {
 		return
 	}
-	got.AccountId, got.ReceivedUnixMs = "", 0
+	got.AccountId, got.ReceivedUnixMs, got.KeyId = "", 0, ""
 	if !proto.Equal(got, want) {
 		t.Errorf("event\n%v\nwant\n%v", got, want)
 	}

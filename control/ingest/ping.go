@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -50,7 +51,8 @@ func (a *API) handleGet(w http.ResponseWriter, r *http.Request) {
 }
 
 // admit authenticates r and takes a token of its key's rate limit; when
-// either fails it answers (401, 429, 500) and returns false.
+// either fails it answers (401, 429, 503 when an unknown key could not be
+// checked with the leader, 500) and returns false.
 func (a *API) admit(w http.ResponseWriter, r *http.Request, now time.Time) (*caller, bool) {
 	c, err := a.authenticate(r)
 	if errors.Is(err, errUnauthorized) {
@@ -84,11 +86,21 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request, c *caller, now time
 		a.refuse(w, r, c, now, err)
 		return
 	}
+	if err := a.checkTimestamp(ev, now); err != nil {
+		a.refuse(w, r, c, now, err)
+		return
+	}
 	ev.AccountId = c.account.GetId()
+	ev.KeyId = c.key.GetId()
 	ev.ReceivedUnixMs = now.UnixMilli()
 	res, err := a.batcher.Submit(r.Context(), ev)
 	if err != nil {
 		a.refuse(w, r, c, now, err)
+		return
+	}
+	if res.GetOutcome() == raftv1.EventOutcome_EVENT_OUTCOME_UNAUTHORIZED {
+		// The key was revoked before the batch was applied.
+		writeError(w, http.StatusUnauthorized, "unauthorized")
 		return
 	}
 	a.setQuotaHeaders(w, c, res.GetQuota(), now)
@@ -99,6 +111,12 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request, c *caller, now time
 		writeJSON(w, http.StatusForbidden, limitBody{
 			Status: "error", Code: "monitor_limit_reached",
 			Message: monitorLimitMessage(c, ev.GetMonitor()),
+		})
+	case raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_RATE:
+		w.Header().Set("Retry-After", strconv.FormatInt(secondsUntil(now, now.Truncate(time.Minute).Add(time.Minute)), 10))
+		writeJSON(w, http.StatusTooManyRequests, limitBody{
+			Status: "error", Code: "monitor_creation_rate_limited",
+			Message: monitorRateMessage(c, ev.GetMonitor()),
 		})
 	case raftv1.EventOutcome_EVENT_OUTCOME_SUSPENDED:
 		resets := time.UnixMilli(res.GetQuota().GetResetsAtUnixMs()).UTC()
@@ -118,6 +136,30 @@ func monitorLimitMessage(c *caller, monitor string) string {
 		msg += fmt.Sprintf(" (%d)", p.GetMonitorLimit())
 	}
 	return msg + ": the event was not stored. Delete a monitor or upgrade the plan."
+}
+
+// monitorRateMessage explains a 429 monitor_creation_rate_limited.
+func monitorRateMessage(c *caller, monitor string) string {
+	limit := state.MonitorsCreatedPerMinute(c.account.GetPlan())
+	return fmt.Sprintf("Monitor %q does not exist and the account's pings already created %d monitors this minute, "+
+		"the plan's limit: the event was not stored. Try again next minute, or create the monitor through the Management API.", monitor, limit)
+}
+
+// checkTimestamp refuses an event whose timestamp is more than
+// maxTimestampSkew ahead of this node's clock at receipt, or older than
+// the event retention age.
+func (a *API) checkTimestamp(ev *raftv1.Event, now time.Time) error {
+	if ev.Timestamp == nil {
+		return nil
+	}
+	at := time.UnixMilli(ev.GetTimestamp() * 1000)
+	if at.After(now.Add(maxTimestampSkew)) {
+		return invalidFieldWhy("timestamp", "more than 5 minutes in the future")
+	}
+	if a.retention > 0 && at.Before(now.Add(-a.retention)) {
+		return invalidFieldWhy("timestamp", "older than the event retention age ("+a.retention.String()+")")
+	}
+	return nil
 }
 
 // isMonitorPath tells whether path is /ping/ followed by one segment.

@@ -125,6 +125,8 @@ func (c resultCluster) Apply(_ context.Context, _ *raftv1.Command) (*raftv1.Resu
 	return c.res, nil
 }
 
+func (c resultCluster) ConsistentRead(context.Context) error { return nil }
+
 // TestStopped: after Stop, pings are 503.
 func TestStopped(t *testing.T) {
 	e := newEnv(t, &cannedCluster{}, BatchSettings{})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"lookout/cluster/clusterapi"
+	"lookout/control/keyauth"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -28,6 +29,12 @@ func missingField(name string) error {
 // invalidField is the 400 for a field of the wrong type or value.
 func invalidField(name string) error {
 	return &requestError{status: http.StatusBadRequest, msg: "invalid field: " + name}
+}
+
+// invalidFieldWhy is the 400 for a field whose value is refused, with the
+// reason.
+func invalidFieldWhy(name, why string) error {
+	return &requestError{status: http.StatusBadRequest, msg: "invalid field: " + name + ": " + why}
 }
 
 // The bodies of the answers to a ping.
@@ -67,7 +74,8 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 // fail answers err: a requestError as it says; a cluster without a leader,
-// a node shutting down or a request that ran out of time as 503 with
+// a node shutting down, a key that could not be checked with the leader or
+// a request that ran out of time as 503 with
 // Retry-After: 1 (the client retries; its event_id makes that safe); and
 // anything else as a logged 500.
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
@@ -75,7 +83,7 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.As(err, &re):
 		writeError(w, re.status, re.msg)
-	case errors.Is(err, clusterapi.ErrNoLeader), errors.Is(err, clusterapi.ErrShutdown),
+	case errors.Is(err, clusterapi.ErrNoLeader), errors.Is(err, clusterapi.ErrShutdown), errors.Is(err, keyauth.ErrUnavailable),
 		errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		a.log.Debug("ping not accepted: cluster unavailable", "method", r.Method, "path", r.URL.Path, "error", err)
 		w.Header().Set("Retry-After", "1")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"lookout/control/keyauth"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
@@ -48,12 +49,16 @@ type Options struct {
 	// PanelURL is the base URL of the web panel, for links in answers
 	// (default: the request's own origin).
 	PanelURL string
+	// KeyCheckTimeout bounds the check of an unknown key with the leader
+	// (default keyauth.DefaultCheckTimeout); past it the answer is 503.
+	KeyCheckTimeout time.Duration
 }
 
 // API serves /api/v1.
 type API struct {
 	cluster Cluster
 	state   State
+	keys    *keyauth.Keys
 	log     hclog.Logger
 	now     func() time.Time
 	panel   string
@@ -68,7 +73,10 @@ func New(o Options) *API {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &API{cluster: o.Cluster, state: o.State, log: o.Logger, now: o.Now, panel: o.PanelURL, limits: newLimiters()}
+	return &API{
+		cluster: o.Cluster, state: o.State, keys: keyauth.New(o.State, o.Cluster, o.KeyCheckTimeout),
+		log: o.Logger, now: o.Now, panel: o.PanelURL, limits: newLimiters(),
+	}
 }
 
 // Register adds the API's routes to mux.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"lookout/control/keyauth"
 	"lookout/control/state"
 	"lookout/internal/apikey"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -33,10 +34,16 @@ func keyFrom(ctx context.Context) *raftv1.Key {
 // auth authenticates a management key (Authorization: Bearer mk_...) by its
 // hash in the local state, checks the scope the route needs, and calls next
 // with the key in the context. A revoked key fails as soon as this node has
-// applied the revocation.
+// applied the revocation; a key this node does not hold is checked with the
+// leader before it is refused (503 when that check fails).
 func (a *API) auth(scope string, next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, problem, err := a.authenticate(r)
+		if errors.Is(err, keyauth.ErrUnavailable) {
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, "unavailable", "the key cannot be checked now (no leader); try again")
+			return
+		}
 		if err != nil {
 			a.internal(w, err)
 			return
@@ -62,13 +69,14 @@ func (a *API) auth(scope string, next http.HandlerFunc) http.Handler {
 }
 
 // authenticate returns the management key of the request, or nil and why
-// not.
+// not. The Authorization header must be there once, "Bearer <key>" with the
+// scheme in any case, as on the Ingest API.
 func (a *API) authenticate(r *http.Request) (*raftv1.Key, string, error) {
-	secret, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || !strings.HasPrefix(secret, apikey.Management) {
+	secret, _, err := keyauth.BearerToken(r)
+	if err != nil || !strings.HasPrefix(secret, apikey.Management) {
 		return nil, "a management key is required: Authorization: Bearer mk_...", nil
 	}
-	key, err := a.state.KeyByHash(apikey.Hash(secret))
+	key, err := a.keys.ByHash(r.Context(), apikey.Hash(secret))
 	if errors.Is(err, state.ErrNotFound) || (err == nil && key.GetType() != raftv1.KeyType_KEY_TYPE_MANAGEMENT) {
 		return nil, "invalid management key", nil
 	}

@@ -154,6 +154,9 @@ func cases(f *fixture) []endpointCase {
 		{name: "ping new monitor at limit", method: "POST", path: "/ping", headers: bearer(f.limited.IngestKey), body: `{"event_type":"ping","monitor":"one-too-many","status":"run"}`, status: 403, contains: "monitor_limit_reached"},
 		{name: "ping too large", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run","message":"` + huge + `"}`, status: 413},
 		{name: "ping rate limited", method: "POST", path: "/ping", headers: bearer(f.throttled.IngestKey), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 429},
+		{name: "ping new monitor beyond creations per minute", method: "POST", path: "/ping", headers: bearer(f.creations.IngestKey), body: `{"event_type":"ping","monitor":"second","status":"run"}`, status: 429, contains: "monitor_creation_rate_limited"},
+		{name: "ping far-future timestamp", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run","timestamp":32503680000}`, status: 400, contains: "invalid field: timestamp: more than 5 minutes in the future"},
+		{name: "ping unknown key, leader unreachable", method: "POST", path: "/ping", headers: bearer("ck_notknownhereyet"), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 503, setup: failReads(noLeader)},
 		{name: "ping storage failure", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 500, setup: failApply(broken)},
 		{name: "ping without leader", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 503, setup: failApply(noLeader)},
 
@@ -174,6 +177,8 @@ func cases(f *fixture) []endpointCase {
 		{name: "get ping unknown query key", method: "GET", path: "/ping/backup?status=run&api_key=ck_unknown", status: 401},
 		{name: "get ping new monitor at limit", method: "GET", path: "/ping/one-too-many?status=run", headers: bearer(f.limited.IngestKey), status: 403, contains: "monitor_limit_reached"},
 		{name: "get ping rate limited", method: "GET", path: "/ping/backup?status=run", headers: bearer(f.throttled.IngestKey), status: 429},
+		{name: "get ping new monitor beyond creations per minute", method: "GET", path: "/ping/third?status=run", headers: bearer(f.creations.IngestKey), status: 429, contains: "monitor_creation_rate_limited"},
+		{name: "get ping unknown key, leader unreachable", method: "GET", path: "/ping/backup?status=run", headers: bearer("ck_notknownhereyet"), status: 503, setup: failReads(noLeader)},
 		{name: "get ping storage failure", method: "GET", path: "/ping/backup?status=run", headers: bearer(ck), status: 500, setup: failApply(broken)},
 		{name: "get ping without leader", method: "GET", path: "/ping/backup?status=run", headers: bearer(ck), status: 503, setup: failApply(noLeader)},
 

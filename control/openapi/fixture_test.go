@@ -53,6 +53,8 @@ type fixture struct {
 	suspended *admin.AccountCreated
 	// noCode has config as code disabled.
 	noCode *admin.AccountCreated
+	// creations may create one monitor a minute by ping, and has.
+	creations *admin.AccountCreated
 
 	monitor     string // uuid of main's "backup" monitor
 	readKey     string // a named management key of main with scope read
@@ -173,6 +175,7 @@ func newFixture(t *testing.T) *fixture {
 	f.throttled = f.account("throttled@example.com", &admin.PlanRequest{IngestRatePerSecond: ptr(0.001), IngestBurst: ptr[int64](1)})
 	f.suspended = f.account("suspended@example.com", &admin.PlanRequest{MonthlyEventLimit: ptr[int64](1), QuotaGraceSeconds: ptr[int64](60)})
 	f.noCode = f.account("nocode@example.com", &admin.PlanRequest{ConfigAsCode: ptr(false)})
+	f.creations = f.account("creations@example.com", &admin.PlanRequest{MonitorsCreatedPerMinute: ptr[int64](1)})
 
 	// main's "backup" monitor, with a run and its complete.
 	f.mustPing(f.main.IngestKey, `{"event_type":"ping","monitor":"backup","status":"run","series":"s1"}`, `"success"`)
@@ -183,6 +186,9 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatalf("monitor backup: %v", err)
 	}
 	f.monitor = m.GetUuid()
+
+	// creations uses its one creation of the minute.
+	f.mustPing(f.creations.IngestKey, `{"event_type":"ping","monitor":"first","status":"run"}`, `"success"`)
 
 	// throttled uses its only token.
 	f.mustPing(f.throttled.IngestKey, `{"event_type":"ping","monitor":"backup","status":"run"}`, `"success"`)

@@ -39,6 +39,8 @@ type acctState struct {
 	quotaDirty bool
 	monitors   uint64
 	countDirty bool
+	created    creationWindow  // monitors created by pings this minute
+	keys       map[string]bool // key id -> an ingest key of the account
 }
 
 // ingest is the apply of one IngestBatch.
@@ -61,16 +63,22 @@ type ingest struct {
 //  1. The account must exist. It does, as the receiving node authenticated
 //     its key; an account gone in between (or an event without a monitor
 //     name, a proposer bug) gets outcome UNSPECIFIED and changes nothing.
+//     UNAUTHORIZED when the event's key is no longer an ingest key of the
+//     account: the receiving node may not have applied its revocation yet,
+//     this entry's state is the authority.
 //  2. SUSPENDED when the quota is suspended at the event's receipt time.
 //  3. DUPLICATE when the account stored the same event_id within 7 days.
 //  4. The ping monitor of that name, created when missing, unless the plan's
-//     monitor limit is reached: MONITOR_LIMIT.
+//     monitor limit is reached (MONITOR_LIMIT) or the account created its
+//     plan's monitors_created_per_minute already in this entry's minute of
+//     leader time (MONITOR_RATE).
 //  5. A project moves the monitor into it, created when missing.
 //  6. The event is stored (store), counted in the quota, its id remembered,
 //     and the monitor trimmed to retention_count events (trim): STORED,
 //     with the quota after counting.
 //
-// Outcomes other than STORED store nothing and count nothing.
+// Outcomes other than STORED store nothing and count nothing (a refused
+// creation is not counted against the creation rate either).
 func applyIngestBatch(txn *badger.Txn, ctx applyCtx, b *raftv1.IngestBatch) (*raftv1.Result, error) {
 	evs := b.GetEvents()
 	if len(evs) > IngestBatchMaxEvents {
@@ -100,6 +108,9 @@ func (in *ingest) event(pos int, ev *raftv1.Event) (*raftv1.EventResult, error) 
 	if err != nil || a.acct == nil || ev.GetMonitor() == "" {
 		return &raftv1.EventResult{}, err
 	}
+	if allowed, err := in.keyAllowed(a, ev.GetKeyId()); err != nil || !allowed {
+		return &raftv1.EventResult{Outcome: raftv1.EventOutcome_EVENT_OUTCOME_UNAUTHORIZED}, err
+	}
 	plan, at := a.acct.GetPlan(), ev.GetReceivedUnixMs()
 	quota := quotaStatus(plan, a.quota, at)
 	if quota.GetState() == QuotaSuspended {
@@ -116,12 +127,12 @@ func (in *ingest) event(pos int, ev *raftv1.Event) (*raftv1.EventResult, error) 
 		}
 		prevID = prev
 	}
-	m, err := in.monitor(a, ev.GetMonitor(), pos)
+	m, refused, err := in.monitor(a, ev.GetMonitor(), pos)
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
-		return &raftv1.EventResult{Outcome: raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT, Quota: quota}, nil
+		return &raftv1.EventResult{Outcome: refused, Quota: quota}, nil
 	}
 	if p := ev.GetProject(); p != "" {
 		if err := in.project(a.id, p); err != nil {
@@ -175,17 +186,22 @@ func (in *ingest) account(id string) (*acctState, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.acct, a.quota, a.monitors = acct, q, n
+	created, err := readCreationWindow(in.txn, id)
+	if err != nil {
+		return nil, err
+	}
+	a.acct, a.quota, a.monitors, a.created = acct, q, n, created
 	in.acctOrder = append(in.acctOrder, a)
 	return a, nil
 }
 
 // monitor returns the account's ping monitor called name, creating it when
-// the plan's monitor limit allows; nil when it does not.
-func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, error) {
+// the plan's monitor limit and creation rate allow; when they do not, nil
+// and the outcome that says which (MONITOR_LIMIT, MONITOR_RATE).
+func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, raftv1.EventOutcome, error) {
 	nameKey := a.id + "\x00" + name
 	if m := in.names[nameKey]; m != nil {
-		return m, nil
+		return m, 0, nil
 	}
 	id, err := in.ctx.values.get(in.txn, monitorNameKey(a.id, KindPing, name))
 	if err == nil {
@@ -194,13 +210,16 @@ func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, error)
 			err = fmt.Errorf("monitor name %q of account %s points to missing monitor %s", name, a.id, id)
 		}
 		in.names[nameKey] = m
-		return m, err
+		return m, 0, err
 	}
 	if !errors.Is(err, ErrNotFound) {
-		return nil, err
+		return nil, 0, err
 	}
 	if limit, has := monitorLimit(a.acct.GetPlan()); has && int64(a.monitors) >= limit {
-		return nil, nil
+		return nil, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT, nil
+	}
+	if !a.created.take(in.ctx.now, uint64(MonitorsCreatedPerMinute(a.acct.GetPlan()))) {
+		return nil, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_RATE, nil
 	}
 	mon := &statev1.Monitor{
 		Uuid:           newMonitorUUID(in.ctx.index, pos, a.id, name),
@@ -213,14 +232,14 @@ func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, error)
 		Ping:           &statev1.PingState{},
 	}
 	if err := in.ctx.values.set(in.txn, monitorNameKey(a.id, KindPing, name), []byte(mon.Uuid)); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	a.monitors++
 	a.countDirty = true
 	m := in.mons.add(mon)
 	m.dirty, m.runsLoaded, m.lowLoaded = true, true, true
 	in.names[nameKey] = m
-	return m, nil
+	return m, 0, nil
 }
 
 // project makes sure the account's project called name exists.
@@ -244,6 +263,9 @@ func (in *ingest) flush() error {
 			if err := in.txn.Set(monitorCountKey(a.id), u64(a.monitors)); err != nil {
 				return err
 			}
+		}
+		if err := a.created.write(in.txn, a.id); err != nil {
+			return err
 		}
 	}
 	return in.mons.flush()

@@ -145,6 +145,9 @@ func TestIngestWorstCaseBatchFits(t *testing.T) {
 			}
 			defer s.Close()
 			mustOK(t, s, newAccount("acct"))
+			unlimited := plan("free")
+			unlimited.MonitorsCreatedPerMinute = proto.Int64(MaxMonitorsCreatedPerMinute)
+			mustOK(t, s, setPlan("acct", unlimited))
 			long := func(prefix string, i, n int) string {
 				return fmt.Sprintf("%s%d-", prefix, i) + strings.Repeat("x", n)[:n-len(fmt.Sprint(prefix, i, "-"))]
 			}

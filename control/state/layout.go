@@ -45,6 +45,8 @@ import (
 //	                                      -> empty; expiry order of evid:
 //	runs:<monitor uuid>                   -> the monitor's open runs (runs.go)
 //	quota:<account id>                    -> statev1.Quota
+//	mon-rate:<account id>                 -> uint64 minute, uint64 monitors created by
+//	                                         pings in it (ingestguard.go)
 var (
 	keyApplied         = []byte("meta:applied")
 	prefixAccount      = []byte("acct:")
@@ -72,6 +74,7 @@ var (
 	prefixEventIDTime  = []byte("evid-time:")
 	prefixRuns         = []byte("runs:")
 	prefixQuota        = []byte("quota:")
+	prefixMonitorRate  = []byte("mon-rate:")
 )
 
 // k joins a prefix and parts with ':' between the parts.

@@ -100,14 +100,14 @@ func (c *Cluster) waitLeader(ctx context.Context, timeout time.Duration) error {
 }
 
 // MakeAccounts creates n accounts whose plans allow any ingest rate and
-// returns them (with their keys).
+// the most monitor creations a minute, and returns them (with their keys).
 func (c *Cluster) MakeAccounts(ctx context.Context, n int) ([]*client.CreatedAccount, error) {
-	rate, burst := 1e6, int64(1e6)
+	rate, burst, creations := 1e6, int64(1e6), int64(100_000)
 	var accts []*client.CreatedAccount
 	for i := 0; i < n; i++ {
 		acct, err := c.Admin(i%len(c.URLs)).CreateAccount(ctx, client.CreateAccountRequest{
 			Email: fmt.Sprintf("bench%d@example.com", i),
-			Plan:  &client.PlanRequest{IngestRatePerSecond: &rate, IngestBurst: &burst},
+			Plan:  &client.PlanRequest{IngestRatePerSecond: &rate, IngestBurst: &burst, MonitorsCreatedPerMinute: &creations},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("create account: %w", err)

@@ -282,6 +282,7 @@ type planFlags struct {
 	fs                                     *flag.FlagSet
 	name                                   string
 	monitorLimit, eventLimit, grace, burst int64
+	creations                              int64
 	configAsCode                           bool
 	rate                                   float64
 }
@@ -295,6 +296,7 @@ func addPlanFlags(fs *flag.FlagSet) *planFlags {
 	fs.BoolVar(&p.configAsCode, "plan-config-as-code", true, "allow apply (monitors as code)")
 	fs.Float64Var(&p.rate, "plan-ingest-rate", 10, "ingest events per second per key")
 	fs.Int64Var(&p.burst, "plan-ingest-burst", 20, "ingest burst per key")
+	fs.Int64Var(&p.creations, "plan-monitors-created-per-minute", 60, "most monitors pings may create in a minute")
 	return p
 }
 
@@ -318,6 +320,8 @@ func (p *planFlags) request() *client.PlanRequest {
 			req.IngestRatePerSecond = &p.rate
 		case "plan-ingest-burst":
 			req.IngestBurst = &p.burst
+		case "plan-monitors-created-per-minute":
+			req.MonitorsCreatedPerMinute = &p.creations
 		default:
 			return
 		}

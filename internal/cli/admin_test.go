@@ -51,7 +51,7 @@ func TestAdminAccounts(t *testing.T) {
 	mustRunAdmin(t, srv, &created, "account", "create", "--email", "ops@example.com", "--password", "s3cret-pass",
 		"--plan-name", "pro", "--plan-monitor-limit", "25", "--plan-config-as-code=false", "--plan-ingest-rate", "2.5")
 	limit := int64(25)
-	want := client.Plan{Name: "pro", MonitorLimit: &limit, QuotaGraceSeconds: 259200, IngestRatePerSecond: 2.5, IngestBurst: 20}
+	want := client.Plan{Name: "pro", MonitorLimit: &limit, QuotaGraceSeconds: 259200, IngestRatePerSecond: 2.5, IngestBurst: 20, MonitorsCreatedPerMinute: 60}
 	if !reflect.DeepEqual(created.Plan, want) || !strings.HasPrefix(created.ManagementKey, apikey.Management) {
 		t.Errorf("created %+v", created)
 	}
@@ -68,8 +68,12 @@ func TestAdminAccounts(t *testing.T) {
 	}
 
 	var set struct{ Plan client.Plan }
+	mustRunAdmin(t, srv, &set, "plan", "set", created.ID, "--plan-monitors-created-per-minute", "7")
+	if set.Plan.MonitorsCreatedPerMinute != 7 {
+		t.Errorf("plan %+v, want 7 monitors created a minute", set.Plan)
+	}
 	mustRunAdmin(t, srv, &set, "plan", "set", created.ID, "--plan-ingest-burst", "5")
-	want = client.Plan{Name: "default", QuotaGraceSeconds: 259200, ConfigAsCode: true, IngestRatePerSecond: 10, IngestBurst: 5}
+	want = client.Plan{Name: "default", QuotaGraceSeconds: 259200, ConfigAsCode: true, IngestRatePerSecond: 10, IngestBurst: 5, MonitorsCreatedPerMinute: 60}
 	if !reflect.DeepEqual(set.Plan, want) {
 		t.Errorf("plan %+v, want %+v", set.Plan, want)
 	}

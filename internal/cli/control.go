@@ -199,7 +199,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	mux := http.NewServeMux()
 	rpcPath, rpcHandler := node.Handler()
 	mux.Handle(rpcPath, rpcHandler)
-	ingestAPI := ingest.New(ingest.Options{Health: node, Cluster: node, State: st, RetentionCount: cfg.retentionCount, Logger: log.Named("ingest")})
+	ingestAPI := ingest.New(ingest.Options{Health: node, Cluster: node, State: st, RetentionCount: cfg.retentionCount, RetentionAge: cfg.retentionAge, Logger: log.Named("ingest")})
 	ingestAPI.Register(mux)
 	ingestAPI.Start()
 	defer ingestAPI.Stop()

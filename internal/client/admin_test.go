@@ -39,7 +39,7 @@ func TestAccounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := client.Plan{Name: "pro", MonitorLimit: ptr(int64(50)), QuotaGraceSeconds: 259200, ConfigAsCode: true, IngestRatePerSecond: 10, IngestBurst: 20}
+	want := client.Plan{Name: "pro", MonitorLimit: ptr(int64(50)), QuotaGraceSeconds: 259200, ConfigAsCode: true, IngestRatePerSecond: 10, IngestBurst: 20, MonitorsCreatedPerMinute: 60}
 	if !reflect.DeepEqual(created.Plan, want) || !strings.HasPrefix(created.IngestKey, apikey.Ingest) || !strings.HasPrefix(created.ManagementKey, apikey.Management) {
 		t.Errorf("created %+v", created)
 	}
@@ -63,7 +63,7 @@ func TestAccounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = client.Plan{Name: "default", MonthlyEventLimit: ptr(int64(1000)), QuotaGraceSeconds: 259200, IngestRatePerSecond: 10, IngestBurst: 20}
+	want = client.Plan{Name: "default", MonthlyEventLimit: ptr(int64(1000)), QuotaGraceSeconds: 259200, IngestRatePerSecond: 10, IngestBurst: 20, MonitorsCreatedPerMinute: 60}
 	if !reflect.DeepEqual(*plan, want) {
 		t.Errorf("plan %+v, want %+v", *plan, want)
 	}

@@ -23,11 +23,14 @@ type Plan struct {
 	ConfigAsCode        bool    `json:"config_as_code"`
 	IngestRatePerSecond float64 `json:"ingest_rate_per_second"`
 	IngestBurst         int64   `json:"ingest_burst"`
+	// MonitorsCreatedPerMinute caps the ping monitors pings may create in
+	// one minute.
+	MonitorsCreatedPerMinute int64 `json:"monitors_created_per_minute"`
 }
 
 // PlanRequest is a plan to set; nil fields take the service's defaults
 // (name "default", no limits, 259200 s of grace, config as code on,
-// 10 events/s with a burst of 20).
+// 10 events/s with a burst of 20, 60 monitors created by pings a minute).
 type PlanRequest struct {
 	Name                *string  `json:"name,omitempty"`
 	MonitorLimit        *int64   `json:"monitor_limit,omitempty"`
@@ -36,6 +39,8 @@ type PlanRequest struct {
 	ConfigAsCode        *bool    `json:"config_as_code,omitempty"`
 	IngestRatePerSecond *float64 `json:"ingest_rate_per_second,omitempty"`
 	IngestBurst         *int64   `json:"ingest_burst,omitempty"`
+	// MonitorsCreatedPerMinute is 1 to 100000.
+	MonitorsCreatedPerMinute *int64 `json:"monitors_created_per_minute,omitempty"`
 }
 
 // CreateAccountRequest asks for an account. Password is optional (at least

@@ -94,16 +94,26 @@ const (
 	// EVENT_OUTCOME_SUSPENDED: the account is suspended for quota; nothing is
 	// stored (HTTP 200 with the suspended body).
 	EventOutcome_EVENT_OUTCOME_SUSPENDED EventOutcome = 4
+	// EVENT_OUTCOME_UNAUTHORIZED: the event's key_id is not an ingest key of
+	// its account (revoked before the batch was applied); nothing is stored
+	// (HTTP 401).
+	EventOutcome_EVENT_OUTCOME_UNAUTHORIZED EventOutcome = 120
+	// EVENT_OUTCOME_MONITOR_RATE: the event would create a monitor beyond the
+	// plan's monitors_created_per_minute in the current minute; nothing is
+	// stored (HTTP 429).
+	EventOutcome_EVENT_OUTCOME_MONITOR_RATE EventOutcome = 121
 )
 
 // Enum value maps for EventOutcome.
 var (
 	EventOutcome_name = map[int32]string{
-		0: "EVENT_OUTCOME_UNSPECIFIED",
-		1: "EVENT_OUTCOME_STORED",
-		2: "EVENT_OUTCOME_DUPLICATE",
-		3: "EVENT_OUTCOME_MONITOR_LIMIT",
-		4: "EVENT_OUTCOME_SUSPENDED",
+		0:   "EVENT_OUTCOME_UNSPECIFIED",
+		1:   "EVENT_OUTCOME_STORED",
+		2:   "EVENT_OUTCOME_DUPLICATE",
+		3:   "EVENT_OUTCOME_MONITOR_LIMIT",
+		4:   "EVENT_OUTCOME_SUSPENDED",
+		120: "EVENT_OUTCOME_UNAUTHORIZED",
+		121: "EVENT_OUTCOME_MONITOR_RATE",
 	}
 	EventOutcome_value = map[string]int32{
 		"EVENT_OUTCOME_UNSPECIFIED":   0,
@@ -111,6 +121,8 @@ var (
 		"EVENT_OUTCOME_DUPLICATE":     2,
 		"EVENT_OUTCOME_MONITOR_LIMIT": 3,
 		"EVENT_OUTCOME_SUSPENDED":     4,
+		"EVENT_OUTCOME_UNAUTHORIZED":  120,
+		"EVENT_OUTCOME_MONITOR_RATE":  121,
 	}
 )
 
@@ -498,8 +510,12 @@ type Plan struct {
 	ConfigAsCode        bool                   `protobuf:"varint,5,opt,name=config_as_code,json=configAsCode,proto3" json:"config_as_code,omitempty"`
 	IngestRatePerSecond float64                `protobuf:"fixed64,6,opt,name=ingest_rate_per_second,json=ingestRatePerSecond,proto3" json:"ingest_rate_per_second,omitempty"`
 	IngestBurst         int64                  `protobuf:"varint,7,opt,name=ingest_burst,json=ingestBurst,proto3" json:"ingest_burst,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// monitors_created_per_minute caps the ping monitors that pings of the
+	// account may create in one minute of leader time (a storage guard);
+	// absent: state.DefaultMonitorsCreatedPerMinute.
+	MonitorsCreatedPerMinute *int64 `protobuf:"varint,120,opt,name=monitors_created_per_minute,json=monitorsCreatedPerMinute,proto3,oneof" json:"monitors_created_per_minute,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
 }
 
 func (x *Plan) Reset() {
@@ -577,6 +593,13 @@ func (x *Plan) GetIngestRatePerSecond() float64 {
 func (x *Plan) GetIngestBurst() int64 {
 	if x != nil {
 		return x.IngestBurst
+	}
+	return 0
+}
+
+func (x *Plan) GetMonitorsCreatedPerMinute() int64 {
+	if x != nil && x.MonitorsCreatedPerMinute != nil {
+		return *x.MonitorsCreatedPerMinute
 	}
 	return 0
 }
@@ -1125,7 +1148,12 @@ type Event struct {
 	ReceivedUnixMs int64  `protobuf:"varint,12,opt,name=received_unix_ms,json=receivedUnixMs,proto3" json:"received_unix_ms,omitempty"`
 	Series         string `protobuf:"bytes,13,opt,name=series,proto3" json:"series,omitempty"`
 	// event_id dedupes per account: a repeat is answered and not stored.
-	EventId       string `protobuf:"bytes,14,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	EventId string `protobuf:"bytes,14,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// key_id is the id of the ingest key that authenticated the event. The
+	// state machine checks it again when it applies the batch: an event whose
+	// key was revoked (or is not an ingest key of account_id) is not stored.
+	// Empty only in entries written before the check existed.
+	KeyId         string `protobuf:"bytes,120,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1254,6 +1282,13 @@ func (x *Event) GetSeries() string {
 func (x *Event) GetEventId() string {
 	if x != nil {
 		return x.EventId
+	}
+	return ""
+}
+
+func (x *Event) GetKeyId() string {
+	if x != nil {
+		return x.KeyId
 	}
 	return ""
 }
@@ -2177,7 +2212,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x0ecreate_channel\x18\x14 \x01(\v2\x1e.lookout.raft.v1.CreateChannelH\x00R\rcreateChannel\x12D\n" +
 	"\rfire_deadline\x18\x15 \x01(\v2\x1d.lookout.raft.v1.FireDeadlineH\x00R\ffireDeadline\x12J\n" +
 	"\x0frecord_delivery\x18\x16 \x01(\v2\x1f.lookout.raft.v1.RecordDeliveryH\x00R\x0erecordDeliveryB\x04\n" +
-	"\x02op\"\xd1\x02\n" +
+	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
 	"\rmonitor_limit\x18\x02 \x01(\x03H\x00R\fmonitorLimit\x88\x01\x01\x123\n" +
@@ -2185,9 +2220,11 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x13quota_grace_seconds\x18\x04 \x01(\x03R\x11quotaGraceSeconds\x12$\n" +
 	"\x0econfig_as_code\x18\x05 \x01(\bR\fconfigAsCode\x123\n" +
 	"\x16ingest_rate_per_second\x18\x06 \x01(\x01R\x13ingestRatePerSecond\x12!\n" +
-	"\fingest_burst\x18\a \x01(\x03R\vingestBurstB\x10\n" +
+	"\fingest_burst\x18\a \x01(\x03R\vingestBurst\x12B\n" +
+	"\x1bmonitors_created_per_minute\x18x \x01(\x03H\x02R\x18monitorsCreatedPerMinute\x88\x01\x01B\x10\n" +
 	"\x0e_monitor_limitB\x16\n" +
-	"\x14_monthly_event_limit\"\xa2\x01\n" +
+	"\x14_monthly_event_limitB\x1e\n" +
+	"\x1c_monitors_created_per_minute\"\xa2\x01\n" +
 	"\x03Key\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -2228,7 +2265,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x04hash\x18\x04 \x01(\fR\x04hash\"f\n" +
 	"\vIngestBatch\x12.\n" +
 	"\x06events\x18\x01 \x03(\v2\x16.lookout.raft.v1.EventR\x06events\x12'\n" +
-	"\x0fretention_count\x18\x02 \x01(\x03R\x0eretentionCount\"\xc1\x03\n" +
+	"\x0fretention_count\x18\x02 \x01(\x03R\x0eretentionCount\"\xd8\x03\n" +
 	"\x05Event\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x18\n" +
@@ -2246,7 +2283,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\ttimestamp\x18\v \x01(\x03H\x02R\ttimestamp\x88\x01\x01\x12(\n" +
 	"\x10received_unix_ms\x18\f \x01(\x03R\x0ereceivedUnixMs\x12\x16\n" +
 	"\x06series\x18\r \x01(\tR\x06series\x12\x19\n" +
-	"\bevent_id\x18\x0e \x01(\tR\aeventIdB\v\n" +
+	"\bevent_id\x18\x0e \x01(\tR\aeventId\x12\x15\n" +
+	"\x06key_id\x18x \x01(\tR\x05keyIdB\v\n" +
 	"\t_durationB\f\n" +
 	"\n" +
 	"_exit_codeB\f\n" +
@@ -2339,13 +2377,15 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\aKeyType\x12\x18\n" +
 	"\x14KEY_TYPE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fKEY_TYPE_INGEST\x10\x01\x12\x17\n" +
-	"\x13KEY_TYPE_MANAGEMENT\x10\x02*\xa2\x01\n" +
+	"\x13KEY_TYPE_MANAGEMENT\x10\x02*\xe2\x01\n" +
 	"\fEventOutcome\x12\x1d\n" +
 	"\x19EVENT_OUTCOME_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14EVENT_OUTCOME_STORED\x10\x01\x12\x1b\n" +
 	"\x17EVENT_OUTCOME_DUPLICATE\x10\x02\x12\x1f\n" +
 	"\x1bEVENT_OUTCOME_MONITOR_LIMIT\x10\x03\x12\x1b\n" +
-	"\x17EVENT_OUTCOME_SUSPENDED\x10\x04*n\n" +
+	"\x17EVENT_OUTCOME_SUSPENDED\x10\x04\x12\x1e\n" +
+	"\x1aEVENT_OUTCOME_UNAUTHORIZED\x10x\x12\x1e\n" +
+	"\x1aEVENT_OUTCOME_MONITOR_RATE\x10y*n\n" +
 	"\x06Status\x12\x16\n" +
 	"\x12STATUS_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tSTATUS_OK\x10\x01\x12\x14\n" +

@@ -1,0 +1,133 @@
+package keyauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"lookout/control/state"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+)
+
+// DefaultCheckTimeout bounds one check with the leader.
+const DefaultCheckTimeout = 3 * time.Second
+
+// ErrUnavailable is a key this node does not know that could not be
+// checked with the leader (no leader, or no answer in time): the caller
+// answers 503 with Retry-After, not 401.
+var ErrUnavailable = errors.New("key cannot be checked now")
+
+// State looks keys up in this node's copy of the replicated state.
+type State interface {
+	// KeyByHash returns the key whose secret hashes to hash, or an error
+	// wrapping state.ErrNotFound.
+	KeyByHash(hash []byte) (*raftv1.Key, error)
+}
+
+// Reader makes this node's state current.
+type Reader interface {
+	// ConsistentRead returns once the local state reflects every write
+	// acknowledged before the call (ReadIndex).
+	ConsistentRead(ctx context.Context) error
+}
+
+// Keys looks API keys up by hash. A hash this node's state does not hold
+// may be a key whose creation this node has not applied yet (a follower
+// catching up after a restart or a partition), so before the miss is
+// final, Keys waits until the state holds everything the leader has
+// acknowledged (a consistent read) and looks again.
+//
+// Misses share consistent reads: one runs at a time, and every miss that
+// arrives while it runs waits for the next one, which starts when it ends
+// (a read that started before a miss arrived could predate the key's
+// creation). So a flood of invalid keys costs at most one leader round
+// trip in flight per Keys, however many requests it holds.
+type Keys struct {
+	state   State
+	reader  Reader
+	timeout time.Duration
+	rounds  atomic.Uint64
+
+	mu      sync.Mutex
+	running bool   // a round is in flight
+	next    *round // the round that starts when the one in flight ends
+}
+
+// round is one consistent read and the misses waiting for it.
+type round struct {
+	done    chan struct{}
+	err     error
+	waiters int
+}
+
+// New returns Keys over st, checking misses with r; timeout bounds one
+// check (0: DefaultCheckTimeout).
+func New(st State, r Reader, timeout time.Duration) *Keys {
+	if timeout <= 0 {
+		timeout = DefaultCheckTimeout
+	}
+	return &Keys{state: st, reader: r, timeout: timeout}
+}
+
+// ByHash returns the key whose secret hashes to hash. It fails with an
+// error wrapping state.ErrNotFound when there is no such key as of a
+// consistent read, with one wrapping ErrUnavailable when the check with
+// the leader failed or ctx ended first, and with the state's error when it
+// cannot be read.
+func (k *Keys) ByHash(ctx context.Context, hash []byte) (*raftv1.Key, error) {
+	key, err := k.state.KeyByHash(hash)
+	if !errors.Is(err, state.ErrNotFound) {
+		return key, err
+	}
+	if err := k.catchUp(ctx); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return k.state.KeyByHash(hash)
+}
+
+// Rounds is the number of consistent reads Keys started.
+func (k *Keys) Rounds() uint64 { return k.rounds.Load() }
+
+// catchUp joins the next round and waits for it.
+func (k *Keys) catchUp(ctx context.Context) error {
+	k.mu.Lock()
+	if k.next == nil {
+		k.next = &round{done: make(chan struct{})}
+	}
+	r := k.next
+	r.waiters++
+	if !k.running {
+		k.startLocked()
+	}
+	k.mu.Unlock()
+	select {
+	case <-r.done:
+		return r.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// startLocked starts the next round; k.mu is held.
+func (k *Keys) startLocked() {
+	r := k.next
+	k.next = nil
+	k.running = true
+	k.rounds.Add(1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), k.timeout)
+		r.err = k.reader.ConsistentRead(ctx)
+		cancel()
+		close(r.done)
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if k.next != nil {
+			k.startLocked()
+			return
+		}
+		k.running = false
+	}()
+}
