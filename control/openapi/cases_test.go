@@ -434,6 +434,7 @@ func cases(f *fixture) []endpointCase {
 		// Management API: DELETE /api/v1/monitors/{uuid}.
 		{name: "delete without confirm", method: "DELETE", path: doomed, headers: bearer(mk), status: 403, contains: "delete_requires_confirm"},
 		{name: "delete confirm false", method: "DELETE", path: doomed + "?confirm=false", headers: bearer(mk), status: 403, contains: "delete_requires_confirm"},
+		{name: "delete confirm repeated", method: "DELETE", path: doomed + "?confirm=true&confirm=false", headers: bearer(mk), status: 403, contains: "delete_requires_confirm"},
 		{name: "delete without delete scope", method: "DELETE", path: doomed + "?confirm=true", headers: bearer(f.writeKey), status: 403, contains: "insufficient_scope"},
 		{name: "delete without key", method: "DELETE", path: doomed + "?confirm=true", status: 401},
 		{name: "delete storage failure", method: "DELETE", path: doomed + "?confirm=true", headers: bearer(mk), status: 500, setup: failApply(broken)},
