@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -192,7 +191,7 @@ func purgeEvents(txn *badger.Txn, values *valueCache, monitorID string, limit in
 // first expired request ids and event ids (their TTLs count from the
 // command's time), then what deleted monitors left behind, then, oldest
 // receipt first, events received before before_unix_ms, keeping the
-// counters of their monitors right. The result message is the number
+// counters of their monitors right. The result's deleted is the number
 // deleted; the leader proposes again while it is max.
 func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*raftv1.Result, error) {
 	if c.GetMax() <= 0 || c.GetMax() > MaxPruneEvents {
@@ -258,7 +257,7 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 	if err := mons.flush(); err != nil {
 		return nil, err
 	}
-	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Message: strconv.Itoa(ids + deleted + len(old))}, nil
+	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Deleted: int64(ids + deleted + len(old))}, nil
 }
 
 // Events returns up to limit (all when limit <= 0) events of the account's
