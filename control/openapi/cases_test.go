@@ -430,6 +430,7 @@ func cases(f *fixture) []endpointCase {
 		{name: "apply too large", method: "POST", path: mon + "/apply", headers: bearer(mk), body: bundle + strings.Repeat(" ", 16<<20), status: 413},
 		{name: "apply storage failure", method: "POST", path: mon + "/apply", headers: bearer(mk), body: `{"manifest_version":1,"monitors":[{"kind":"ping","name":"fresh","timeout_seconds":60}]}`, status: 500, setup: failApply(broken)},
 		{name: "apply without leader", method: "POST", path: mon + "/apply", headers: bearer(mk), body: bundle, status: 503, setup: failReads(noLeader)},
+		{name: "apply overtaken on every attempt", method: "POST", path: mon + "/apply", headers: bearer(mk), body: `{"manifest_version":1,"monitors":[{"kind":"ping","name":"contended","timeout_seconds":60}]}`, status: 409, contains: "concurrent_change", setup: func(f *fixture) func() { return f.srv.Cluster.OvertakePutMonitors() }},
 
 		// Management API: DELETE /api/v1/monitors/{uuid}.
 		{name: "delete without confirm", method: "DELETE", path: doomed, headers: bearer(mk), status: 403, contains: "delete_requires_confirm"},
