@@ -75,6 +75,7 @@ type API struct {
 	channels  *channel.Registry
 	tokenHash [sha256.Size]byte
 	hasToken  bool
+	throttle  *throttle
 	log       hclog.Logger
 	now       func() time.Time
 }
@@ -87,6 +88,7 @@ func New(o Options) *API {
 		channels:  o.Channels,
 		tokenHash: sha256.Sum256([]byte(o.Token)),
 		hasToken:  o.Token != "",
+		throttle:  newThrottle(),
 		log:       o.Logger,
 		now:       o.Now,
 	}
@@ -123,16 +125,30 @@ func (a *API) Register(mux *http.ServeMux) {
 
 // authenticate refuses requests without the operator token. The token is
 // compared in constant time (on hashes, so its length does not leak either).
+// Wrong tokens are throttled per client address (throttle.go): an address
+// over its budget is answered 429 before its token is looked at.
 func (a *API) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		addr := clientAddr(r)
 		scheme, token, found := strings.Cut(r.Header.Get("Authorization"), " ")
 		if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
+			if ok, wait := a.throttle.check(addr, a.now(), func() bool { return true }); !ok {
+				writeThrottled(w, wait)
+				return
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="lookout-admin"`)
 			writeError(w, http.StatusUnauthorized, codeUnauthenticated, "missing operator token: send Authorization: Bearer <token>")
 			return
 		}
 		got := sha256.Sum256([]byte(token))
-		if subtle.ConstantTimeCompare(got[:], a.tokenHash[:]) != 1 || !a.hasToken {
+		ok, wait := a.throttle.check(addr, a.now(), func() bool {
+			return subtle.ConstantTimeCompare(got[:], a.tokenHash[:]) == 1 && a.hasToken
+		})
+		switch {
+		case wait > 0:
+			writeThrottled(w, wait)
+			return
+		case !ok:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="lookout-admin", error="invalid_token"`)
 			writeError(w, http.StatusUnauthorized, codeUnauthenticated, "invalid operator token")
 			return

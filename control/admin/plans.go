@@ -8,6 +8,7 @@ import (
 
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/plans"
 )
 
 // The default plan (decisions.md section 2; the numbers are the contract's).
@@ -34,20 +35,9 @@ const (
 	maxIngestBurst = 1_000_000
 )
 
-// Plan is an account's plan as the API shows it. A nil limit is no limit
-// (JSON null).
-type Plan struct {
-	Name                string  `json:"name"`
-	MonitorLimit        *int64  `json:"monitor_limit"`
-	MonthlyEventLimit   *int64  `json:"monthly_event_limit"`
-	QuotaGraceSeconds   int64   `json:"quota_grace_seconds"`
-	ConfigAsCode        bool    `json:"config_as_code"`
-	IngestRatePerSecond float64 `json:"ingest_rate_per_second"`
-	IngestBurst         int64   `json:"ingest_burst"`
-	// MonitorsCreatedPerMinute caps the ping monitors that pings may
-	// create in one minute (a storage guard; default 60).
-	MonitorsCreatedPerMinute int64 `json:"monitors_created_per_minute"`
-}
+// Plan is an account's plan as the API shows it (internal/plans, shared
+// with the Management API). A nil limit is no limit (JSON null).
+type Plan plans.Plan
 
 // PlanRequest is a plan as sent: a field that is absent (nil, JSON null or
 // missing) takes its default. For the two limits the default is "no limit",
@@ -149,21 +139,8 @@ func (p Plan) proto() *raftv1.Plan {
 	}
 }
 
-// PlanFromProto is the JSON form of a stored plan (also used by the
-// Management API's GET /account).
-func PlanFromProto(p *raftv1.Plan) Plan {
-	return Plan{
-		Name:                p.GetName(),
-		MonitorLimit:        p.MonitorLimit,
-		MonthlyEventLimit:   p.MonthlyEventLimit,
-		QuotaGraceSeconds:   p.GetQuotaGraceSeconds(),
-		ConfigAsCode:        p.GetConfigAsCode(),
-		IngestRatePerSecond: p.GetIngestRatePerSecond(),
-		IngestBurst:         p.GetIngestBurst(),
-
-		MonitorsCreatedPerMinute: state.MonitorsCreatedPerMinute(p),
-	}
-}
+// PlanFromProto is the JSON form of a stored plan.
+func PlanFromProto(p *raftv1.Plan) Plan { return Plan(plans.FromProto(p)) }
 
 // setPlanResponse is the answer to PUT /admin/v1/accounts/{id}/plan.
 type setPlanResponse struct {

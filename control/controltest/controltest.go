@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/protobuf/proto"
 
 	"lookout/cluster/clusterapi"
 	"lookout/control/admin"
@@ -35,6 +36,7 @@ type Cluster struct {
 
 	mu       sync.Mutex
 	index    uint64
+	before   func(*raftv1.Command)
 	applyErr error
 	readErr  error
 	reads    int
@@ -57,6 +59,12 @@ func NewCluster(store *state.Store, now func() time.Time) *Cluster {
 // Apply fills in the envelope as the real node does and applies cmd.
 func (c *Cluster) Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error) {
 	c.mu.Lock()
+	before := c.before
+	c.mu.Unlock()
+	if before != nil {
+		before(cmd)
+	}
+	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.applyErr != nil {
 		return nil, c.applyErr
@@ -73,6 +81,52 @@ func (c *Cluster) Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Resul
 	cmd.TimeUnixMs = c.now().UnixMilli()
 	c.index++
 	return c.store.ApplyBatch([]state.Entry{{Index: c.index, Command: cmd}})[0], nil
+}
+
+// BeforeApply sets a function that Apply calls with each command before
+// applying it (nil: none). It runs outside the Cluster's lock, so it may
+// apply commands of its own, which it is called with too.
+func (c *Cluster) BeforeApply(f func(cmd *raftv1.Command)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.before = f
+}
+
+// OvertakePutMonitors makes every PutMonitors lose a race until undo is
+// called: just before it is applied, the names it creates are taken (by
+// monitors of the same kind with another timeout) and the monitors it
+// updates are deleted, as concurrent requests could have done.
+func (c *Cluster) OvertakePutMonitors() (undo func()) {
+	var mu sync.Mutex
+	mine := map[string]bool{} // request ids of the commands made here
+	c.BeforeApply(func(cmd *raftv1.Command) {
+		put := cmd.GetPutMonitors()
+		mu.Lock()
+		skip := put == nil || mine[cmd.GetRequestId()]
+		mu.Unlock()
+		if skip {
+			return
+		}
+		var race []*raftv1.Command
+		for _, s := range put.GetCreates() {
+			taken := proto.Clone(s).(*raftv1.MonitorSpec)
+			taken.Uuid, taken.TimeoutSeconds = uuid.NewString(), s.GetTimeoutSeconds()+1
+			race = append(race, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
+				AccountId: put.GetAccountId(), Creates: []*raftv1.MonitorSpec{taken}}}})
+		}
+		for _, s := range put.GetUpdates() {
+			race = append(race, &raftv1.Command{Op: &raftv1.Command_DeleteMonitor{DeleteMonitor: &raftv1.DeleteMonitor{
+				AccountId: put.GetAccountId(), MonitorUuid: s.GetUuid()}}})
+		}
+		for _, r := range race {
+			r.RequestId = uuid.NewString()
+			mu.Lock()
+			mine[r.RequestId] = true
+			mu.Unlock()
+			c.Apply(context.Background(), r)
+		}
+	})
+	return func() { c.BeforeApply(nil) }
 }
 
 // ConsistentRead counts the call and returns the injected error, if any.

@@ -277,7 +277,7 @@ func (t *term) finish(ctx context.Context, r fired) {
 		t.retry[r.id] = struct{}{}
 		t.armRetry()
 	case r.res.GetStatus() == raftv1.Status_STATUS_NOT_FOUND,
-		r.res.GetStatus() == raftv1.Status_STATUS_OK && r.res.GetMessage() == "stale":
+		r.res.GetStatus() == raftv1.Status_STATUS_OK && r.res.GetStale():
 		d.stale.Add(1)
 	case r.res.GetStatus() == raftv1.Status_STATUS_OK:
 		d.fired.Add(1)

@@ -313,3 +313,41 @@ func TestLateWithinGraceThenMissed(t *testing.T) {
 		t.Fatalf("after interval and grace: %v", st)
 	}
 }
+
+// overtaking applies a ping of monitor before the first FireDeadline it is
+// asked to apply, as a ping that reaches raft just ahead of the deadline
+// would.
+type overtaking struct {
+	h       *harness
+	monitor string
+	once    sync.Once
+}
+
+func (o *overtaking) Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error) {
+	if cmd.GetFireDeadline() != nil {
+		o.once.Do(func() { o.h.ping(o.monitor, "complete") })
+	}
+	return o.h.cluster.Apply(ctx, cmd)
+}
+
+// A deadline that a ping overtook is applied as a no-op, which the state
+// says in the result's typed stale field: the engine counts it as stale,
+// not as fired, and schedules the moved deadline.
+func TestOvertakenDeadlineCountsAsStale(t *testing.T) {
+	h := newHarness(t)
+	h.monitor("backup", 60, 0, 0)
+	h.ping("backup", "complete")
+	e := engine.NewDeadlines(engine.DeadlineOptions{Cluster: &overtaking{h: h, monitor: "backup"}, State: h.store, Now: h.clock.Now, After: h.clock.After})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); e.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	waitFor(t, "the deadline", func() bool { return h.clock.waiting(h.t0.Add(time.Minute)) })
+	h.clock.Advance(time.Minute)
+	waitFor(t, "the stale result", func() bool { return e.Stats().Stale == 1 })
+	moved := h.t0.Add(2 * time.Minute)
+	waitFor(t, "the moved deadline", func() bool { return h.clock.waiting(moved) })
+	if s := e.Stats(); s.Fired != 0 || s.Errors != 0 {
+		t.Fatalf("stats: %+v", s)
+	}
+}

@@ -6,7 +6,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -93,7 +92,7 @@ func (r *Retention) Sweep(ctx context.Context) (int64, error) {
 		if res.GetStatus() != raftv1.Status_STATUS_OK {
 			return total, fmt.Errorf("prune events: %v: %s", res.GetStatus(), res.GetMessage())
 		}
-		n, _ := strconv.ParseInt(res.GetMessage(), 10, 64)
+		n := res.GetDeleted()
 		total += n
 		if n < r.o.BatchSize {
 			break

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"lookout/control/admin"
+	"lookout/internal/plans"
 )
 
 // handleAccount serves GET /api/v1/account: the account, its plan, its
@@ -33,7 +33,7 @@ func (a *API) handleAccount(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id":    acct.GetId(),
 		"email": acct.GetEmail(),
-		"plan":  admin.PlanFromProto(acct.GetPlan()),
+		"plan":  plans.FromProto(acct.GetPlan()),
 		"usage": map[string]any{
 			"monitors":           monitors,
 			"events_this_period": events,

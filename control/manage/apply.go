@@ -33,11 +33,24 @@ type report struct {
 	Orphans []orphan       `json:"orphaned"`
 }
 
+// applyAttempts bounds how often an apply is planned and proposed when the
+// state machine refuses it for a change made after the plan was read.
+const applyAttempts = 5
+
 // handleApply serves POST /api/v1/monitors/apply[?dry_run=true]: reconcile
 // the account with a bundle. Entries match stored monitors by (kind, name);
 // the whole bundle is validated first; creates and updates are written as
 // ONE raft command (all or nothing); an unchanged bundle writes nothing;
 // monitors absent from the bundle are reported as orphaned and left alone.
+//
+// The plan is made from a read of the state, and another request may
+// change the account between that read and the command: a name the plan
+// creates is taken, or a monitor it updates is deleted. The state machine
+// then refuses the command, and the apply reads the state again (a
+// consistent read) and makes a new plan, up to applyAttempts times, so
+// that concurrent applies of one bundle all succeed (one creates, the
+// others find the monitors made). When every attempt is overtaken the
+// answer is 409 concurrent_change.
 func (a *API) handleApply(w http.ResponseWriter, r *http.Request) {
 	acct := keyFrom(r.Context()).GetAccountId()
 	dryRun := r.URL.Query().Get("dry_run") == "true"
@@ -62,20 +75,81 @@ func (a *API) handleApply(w http.ResponseWriter, r *http.Request) {
 		writeInvalid(w, errs.Body("the bundle is invalid; nothing was written"))
 		return
 	}
+	for attempt := 1; ; attempt++ {
+		p, err := a.planApply(acct, bundle, dryRun)
+		if err != nil {
+			a.internal(w, err)
+			return
+		}
+		if len(p.errs) > 0 {
+			writeInvalid(w, p.errs.Body("the bundle is invalid; nothing was written"))
+			return
+		}
+		cmd := &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
+			AccountId: acct, Creates: p.creates, Updates: p.updates,
+		}}}
+		if n := len(p.creates) + len(p.updates); n > 0 && !fitsOneApply(w, n, cmd) {
+			return
+		}
+		if dryRun || len(p.creates)+len(p.updates) == 0 {
+			writeJSON(w, http.StatusOK, p.report)
+			return
+		}
+		res, ok := a.apply(w, r, cmd)
+		if !ok {
+			return
+		}
+		if res.GetStatus() == raftv1.Status_STATUS_OK {
+			writeJSON(w, http.StatusOK, p.report)
+			return
+		}
+		if !p.overtaken(res) {
+			key := manifest.KeyBundle
+			if e := int(res.GetEntry()); e >= 0 && e < len(p.entryOf) {
+				key = manifest.EntryKey(p.entryOf[e])
+			}
+			writeRefused(w, key, res)
+			return
+		}
+		if attempt == applyAttempts {
+			a.log.Warn("apply overtaken by concurrent changes on every attempt", "account", acct, "attempts", attempt, "last", res.GetMessage())
+			writeError(w, http.StatusConflict, "concurrent_change", "the account's monitors kept changing while the bundle was applied; nothing was written, try again")
+			return
+		}
+		// See what overtook the plan: a consistent read even for
+		// ?stale=true, since the local copy may not have it yet.
+		if err := a.cluster.ConsistentRead(r.Context()); err != nil {
+			if !a.unavailable(w, err) {
+				a.internal(w, err)
+			}
+			return
+		}
+	}
+}
+
+// applyPlan is what an apply writes, and what it reports, given one read of
+// the account's monitors.
+type applyPlan struct {
+	report           report
+	creates, updates []*raftv1.MonitorSpec
+	// entryOf is the bundle index of each create, then of each update.
+	entryOf []int
+	errs    manifest.BundleErrors
+}
+
+// planApply matches the bundle with the account's monitors as stored now.
+func (a *API) planApply(acct string, bundle manifest.Bundle, dryRun bool) (*applyPlan, error) {
 	stored, err := a.state.Monitors(acct)
 	if err != nil {
-		a.internal(w, err)
-		return
+		return nil, err
 	}
 	byName := map[string]manifest.Manifest{}
 	for _, m := range stored {
 		byName[nameSpace(m.GetKind())+m.GetName()] = toManifest(m)
 	}
-	rep := report{DryRun: dryRun, Summary: map[string]int{"create": 0, "update": 0, "unchanged": 0, "orphaned": 0}, Changes: []change{}, Orphans: []orphan{}}
-	var creates, updates []*raftv1.MonitorSpec
-	var entryOf []int // bundle index of each create, then each update
+	p := &applyPlan{report: report{DryRun: dryRun, Summary: map[string]int{"create": 0, "update": 0, "unchanged": 0, "orphaned": 0}, Changes: []change{}, Orphans: []orphan{}}}
+	rep := &p.report
 	var updateEntries []int
-	var bundleErrs manifest.BundleErrors
 	for i, m := range bundle.Monitors {
 		key := nameSpace(m.Kind) + m.Name
 		old, exists := byName[key]
@@ -84,8 +158,8 @@ func (a *API) handleApply(w http.ResponseWriter, r *http.Request) {
 		case !exists:
 			m = manifest.Resolve(manifest.Manifest{}, m)
 			m.UUID = uuid.NewString()
-			creates = append(creates, toSpec(m, false))
-			entryOf = append(entryOf, i)
+			p.creates = append(p.creates, toSpec(m, false))
+			p.entryOf = append(p.entryOf, i)
 			c := change{Name: m.Name, Kind: m.Kind, Action: "create"}
 			if !dryRun {
 				c.UUID = m.UUID
@@ -93,7 +167,7 @@ func (a *API) handleApply(w http.ResponseWriter, r *http.Request) {
 			rep.Changes = append(rep.Changes, c)
 			rep.Summary["create"]++
 		case old.Kind != m.Kind:
-			bundleErrs.Add(manifest.EntryKey(i), manifest.Error{Code: manifest.CodeNameTakenByOtherKind,
+			p.errs.Add(manifest.EntryKey(i), manifest.Error{Code: manifest.CodeNameTakenByOtherKind,
 				Message: "a " + old.Kind + " named " + m.Name + " exists"})
 		default:
 			resolved := manifest.Resolve(old, m)
@@ -102,46 +176,37 @@ func (a *API) handleApply(w http.ResponseWriter, r *http.Request) {
 				rep.Summary["unchanged"]++
 				continue
 			}
-			updates = append(updates, toSpec(resolved, m.Project == nil))
+			p.updates = append(p.updates, toSpec(resolved, m.Project == nil))
 			updateEntries = append(updateEntries, i)
 			rep.Changes = append(rep.Changes, change{Name: m.Name, Kind: m.Kind, Action: "update", UUID: old.UUID, Diff: diff})
 			rep.Summary["update"]++
 		}
 	}
-	if len(bundleErrs) > 0 {
-		writeInvalid(w, bundleErrs.Body("the bundle is invalid; nothing was written"))
-		return
-	}
+	p.entryOf = append(p.entryOf, updateEntries...)
 	for _, m := range stored {
 		if _, orphaned := byName[nameSpace(m.GetKind())+m.GetName()]; orphaned {
 			rep.Orphans = append(rep.Orphans, orphan{Name: m.GetName(), Kind: m.GetKind(), UUID: m.GetUuid()})
 		}
 	}
 	rep.Summary["orphaned"] = len(rep.Orphans)
-	cmd := &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
-		AccountId: acct, Creates: creates, Updates: updates,
-	}}}
-	if n := len(creates) + len(updates); n > 0 && !fitsOneApply(w, n, cmd) {
-		return
+	return p, nil
+}
+
+// overtaken tells whether the state machine refused the plan's command
+// because the account changed after the plan was read: a name the plan
+// found free is taken (the plan checked the names it creates against its
+// read, and the bundle has no duplicates), or a monitor it updates is gone.
+// A new plan sees the change. Any other refusal stands.
+func (p *applyPlan) overtaken(res *raftv1.Result) bool {
+	entry := int(res.GetEntry())
+	switch res.GetStatus() {
+	case raftv1.Status_STATUS_CONFLICT:
+		code := res.GetCode()
+		return (code == manifest.CodeNameAlreadyExists || code == manifest.CodeNameTakenByOtherKind) && entry >= 0 && entry < len(p.creates)
+	case raftv1.Status_STATUS_NOT_FOUND:
+		return entry >= len(p.creates) && entry < len(p.creates)+len(p.updates)
 	}
-	if dryRun || len(creates)+len(updates) == 0 {
-		writeJSON(w, http.StatusOK, rep)
-		return
-	}
-	entryOf = append(entryOf, updateEntries...)
-	res, ok := a.apply(w, r, cmd)
-	if !ok {
-		return
-	}
-	if res.GetStatus() != raftv1.Status_STATUS_OK {
-		key := manifest.KeyBundle
-		if e := int(res.GetEntry()); e >= 0 && e < len(entryOf) {
-			key = manifest.EntryKey(entryOf[e])
-		}
-		writeRefused(w, key, res)
-		return
-	}
-	writeJSON(w, http.StatusOK, rep)
+	return false
 }
 
 // codeBundleTooLarge refuses an apply whose changes do not fit one raft

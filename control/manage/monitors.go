@@ -173,12 +173,14 @@ func (a *API) handleReplace(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleDelete serves DELETE /api/v1/monitors/{uuid}?confirm=true. Without
-// confirm=true nothing is deleted: 403 with a link to the panel.
+// exactly one confirm=true nothing is deleted: 403 with a link to the
+// panel. A repeated confirm (confirm=true&confirm=false) is no
+// confirmation, whatever its values.
 func (a *API) handleDelete(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("uuid")
-	if r.URL.Query().Get("confirm") != "true" {
+	if confirm := r.URL.Query()["confirm"]; len(confirm) != 1 || confirm[0] != "true" {
 		writeJSON(w, http.StatusForbidden, map[string]string{
-			"message":   "deleting a monitor needs confirm=true (or the panel)",
+			"message":   "deleting a monitor needs confirm=true, given once (or the panel)",
 			"panel_url": a.panelURL(r) + "/monitors/" + id,
 			"code":      "delete_requires_confirm",
 		})

@@ -312,3 +312,23 @@ func TestStatusIsReadOnly(t *testing.T) {
 		t.Fatalf("export has a status: %v", export)
 	}
 }
+
+// Only exactly one confirm=true deletes: a repeated or conflicting confirm
+// is not a confirmation.
+func TestDeleteNeedsExactlyOneConfirm(t *testing.T) {
+	a := newAPI(t)
+	_, m, _ := a.do("POST", "/api/v1/monitors", ping("backup", nil))
+	id := m["uuid"].(string)
+	for _, q := range []string{"confirm=true&confirm=false", "confirm=false&confirm=true", "confirm=true&confirm=true", "confirm=TRUE", "confirm="} {
+		status, body, _ := a.do("DELETE", "/api/v1/monitors/"+id+"?"+q, nil)
+		if status != 403 || body["code"] != "delete_requires_confirm" {
+			t.Fatalf("DELETE ?%s: %d %v, want 403 delete_requires_confirm", q, status, body)
+		}
+		if status, _, _ := a.do("GET", "/api/v1/monitors/"+id, nil); status != 200 {
+			t.Fatalf("DELETE ?%s deleted the monitor", q)
+		}
+	}
+	if status, _, _ := a.do("DELETE", "/api/v1/monitors/"+id+"?confirm=true", nil); status != 204 {
+		t.Fatalf("delete: %d", status)
+	}
+}

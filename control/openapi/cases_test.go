@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -463,10 +464,12 @@ func cases(f *fixture) []endpointCase {
 		{name: "apply too large", method: "POST", path: mon + "/apply", headers: bearer(mk), body: bundle + strings.Repeat(" ", 16<<20), status: 413},
 		{name: "apply storage failure", method: "POST", path: mon + "/apply", headers: bearer(mk), body: `{"manifest_version":1,"monitors":[{"kind":"ping","name":"fresh","timeout_seconds":60}]}`, status: 500, setup: failApply(broken)},
 		{name: "apply without leader", method: "POST", path: mon + "/apply", headers: bearer(mk), body: bundle, status: 503, setup: failReads(noLeader)},
+		{name: "apply overtaken on every attempt", method: "POST", path: mon + "/apply", headers: bearer(mk), body: `{"manifest_version":1,"monitors":[{"kind":"ping","name":"contended","timeout_seconds":60}]}`, status: 409, contains: "concurrent_change", setup: func(f *fixture) func() { return f.srv.Cluster.OvertakePutMonitors() }},
 
 		// Management API: DELETE /api/v1/monitors/{uuid}.
 		{name: "delete without confirm", method: "DELETE", path: doomed, headers: bearer(mk), status: 403, contains: "delete_requires_confirm"},
 		{name: "delete confirm false", method: "DELETE", path: doomed + "?confirm=false", headers: bearer(mk), status: 403, contains: "delete_requires_confirm"},
+		{name: "delete confirm repeated", method: "DELETE", path: doomed + "?confirm=true&confirm=false", headers: bearer(mk), status: 403, contains: "delete_requires_confirm"},
 		{name: "delete without delete scope", method: "DELETE", path: doomed + "?confirm=true", headers: bearer(f.writeKey), status: 403, contains: "insufficient_scope"},
 		{name: "delete without key", method: "DELETE", path: doomed + "?confirm=true", status: 401},
 		{name: "delete storage failure", method: "DELETE", path: doomed + "?confirm=true", headers: bearer(mk), status: 500, setup: failApply(broken)},
@@ -483,5 +486,17 @@ func cases(f *fixture) []endpointCase {
 		{name: "executions without key", method: "GET", path: executions, status: 401},
 		{name: "executions without read scope", method: "GET", path: executions, headers: bearer(f.writeKey), status: 403},
 		{name: "executions without leader", method: "GET", path: executions, headers: bearer(mk), status: 503, setup: failReads(noLeader)},
+
+		// Operator API: wrong tokens throttled per address, even the right
+		// one is refused then. Last, since it throttles the table's own
+		// address; afterwards the clock moves on until the bucket is full.
+		{name: "cluster after too many wrong tokens", method: "GET", path: "/admin/v1/cluster", headers: bearer(admin), status: 429, contains: "rate_limited", setup: func(f *fixture) func() {
+			for range 20 {
+				if f.send("GET", "/admin/v1/cluster", bearer("not-the-token"), "").status == 429 {
+					break
+				}
+			}
+			return func() { f.clock.advance(time.Minute) }
+		}},
 	}
 }

@@ -86,7 +86,7 @@ func applyFireDeadline(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadline) (*
 	}
 	st, alert := pingstate.OnDeadline(PingSettings(m), PingState(m), c.GetKind(), c.GetDueUnixMs(), ctx.now, pingstate.Muted(muted))
 	if !setPingState(m, st) {
-		return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Message: "stale"}, nil
+		return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Stale: true, Message: "stale"}, nil
 	}
 	var missed *statev1.StoredEvent
 	if st.MissedFired && c.GetKind() == pingstate.DeadlineMissed {

@@ -91,11 +91,11 @@ func TestFireDeadlineOnceAndStale(t *testing.T) {
 	if due != t0+90_000 {
 		t.Fatalf("missed deadline %d, want %d", due, t0+90_000)
 	}
-	if res := apply(t, s, fireCmd("a", m.GetUuid(), pingstate.DeadlineMissed, due-1, due))[0]; res.GetMessage() != "stale" {
+	if res := apply(t, s, fireCmd("a", m.GetUuid(), pingstate.DeadlineMissed, due-1, due))[0]; !res.GetStale() {
 		t.Fatalf("a deadline that is not the monitor's fired: %v", res)
 	}
 	mustOK(t, s, fireCmd("a", m.GetUuid(), pingstate.DeadlineMissed, due, due+500))
-	if res := apply(t, s, fireCmd("a", m.GetUuid(), pingstate.DeadlineMissed, due, due+900))[0]; res.GetMessage() != "stale" {
+	if res := apply(t, s, fireCmd("a", m.GetUuid(), pingstate.DeadlineMissed, due, due+900))[0]; !res.GetStale() {
 		t.Fatalf("a deadline fired twice: %v", res)
 	}
 	pending, _ := s.PendingAlerts(0)

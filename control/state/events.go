@@ -5,12 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
@@ -90,14 +90,47 @@ func parseEventTimeKey(key []byte) (string, uint64, error) {
 
 func eventLowKey(monitorID string) []byte { return k(prefixEventLow, monitorID) }
 
+// The two fields storedReceived reads by hand. Their numbers come from
+// the generated descriptors, by name and kind, so a renumbered field is
+// followed and a renamed or retyped one stops the package from loading
+// (every test of it fails) instead of being misread.
+var (
+	storedEventEventField = mustSchemaField((&statev1.StoredEvent{}).ProtoReflect().Descriptor(), "event", protoreflect.MessageKind)
+	eventReceivedField    = mustSchemaField((&raftv1.Event{}).ProtoReflect().Descriptor(), "received_unix_ms", protoreflect.Int64Kind)
+)
+
+// schemaField returns the number of md's singular field name, which must
+// be of kind (and so of the wire type storedReceived reads it as).
+func schemaField(md protoreflect.MessageDescriptor, name string, kind protoreflect.Kind) (protowire.Number, error) {
+	fd := md.Fields().ByName(protoreflect.Name(name))
+	switch {
+	case fd == nil:
+		return 0, fmt.Errorf("%s has no field %s", md.FullName(), name)
+	case fd.Kind() != kind || fd.Cardinality() == protoreflect.Repeated:
+		return 0, fmt.Errorf("%s is a %v %v, read as a singular %v", fd.FullName(), fd.Cardinality(), fd.Kind(), kind)
+	}
+	return fd.Number(), nil
+}
+
+func mustSchemaField(md protoreflect.MessageDescriptor, name string, kind protoreflect.Kind) protowire.Number {
+	n, err := schemaField(md, name, kind)
+	if err != nil {
+		panic("state: the hand-decoded fields moved: " + err.Error())
+	}
+	return n
+}
+
 // storedReceived reads event.received_unix_ms out of an encoded
-// StoredEvent without decoding the rest (the message may be 64 KiB).
+// StoredEvent without decoding the rest. It is on the ingest path
+// (retention by count deletes the oldest event of a full monitor), and
+// proto.Unmarshal would copy the whole event, whose message may be
+// 64 KiB, to read one number.
 func storedReceived(v []byte) (int64, error) {
-	ev, err := wireField(v, 2, protowire.BytesType)
+	ev, err := wireField(v, storedEventEventField, protowire.BytesType)
 	if err != nil || ev == nil {
 		return 0, err
 	}
-	r, err := wireField(ev, 12, protowire.VarintType)
+	r, err := wireField(ev, eventReceivedField, protowire.VarintType)
 	if err != nil || r == nil {
 		return 0, err
 	}
@@ -193,7 +226,7 @@ func purgeEvents(txn *badger.Txn, values *valueCache, monitorID string, limit in
 // command's time), then what deleted monitors left behind, then, oldest
 // receipt first, events received before before_unix_ms (of at most
 // MaxPruneMonitors monitors), keeping the counters of their monitors
-// right. The result message is the number deleted, or max when the entry
+// right. The result's deleted is the number deleted, or max when the entry
 // stopped at MaxPruneMonitors monitors with events left: the leader
 // proposes again while it is max.
 func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*raftv1.Result, error) {
@@ -254,7 +287,7 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 	if full {
 		n = int(c.GetMax())
 	}
-	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Message: strconv.Itoa(n)}, nil
+	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Deleted: int64(n)}, nil
 }
 
 // expiredEvent is an ev-time: key with its monitor and seq.

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"strconv"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -92,11 +91,10 @@ func pruneEvents(before, maxN int64) *raftv1.Command {
 func pruned(t *testing.T, s *Store, before, maxN int64) int {
 	t.Helper()
 	res := apply(t, s, pruneEvents(before, maxN))[0]
-	n, err := strconv.Atoi(res.GetMessage())
-	if res.GetStatus() != raftv1.Status_STATUS_OK || err != nil {
+	if res.GetStatus() != raftv1.Status_STATUS_OK {
 		t.Fatalf("prune: %v %q", res.GetStatus(), res.GetMessage())
 	}
-	return n
+	return int(res.GetDeleted())
 }
 
 func deleteMonitor(acct, id string) *raftv1.Command {

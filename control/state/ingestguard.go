@@ -8,6 +8,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/plans"
 )
 
 // The checks an IngestBatch makes per event besides the plan's limits: the
@@ -20,7 +21,7 @@ import (
 // DefaultMonitorsCreatedPerMinute is how many ping monitors pings of one
 // account may create in one minute when the plan does not say
 // (Plan.monitors_created_per_minute absent).
-const DefaultMonitorsCreatedPerMinute = 60
+const DefaultMonitorsCreatedPerMinute = plans.DefaultMonitorsCreatedPerMinute
 
 // MaxMonitorsCreatedPerMinute bounds Plan.monitors_created_per_minute.
 const MaxMonitorsCreatedPerMinute = 100_000
@@ -30,12 +31,7 @@ const minuteMillis = 60_000
 
 // MonitorsCreatedPerMinute is the plan's cap on ping monitors created by
 // pings in one minute (DefaultMonitorsCreatedPerMinute when it says none).
-func MonitorsCreatedPerMinute(p *raftv1.Plan) int64 {
-	if p == nil || p.MonitorsCreatedPerMinute == nil || p.GetMonitorsCreatedPerMinute() < 0 {
-		return DefaultMonitorsCreatedPerMinute
-	}
-	return p.GetMonitorsCreatedPerMinute()
-}
+func MonitorsCreatedPerMinute(p *raftv1.Plan) int64 { return plans.MonitorsCreatedPerMinute(p) }
 
 // creationWindow is the account's count of monitors created by pings in one
 // minute of leader time (stored at mon-rate:<account id> as two uint64: the

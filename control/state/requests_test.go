@@ -126,8 +126,8 @@ func TestRequestPruningIsBoundedAndOldestFirst(t *testing.T) {
 	}
 	for i, want := range []int{n - 64, 0} {
 		res := apply(t, s, pruneAt(late, 0, 64))[0]
-		if got, wantN := res.GetMessage(), fmt.Sprint(min(64, n-64*i)); got != wantN {
-			t.Fatalf("prune %d deleted %s, want %s", i, got, wantN)
+		if got, wantN := res.GetDeleted(), int64(min(64, n-64*i)); got != wantN {
+			t.Fatalf("prune %d deleted %d, want %d", i, got, wantN)
 		}
 		if r, rt := count(); r != want || rt != want {
 			t.Fatalf("after prune %d: %d ids, %d times left, want %d", i, r, rt, want)

@@ -24,6 +24,7 @@ import (
 	"lookout/control/manage"
 	"lookout/control/openapi"
 	"lookout/control/state"
+	"lookout/internal/httpserver"
 )
 
 // controlConfig is the parsed command line of lookout control.
@@ -49,6 +50,7 @@ type controlConfig struct {
 	// "" keeps the bound address, a port of 0 means the bound port.
 	advertiseAddr, advertiseHTTP, advertiseRaft string
 	advHTTP, advRaft, advGossip                 string
+	maxConnections  int
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -76,6 +78,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.smtp.Addr, "smtp-addr", "", "SMTP server (host:port) for e-mail alerts; STARTTLS when offered (default: none, e-mail channels are refused)")
 	fs.StringVar(&c.smtp.User, "smtp-user", "", "SMTP user, AUTH PLAIN (default: no authentication)")
 	fs.StringVar(&c.smtp.Password, "smtp-password", "", "SMTP password (env LOOKOUT_SMTP_PASSWORD keeps it off the command line)")
+	fs.IntVar(&c.maxConnections, "max-connections", httpserver.DefaultMaxConnections, "open HTTP connections served at once, node RPC included; more wait until one closes")
 	fs.StringVar(&c.smtp.From, "smtp-from", "", "sender address of e-mail alerts (default: --smtp-user when it is an address)")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		return nil, err
@@ -117,6 +120,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if c.alertRetryFor < time.Minute {
 		return nil, usageError{"--alert-retry-for must be at least 1m"}
+	}
+	if c.maxConnections < 1 {
+		return nil, usageError{"--max-connections must be at least 1"}
 	}
 	if c.retentionCount < 1 || c.retentionAge < time.Hour {
 		return nil, usageError{"--event-retention-count must be at least 1 and --event-retention-age at least 1h"}
@@ -207,18 +213,9 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
 	mux.Handle("GET /openapi.json", openapi.Handler())
-	srv := &http.Server{
-		Handler:   mux,
-		Protocols: new(http.Protocols),
-		// Bounded reads keep slow clients from holding connections; writes
-		// are not bounded here because an answer may wait up to a few
-		// seconds for a leader.
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       time.Minute,
-		IdleTimeout:       2 * time.Minute,
-	}
-	srv.Protocols.SetHTTP1(true)
-	srv.Protocols.SetUnencryptedHTTP2(true)
+	// The HTTP server: HTTP/1.1 and h2c, timeouts that drop silent or
+	// vanished clients, at most --max-connections connections.
+	srv := httpserver.New(mux, httpserver.Options{MaxConnections: cfg.maxConnections})
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {

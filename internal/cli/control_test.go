@@ -19,6 +19,9 @@ func TestParseControl(t *testing.T) {
 		if c.nodeID != "dev" || c.bootstrapExpect != 1 || c.gossipAddr != "" || c.httpAddr != "127.0.0.1:8080" || c.dataDir != "./lookout-data" {
 			t.Fatalf("%+v", c)
 		}
+		if c.maxConnections != 10_000 {
+			t.Fatalf("max connections %d, want 10000", c.maxConnections)
+		}
 	})
 	t.Run("environment, and the command line wins", func(t *testing.T) {
 		c, err := parseControl([]string{"--node-id", "flag"}, env(map[string]string{
@@ -44,6 +47,7 @@ func TestParseControl(t *testing.T) {
 		{"no arguments", []string{"--dev", "extra"}, nil, "takes no arguments"},
 		{"negative expect", []string{"--admin-token", "t", "--join", "x:1", "--bootstrap-expect", "-1"}, nil, "0 or more"},
 		{"bad env value", []string{"--dev"}, map[string]string{"LOOKOUT_BOOTSTRAP_EXPECT": "three"}, "LOOKOUT_BOOTSTRAP_EXPECT"},
+		{"no connections", []string{"--dev", "--max-connections", "0"}, nil, "--max-connections must be at least 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseControl(tc.args, env(tc.env), io.Discard)

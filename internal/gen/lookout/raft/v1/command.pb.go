@@ -2115,7 +2115,13 @@ type Result struct {
 	Code string `protobuf:"bytes,4,opt,name=code,proto3" json:"code,omitempty"`
 	// entry is the position of the refused monitor: creates first, then
 	// updates.
-	Entry         int64 `protobuf:"varint,5,opt,name=entry,proto3" json:"entry,omitempty"`
+	Entry int64 `protobuf:"varint,5,opt,name=entry,proto3" json:"entry,omitempty"`
+	// stale is set on the OK result of a FireDeadline that was no longer
+	// the monitor's deadline and changed nothing.
+	Stale bool `protobuf:"varint,160,opt,name=stale,proto3" json:"stale,omitempty"`
+	// deleted is how many records a PruneEvents deleted (expired request
+	// ids and event ids, and events).
+	Deleted       int64 `protobuf:"varint,161,opt,name=deleted,proto3" json:"deleted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2181,6 +2187,20 @@ func (x *Result) GetCode() string {
 func (x *Result) GetEntry() int64 {
 	if x != nil {
 		return x.Entry
+	}
+	return 0
+}
+
+func (x *Result) GetStale() bool {
+	if x != nil {
+		return x.Stale
+	}
+	return false
+}
+
+func (x *Result) GetDeleted() int64 {
+	if x != nil {
+		return x.Deleted
 	}
 	return 0
 }
@@ -2367,13 +2387,15 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\vEventResult\x127\n" +
 	"\aoutcome\x18\x01 \x01(\x0e2\x1d.lookout.raft.v1.EventOutcomeR\aoutcome\x122\n" +
 	"\x05quota\x18\x02 \x01(\v2\x1c.lookout.raft.v1.QuotaStatusR\x05quota\x12!\n" +
-	"\fmonitor_uuid\x18\x03 \x01(\tR\vmonitorUuid\"\xb3\x01\n" +
+	"\fmonitor_uuid\x18\x03 \x01(\tR\vmonitorUuid\"\xe5\x01\n" +
 	"\x06Result\x12/\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x17.lookout.raft.v1.StatusR\x06status\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x124\n" +
 	"\x06events\x18\x03 \x03(\v2\x1c.lookout.raft.v1.EventResultR\x06events\x12\x12\n" +
 	"\x04code\x18\x04 \x01(\tR\x04code\x12\x14\n" +
-	"\x05entry\x18\x05 \x01(\x03R\x05entry*Q\n" +
+	"\x05entry\x18\x05 \x01(\x03R\x05entry\x12\x15\n" +
+	"\x05stale\x18\xa0\x01 \x01(\bR\x05stale\x12\x19\n" +
+	"\adeleted\x18\xa1\x01 \x01(\x03R\adeleted*Q\n" +
 	"\aKeyType\x12\x18\n" +
 	"\x14KEY_TYPE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fKEY_TYPE_INGEST\x10\x01\x12\x17\n" +

@@ -1,0 +1,107 @@
+package admin
+
+import (
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Wrong operator tokens are throttled per client address: each address has
+// a token bucket of authFailureBurst failures, refilled at authFailureRate
+// a second. While its bucket is empty every request from the address is
+// answered 429, even one with the right token: checking the token then
+// would tell a guesser when it is right. So a good token works again at
+// most a second after its address stopped sending wrong ones.
+const (
+	authFailureBurst = 10
+	authFailureRate  = 1.0
+	// throttleMaxAddrs bounds the addresses tracked; beyond it (an attack
+	// from very many addresses) the new ones share one bucket.
+	throttleMaxAddrs = 10_000
+	// throttleSweep is how often buckets that have refilled are dropped.
+	throttleSweep = time.Minute
+	// overflowAddr is the shared bucket of the addresses beyond the cap.
+	overflowAddr = "*"
+)
+
+const codeRateLimited = "rate_limited"
+
+// throttle counts failed authentications per client address.
+type throttle struct {
+	mu    sync.Mutex
+	m     map[string]*rate.Limiter
+	swept time.Time
+}
+
+func newThrottle() *throttle { return &throttle{m: map[string]*rate.Limiter{}} }
+
+// check decides a request from addr at now: while addr is throttled it
+// returns false and how long to wait, without calling verify; otherwise it
+// returns verify's answer, and a failed verify spends one of addr's
+// failures. verify runs under the throttle's lock, so concurrent guesses
+// from one address cannot all pass before the first failure counts.
+func (t *throttle) check(addr string, now time.Time, verify func() bool) (ok bool, wait time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lim := t.m[addr]
+	if lim == nil && len(t.m) >= throttleMaxAddrs {
+		addr, lim = overflowAddr, t.m[overflowAddr]
+	}
+	if lim != nil {
+		if tokens := lim.TokensAt(now); tokens < 1 {
+			return false, time.Duration(math.Ceil((1 - tokens) / authFailureRate * float64(time.Second)))
+		}
+	}
+	if verify() {
+		return true, 0
+	}
+	if lim == nil {
+		lim = rate.NewLimiter(authFailureRate, authFailureBurst)
+		t.m[addr] = lim
+	}
+	lim.AllowN(now, 1)
+	t.sweep(now)
+	return false, 0
+}
+
+// sweep drops, at most once per throttleSweep, the buckets that are full
+// again: their addresses have not failed for a while.
+func (t *throttle) sweep(now time.Time) {
+	if now.Sub(t.swept) < throttleSweep && len(t.m) < throttleMaxAddrs {
+		return
+	}
+	t.swept = now
+	for addr, lim := range t.m {
+		if lim.TokensAt(now) >= authFailureBurst {
+			delete(t.m, addr)
+		}
+	}
+}
+
+// clientAddr is the address a request is throttled by: the remote IP, and
+// for IPv6 its /64 (one host usually has a whole /64).
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return host
+	}
+	if ip.To4() != nil {
+		return ip.String()
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+}
+
+// writeThrottled answers 429 with Retry-After (whole seconds, at least 1).
+func writeThrottled(w http.ResponseWriter, wait time.Duration) {
+	w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+	writeError(w, http.StatusTooManyRequests, codeRateLimited, "too many wrong operator tokens from this address; try again later")
+}

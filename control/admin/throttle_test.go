@@ -1,0 +1,103 @@
+package admin_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"lookout/control/admin"
+)
+
+// Wrong operator tokens are throttled per client address: after 10, the
+// address gets 429 with Retry-After, even with the right token, until its
+// bucket refills (one failure a second); other addresses are not affected.
+func TestWrongTokensAreThrottledPerAddress(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, time.March, 15, 12, 30, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
+	api := admin.New(admin.Options{Cluster: &resultCluster{}, Token: "right", Now: clock})
+	mux := http.NewServeMux()
+	api.Register(mux)
+	send := func(addr, auth string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("GET", "/admin/v1/cluster", nil)
+		req.RemoteAddr = addr
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, req)
+		return w
+	}
+	want := func(w *httptest.ResponseRecorder, status int, what string) {
+		t.Helper()
+		if w.Code != status {
+			t.Fatalf("%s: %d %s, want %d", what, w.Code, w.Body, status)
+		}
+		if status == http.StatusTooManyRequests {
+			if w.Header().Get("Retry-After") == "" || w.Header().Get("Content-Type") != "application/json" {
+				t.Fatalf("%s: 429 headers %v", what, w.Header())
+			}
+			(response{status: w.Code, header: w.Header(), body: w.Body.Bytes()}).wantError(t, http.StatusTooManyRequests, "rate_limited", "too many wrong operator tokens")
+		}
+	}
+	attacker, other := "192.0.2.7:40000", "198.51.100.1:40000"
+	for i := range 10 {
+		want(send(attacker, "Bearer guess"), http.StatusUnauthorized, fmt.Sprint("wrong token ", i))
+	}
+	want(send(attacker, "Bearer guess"), http.StatusTooManyRequests, "11th wrong token")
+	want(send("192.0.2.7:40001", "Bearer right"), http.StatusTooManyRequests, "the right token from a throttled address")
+	want(send(attacker, ""), http.StatusTooManyRequests, "no token from a throttled address")
+	if got := send(attacker, "Bearer guess").Header().Get("Retry-After"); got != "1" {
+		t.Fatalf("Retry-After %q, want 1", got)
+	}
+	// Another address is not affected, and a missing token is no failure.
+	want(send(other, "Bearer right"), http.StatusOK, "the right token from another address")
+	for range 20 {
+		want(send(other, ""), http.StatusUnauthorized, "no token")
+	}
+	want(send(other, "Bearer right"), http.StatusOK, "after requests without a token")
+	// A second later one failure is allowed again; the right token passes
+	// and costs nothing.
+	advance(time.Second)
+	want(send(attacker, "Bearer right"), http.StatusOK, "the right token after a second")
+	want(send(attacker, "Bearer right"), http.StatusOK, "the right token again")
+	want(send(attacker, "Bearer guess"), http.StatusUnauthorized, "one more wrong token")
+	want(send(attacker, "Bearer guess"), http.StatusTooManyRequests, "and throttled again")
+	// An IPv6 client is throttled by its /64.
+	for range 10 {
+		want(send("[2001:db8:1:2::5]:4000", "Bearer guess"), http.StatusUnauthorized, "IPv6 wrong token")
+	}
+	want(send("[2001:db8:1:2:ffff::9]:4000", "Bearer right"), http.StatusTooManyRequests, "another host of the same /64")
+	want(send("[2001:db8:1:3::5]:4000", "Bearer right"), http.StatusOK, "another /64")
+}
+
+// Concurrent wrong guesses from one address cannot all be checked before
+// the first failure counts: at most the burst of them are answered 401.
+func TestConcurrentWrongTokensAreThrottled(t *testing.T) {
+	api := admin.New(admin.Options{Cluster: &resultCluster{}, Token: "right", Now: func() time.Time { return time.Unix(1e9, 0) }})
+	mux := http.NewServeMux()
+	api.Register(mux)
+	var mu sync.Mutex
+	counts := map[int]int{}
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Go(func() {
+			req := httptest.NewRequest("GET", "/admin/v1/cluster", nil)
+			req.RemoteAddr = "192.0.2.7:1"
+			req.Header.Set("Authorization", "Bearer guess")
+			w := httptest.NewRecorder()
+			mux.ServeHTTP(w, req)
+			mu.Lock()
+			counts[w.Code]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if counts[http.StatusUnauthorized] != 10 || counts[http.StatusTooManyRequests] != 40 {
+		t.Fatalf("answers %v, want 10 401s and 40 429s", counts)
+	}
+}
