@@ -50,7 +50,7 @@ type controlConfig struct {
 	// "" keeps the bound address, a port of 0 means the bound port.
 	advertiseAddr, advertiseHTTP, advertiseRaft string
 	advHTTP, advRaft, advGossip                 string
-	maxConnections  int
+	maxConnections                              int
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
