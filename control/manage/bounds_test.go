@@ -64,16 +64,16 @@ func TestApplyBounds(t *testing.T) {
 	}
 	// Too many bytes: checks with the longest expected content.
 	var big []any
-	for i := range 80 {
+	for i := range 160 {
 		m := httpCheck(fmt.Sprint("big-", i), "https://example.com/")
 		m["config"].(map[string]any)["expected_content"] = strings.Repeat("\U0001D11E", 4096)
 		big = append(big, m)
 	}
 	status, body, _ := a.do("POST", "/api/v1/monitors/apply", bundleOf(big))
 	if status != 422 || fmt.Sprint(codes(body, "bundle")) != "[bundle_too_large]" {
-		t.Fatalf("apply of %d bytes of changes: %d %v", 80*16<<10, status, body)
+		t.Fatalf("apply of %d bytes of changes: %d %v", 160*16<<10, status, body)
 	}
-	if status, _, _ := a.do("POST", "/api/v1/monitors/apply", bundleOf(big[:40])); status != 200 {
+	if status, _, _ := a.do("POST", "/api/v1/monitors/apply", bundleOf(big[:80])); status != 200 {
 		t.Fatalf("half of it: %d", status)
 	}
 }

@@ -224,8 +224,11 @@ func TestManageApplyAndExport(t *testing.T) {
 	for i := range 1001 {
 		many = append(many, pingManifest(fmt.Sprintf("job-%04d", i), 60))
 	}
-	if _, err := c.ApplyBundle(ctx, manifest.Bundle{Monitors: many}, false); err != nil {
-		t.Fatal(err)
+	// One apply changes at most 1,000 monitors: two parts.
+	for _, part := range [][]manifest.Manifest{many[:1000], many} {
+		if _, err := c.ApplyBundle(ctx, manifest.Bundle{Monitors: part}, false); err != nil {
+			t.Fatal(err)
+		}
 	}
 	all, err := c.AllMonitors(ctx, manifest.KindPing)
 	if err != nil || len(all) != 1003 || all[0].Name != "backup" || all[1002].Name != "made-by-hand" {
