@@ -45,6 +45,11 @@ import (
 //	                                      -> empty; expiry order of evid:
 //	runs:<monitor uuid>                   -> the monitor's open runs (runs.go)
 //	quota:<account id>                    -> statev1.Quota
+//
+// Check executions (executions.go):
+//
+//	exec:<check uuid>:<uint64 slot ms><region> -> raftv1.Execution
+//	check:<check uuid>                    -> statev1.CheckStatus
 var (
 	keyApplied         = []byte("meta:applied")
 	prefixAccount      = []byte("acct:")
@@ -72,6 +77,9 @@ var (
 	prefixEventIDTime  = []byte("evid-time:")
 	prefixRuns         = []byte("runs:")
 	prefixQuota        = []byte("quota:")
+
+	prefixExecution   = []byte("exec:")
+	prefixCheckStatus = []byte("check:")
 )
 
 // k joins a prefix and parts with ':' between the parts.
