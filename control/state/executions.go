@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -352,4 +353,14 @@ func (s *Store) Checks(fn func(*statev1.Monitor) error) error {
 			return fn(m)
 		})
 	})
+}
+
+// executionNamespace is the UUID namespace of execution ids.
+var executionNamespace = uuid.MustParse("7c1f4a52-93d0-4a8e-b6a3-0d5e8c2f6b14")
+
+// ExecutionID is the id of the execution of check in region for the slot
+// (decisions.md section 6): derived from the three, so it is the same
+// whoever records it and however often.
+func ExecutionID(check, region string, slotMs int64) string {
+	return uuid.NewSHA1(executionNamespace, []byte(check+"\x00"+region+"\x00"+strconv.FormatInt(slotMs, 10))).String()
 }
