@@ -75,6 +75,9 @@ type Options struct {
 
 // Stats are the scheduler's counters.
 type Stats struct {
+	// Ready is true while the scheduler leads: it has read the checks and
+	// follows their changes.
+	Ready bool
 	// Scheduled checks wait for their next slot.
 	Scheduled int
 	// Runs counts executions started; Skipped slots missed (too late, the
@@ -90,6 +93,7 @@ type Scheduler struct {
 	scheduled           atomic.Int64
 	runs, skipped, errs atomic.Uint64
 	rebuilds            atomic.Uint64 // for tests: terms ready
+	ready               atomic.Bool
 }
 
 // New makes the scheduler.
@@ -127,7 +131,7 @@ func New(o Options) *Scheduler {
 
 // Stats returns the counters; safe at any time.
 func (s *Scheduler) Stats() Stats {
-	return Stats{Scheduled: int(s.scheduled.Load()), Runs: s.runs.Load(), Skipped: s.skipped.Load(), Errors: s.errs.Load()}
+	return Stats{Ready: s.ready.Load(), Scheduled: int(s.scheduled.Load()), Runs: s.runs.Load(), Skipped: s.skipped.Load(), Errors: s.errs.Load()}
 }
 
 // entry is one scheduled check (Run's goroutine only).
@@ -178,7 +182,9 @@ func (s *Scheduler) Run(ctx context.Context) {
 		})
 	}
 	defer s.scheduled.Store(0)
+	defer s.ready.Store(false)
 	t.rebuild(ctx)
+	s.ready.Store(true)
 	var timer <-chan time.Time
 	var timerAt time.Time
 	for {
