@@ -7,6 +7,7 @@ import (
 
 	"lookout/control/alert/channel"
 	"lookout/control/state"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
@@ -37,6 +38,9 @@ func (d *Dispatcher) payload(a *statev1.Alert) channel.Alert {
 			out.Monitor.Name, out.Monitor.Project = se.GetEvent().GetMonitor(), se.GetEvent().GetProject()
 		}
 	}
+	if x := a.GetExecution(); x != nil {
+		out.Event = executionEvent(x)
+	}
 	if d.o.PanelURL != "" {
 		out.PanelURL = strings.TrimRight(d.o.PanelURL, "/") + "/monitors/" + a.GetMonitorUuid()
 	}
@@ -65,4 +69,29 @@ func event(se *statev1.StoredEvent) *channel.Event {
 		e.ExitCode = &v
 	}
 	return e
+}
+
+// executionEvent is a check execution as channels show it.
+func executionEvent(x *raftv1.Execution) *channel.Event {
+	ms := func(v int64) time.Time { return time.UnixMilli(v).UTC() }
+	e := &channel.Execution{
+		ID: state.ExecutionID(x.GetCheckUuid(), x.GetRegion(), x.GetSlotUnixMs()), Region: x.GetRegion(), Agent: x.GetAgent(),
+		Slot: ms(x.GetSlotUnixMs()), Attempts: x.GetAttempts(), StartedAt: ms(x.GetStartedUnixMs()), FinishedAt: ms(x.GetFinishedUnixMs()),
+		DurationMs: x.GetDurationMs(), Error: x.GetError(),
+	}
+	if h := x.GetHttp(); h != nil {
+		e.HTTP = &channel.ExecutionHTTP{StatusCode: h.GetStatusCode(), ResponseBytes: h.GetResponseBytes(), TimingsMs: map[string]int64{
+			"dns": h.GetDnsMs(), "connect": h.GetConnectMs(), "tls": h.GetTlsMs(), "ttfb": h.GetTtfbMs(), "total": h.GetTotalMs(),
+		}}
+	}
+	if s := x.GetSsl(); s != nil {
+		e.SSL = &channel.ExecutionSSL{
+			ExpiresAt: ms(s.GetExpiresUnixMs()), DaysLeft: s.GetDaysLeft(), Issuer: s.GetIssuer(), Subject: s.GetSubject(),
+			DNSNames: append([]string{}, s.GetDnsNames()...), ChainValid: s.GetChainValid(), HostnameValid: s.GetHostnameValid(),
+		}
+	}
+	return &channel.Event{
+		EventType: "execution", Status: x.GetStatus(), Message: x.GetError(),
+		Timestamp: ms(x.GetFinishedUnixMs()), ReceivedAt: ms(x.GetFinishedUnixMs()), Execution: e,
+	}
 }

@@ -38,6 +38,8 @@ type State interface {
 	Monitor(accountID, uuid string) (*statev1.Monitor, error)
 	Monitors(accountID string) ([]*statev1.Monitor, error)
 	Events(accountID, monitorUUID string, limit int) ([]*statev1.StoredEvent, error)
+	Executions(accountID, checkUUID string, limit int) ([]*raftv1.Execution, error)
+	CheckStatus(checkUUID string) (*statev1.CheckStatus, error)
 }
 
 // Options configures the Management API.

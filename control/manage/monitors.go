@@ -82,7 +82,7 @@ func (a *API) handleGet(w http.ResponseWriter, r *http.Request) {
 	}
 	m, ok := a.monitor(w, r)
 	if ok {
-		writeJSON(w, http.StatusOK, withStatus(m))
+		writeJSON(w, http.StatusOK, a.withStatus(m))
 	}
 }
 
@@ -205,21 +205,6 @@ func (a *API) handleDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// handleExecutions serves GET /api/v1/monitors/{uuid}/executions?limit=N:
-// a check's executions, newest first. Checks are not run yet, so the list
-// is empty.
-func (a *API) handleExecutions(w http.ResponseWriter, r *http.Request) {
-	if _, ok := historyLimit(w, r); !ok {
-		return
-	}
-	if !a.consistent(w, r) {
-		return
-	}
-	if _, ok := a.monitor(w, r); ok {
-		writeJSON(w, http.StatusOK, map[string]any{"executions": []any{}})
-	}
 }
 
 // panelURL is the base URL of the panel: the configured one, or the

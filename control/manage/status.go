@@ -22,7 +22,16 @@ type monitorStatus struct {
 // monitorWithStatus is a manifest with its status.
 type monitorWithStatus struct {
 	manifest.Manifest
-	Status *monitorStatus `json:"status,omitempty"`
+	// Status is a *monitorStatus (ping) or a *checkStatus.
+	Status any `json:"status,omitempty"`
+}
+
+// withStatus adds the status of a monitor to its manifest.
+func (a *API) withStatus(m *statev1.Monitor) monitorWithStatus {
+	if m.GetKind() != manifest.KindPing {
+		return a.withCheckStatus(m)
+	}
+	return withStatus(m)
 }
 
 // withStatus adds the status of a ping monitor to its manifest.

@@ -480,6 +480,8 @@ func cases(f *fixture) []endpointCase {
 
 		// Management API: GET /api/v1/monitors/{uuid}/executions.
 		{name: "executions", method: "GET", path: executions, headers: bearer(mk), status: 200, contains: `"executions"`},
+		{name: "ssl check executions", method: "GET", path: cert + "/executions", headers: bearer(mk), status: 200, contains: `"days_left":90`},
+		{name: "ssl check status", method: "GET", path: cert, headers: bearer(mk), status: 200, contains: `"last_status":"running"`},
 		{name: "executions limit", method: "GET", path: executions + "?limit=10", headers: bearer(f.readKey), status: 200},
 		{name: "executions limit 0", method: "GET", path: executions + "?limit=0", headers: bearer(mk), status: 400, contains: "invalid_request", invalidRequest: true},
 		{name: "executions unknown monitor", method: "GET", path: mon + "/" + unknownID + "/executions", headers: bearer(mk), status: 404},

@@ -22,6 +22,8 @@ import (
 	"lookout/control/ingest"
 	"lookout/control/manage"
 	"lookout/control/openapi"
+	"lookout/control/state"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
 // fixture is every HTTP API of a control node on one loopback listener, as
@@ -231,6 +233,7 @@ func newFixture(t *testing.T) *fixture {
 	f.nightly = f.mustCreate(`{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":3600,"tags":["db"],"notification_group":"on-call","project":"infra"}`)
 	f.homepage = f.mustCreate(`{"manifest_version":1,"kind":"http_check","name":"homepage","schedule":"5m","config":{"url":"https://example.com/","expected_status":200}}`)
 	f.cert = f.mustCreate(`{"manifest_version":1,"kind":"ssl_check","name":"cert","schedule":"0 6 * * *","config":{"domain":"example.com"}}`)
+	f.recordExecutions()
 	f.doomed = f.mustCreate(`{"manifest_version":1,"kind":"ping","name":"doomed","timeout_seconds":60}`)
 	var page struct {
 		NextCursor string `json:"next_cursor"`
@@ -339,4 +342,25 @@ func headers(kv ...string) http.Header {
 		h.Add(kv[i], kv[i+1])
 	}
 	return h
+}
+
+// recordExecutions gives homepage a failed execution and cert a running
+// and a successful one, as the scheduler records them.
+func (f *fixture) recordExecutions() {
+	f.t.Helper()
+	slot := f.srv.Now.Add(-time.Minute).UnixMilli()
+	execs := []*raftv1.Execution{
+		{AccountId: f.main.ID, CheckUuid: f.homepage, Region: state.RegionControl, SlotUnixMs: slot, Status: state.ExecFailed, Attempts: 4,
+			StartedUnixMs: slot, FinishedUnixMs: slot + 7200, DurationMs: 35, Error: "the answer's status is 503, want 200", ErrorKind: "unexpected_status",
+			Http: &raftv1.ExecutionHTTP{StatusCode: 503, ResponseBytes: 19, DnsMs: 2, ConnectMs: 5, TlsMs: 11, TtfbMs: 30, TotalMs: 35}},
+		{AccountId: f.main.ID, CheckUuid: f.cert, Region: state.RegionControl, SlotUnixMs: slot, Status: state.ExecSuccess, Attempts: 1,
+			StartedUnixMs: slot, FinishedUnixMs: slot + 40, DurationMs: 40,
+			Ssl: &raftv1.ExecutionSSL{ExpiresUnixMs: slot + 90*86_400_000, DaysLeft: 90, Issuer: "CN=Test CA", Subject: "CN=example.com",
+				DnsNames: []string{"example.com"}, ChainValid: true, HostnameValid: true, Level: "ok"}},
+		{AccountId: f.main.ID, CheckUuid: f.cert, Region: state.RegionControl, SlotUnixMs: slot + 60_000, Status: state.ExecRunning, Attempts: 1, StartedUnixMs: slot + 60_000},
+	}
+	res, err := f.srv.Cluster.Apply(context.Background(), &raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: execs}}})
+	if err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
+		f.t.Fatalf("record executions: %v %v", res, err)
+	}
 }

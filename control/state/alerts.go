@@ -26,7 +26,7 @@ func alertPendingKey(id string) []byte { return k(prefixAlertPending, id) }
 // the entry (index) and the alert's position in it, so it is the same on
 // every node and never reused.
 func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ string, at int64, ev *statev1.StoredEvent) error {
-	id := uuid.NewSHA1(alertNamespace, []byte(m.GetUuid()+"\x00"+strconv.FormatUint(ctx.index, 10)+"\x00"+strconv.Itoa(pos)+"\x00"+typ)).String()
+	id := alertID(ctx, pos, m, typ)
 	deliveries, err := route(txn, m)
 	if err != nil {
 		return err
@@ -45,6 +45,12 @@ func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ 
 		return nil
 	}
 	return txn.Set(alertPendingKey(id), nil)
+}
+
+// alertID is the id raiseAlert gives the alert of type typ at pos of the
+// entry.
+func alertID(ctx applyCtx, pos int, m *statev1.Monitor, typ string) string {
+	return uuid.NewSHA1(alertNamespace, []byte(m.GetUuid()+"\x00"+strconv.FormatUint(ctx.index, 10)+"\x00"+strconv.Itoa(pos)+"\x00"+typ)).String()
 }
 
 // route lists the deliveries of an alert of m.

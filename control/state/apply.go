@@ -234,6 +234,8 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applyPruneEvents(txn, ctx, op.PruneEvents)
 	case *raftv1.Command_DeleteMonitor:
 		return applyDeleteMonitor(txn, ctx, op.DeleteMonitor)
+	case *raftv1.Command_RecordExecutions:
+		return applyRecordExecutions(txn, ctx, op.RecordExecutions)
 	default:
 		return invalid("command has no known operation"), nil
 	}

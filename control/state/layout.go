@@ -47,6 +47,11 @@ import (
 //	quota:<account id>                    -> statev1.Quota
 //	mon-rate:<account id>                 -> uint64 minute, uint64 monitors created by
 //	                                         pings in it (ingestguard.go)
+//
+// Check executions (executions.go):
+//
+//	exec:<check uuid>:<uint64 slot ms><region> -> raftv1.Execution
+//	check:<check uuid>                    -> statev1.CheckStatus
 var (
 	keyApplied         = []byte("meta:applied")
 	prefixAccount      = []byte("acct:")
@@ -75,6 +80,9 @@ var (
 	prefixRuns         = []byte("runs:")
 	prefixQuota        = []byte("quota:")
 	prefixMonitorRate  = []byte("mon-rate:")
+
+	prefixExecution   = []byte("exec:")
+	prefixCheckStatus = []byte("check:")
 )
 
 // k joins a prefix and parts with ':' between the parts.

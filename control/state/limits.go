@@ -44,7 +44,11 @@ import (
 //     options, not the Small ones). PruneEvents and the events a
 //     DeleteMonitor removes are bounded by MaxPruneEvents and
 //     MaxPruneMonitors.
-//   - Alerts (raised by IngestBatch and FireDeadline) carry one delivery
+//   - RecordExecutions holds at most MaxExecutionsPerCommand executions
+//     of bounded fields (executions.go): about 110 KiB at most, under
+//     MaxCommandBytes; each may raise one alert.
+//   - Alerts (raised by IngestBatch, FireDeadline and RecordExecutions)
+//     carry one delivery
 //     per channel: MaxGroupChannels and MaxAccountChannels bound them.
 const (
 	// MaxPutMonitors bounds the monitors (creates and updates) of one
@@ -123,6 +127,13 @@ func CheckCommand(cmd *raftv1.Command) error {
 	case *raftv1.Command_FireDeadline:
 		c := op.FireDeadline
 		return checkSmall("fire deadline", c, c.GetAccountId(), c.GetMonitorUuid(), c.GetKind())
+	case *raftv1.Command_RecordExecutions:
+		c := op.RecordExecutions
+		var parts []string
+		for _, e := range c.GetExecutions() {
+			parts = append(parts, e.GetAccountId(), e.GetCheckUuid(), e.GetRegion())
+		}
+		return checkSmall("record executions", c, parts...)
 	case *raftv1.Command_RecordDelivery:
 		c := op.RecordDelivery
 		return checkSmall("record delivery", c, c.GetAlertId(), c.GetChannelRef())

@@ -201,8 +201,9 @@ func worstCases() map[string]worstCase {
 			want: raftv1.Status_STATUS_OK,
 			over: putMonitorsCmd("a", []*raftv1.MonitorSpec{{Uuid: "u", Kind: KindPing, Name: "n", DisplayName: long(MaxPutMonitorsBytes)}}, nil),
 		},
-		"fire_deadline":   fireWorstCase(),
-		"record_delivery": recordWorstCase(),
+		"fire_deadline":     fireWorstCase(),
+		"record_executions": recordExecutionsWorstCase(),
+		"record_delivery":   recordWorstCase(),
 	}
 }
 
@@ -411,5 +412,47 @@ func recordWorstCase() worstCase {
 		},
 		want: raftv1.Status_STATUS_OK,
 		over: cmd(&raftv1.Command{Op: &raftv1.Command_RecordDelivery{RecordDelivery: &raftv1.RecordDelivery{AlertId: long(MaxKeyPartBytes + 1)}}}),
+	}
+}
+
+func recordExecutionsWorstCase() worstCase {
+	const checks = MaxExecutionsPerCommand
+	id := func(i int) string { return fmt.Sprintf("30000000-0000-4000-8000-%012d", i) }
+	return worstCase{
+		// Checks of an account with the most channels, each failing for
+		// the first time (an alert with a delivery per channel), every
+		// field of the execution at its longest, and an older execution to
+		// trim (retention 1).
+		setup: func(t *testing.T, s *Store) {
+			for i := range MaxAccountChannels {
+				mustOK(t, s, createChannelCmd("a", fmt.Sprint("c", i), true))
+			}
+			specs := make([]*raftv1.MonitorSpec, checks)
+			for i := range specs {
+				specs[i] = &raftv1.MonitorSpec{Uuid: id(i), Kind: KindSSLCheck, Name: fmt.Sprint("cert-", i), Enabled: true, Schedule: "1m",
+					Config: &raftv1.CheckConfig{Domain: "example.com", WarningDays: 30, AlertDays: 7}}
+			}
+			mustOK(t, s, putMonitorsCmd("a", specs, nil))
+			for i := range checks {
+				e := &raftv1.Execution{AccountId: "a", CheckUuid: id(i), Region: RegionControl, SlotUnixMs: t0, Status: ExecSuccess, Attempts: 1}
+				mustOK(t, s, cmd(&raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: []*raftv1.Execution{e}, RetentionCount: 1}}}))
+			}
+		},
+		worst: func(*testing.T, *Store) *raftv1.Command {
+			execs := make([]*raftv1.Execution, checks)
+			for i := range execs {
+				names := make([]string, MaxExecutionDNSNames)
+				for j := range names {
+					names[j] = long(MaxExecutionDNSName)
+				}
+				execs[i] = &raftv1.Execution{AccountId: "a", CheckUuid: id(i), Region: long(MaxExecutionLabel), Agent: long(MaxExecutionLabel),
+					SlotUnixMs: t0 + 60_000, Status: ExecFailed, Attempts: 4, Error: long(MaxExecutionError), ErrorKind: long(MaxExecutionLabel),
+					Ssl: &raftv1.ExecutionSSL{Issuer: long(MaxExecutionText), Subject: long(MaxExecutionText), DnsNames: names, DaysLeft: 1}}
+			}
+			return cmd(&raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: execs, RetentionCount: 1}}})
+		},
+		want: raftv1.Status_STATUS_OK,
+		over: cmd(&raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: []*raftv1.Execution{{
+			AccountId: "a", CheckUuid: id(0), Region: RegionControl, SlotUnixMs: t0, Status: ExecFailed, Error: long(MaxCommandBytes)}}}}}),
 	}
 }

@@ -97,6 +97,9 @@ func applyDeleteMonitor(txn *badger.Txn, ctx applyCtx, c *raftv1.DeleteMonitor) 
 	if _, err := purgeEvents(txn, ctx.values, id, MaxPruneEvents); err != nil {
 		return nil, err
 	}
+	if err := deleteExecutions(txn, id); err != nil {
+		return nil, err
+	}
 	countKey := monitorCountKey(mon.GetAccountId())
 	before, err := readUint64(txn, countKey)
 	if err != nil {

@@ -51,6 +51,7 @@ type controlConfig struct {
 	advertiseAddr, advertiseHTTP, advertiseRaft string
 	advHTTP, advRaft, advGossip                 string
 	maxConnections                              int
+	execRetention                               int64
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -71,6 +72,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.adminToken, "admin-token", "", "operator token for /admin/v1; also secures node-to-node traffic (required without --dev)")
 	fs.DurationVar(&c.removeGoneAfter, "remove-gone-after", 72*time.Hour, "remove a server from raft after it is gone from gossip this long")
 	fs.Int64Var(&c.retentionCount, "event-retention-count", 1000, "events kept per monitor (older ones are dropped as new ones arrive)")
+	fs.Int64Var(&c.execRetention, "execution-retention-count", 1000, "check executions kept per check (older ones are dropped as new ones arrive; at most 10000)")
 	fs.DurationVar(&c.retentionAge, "event-retention-age", 90*24*time.Hour, "events older than this are deleted")
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
 	fs.DurationVar(&c.alertRetryFor, "alert-retry-for", 24*time.Hour, "how long an alert's failed deliveries are retried")
@@ -126,6 +128,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if c.retentionCount < 1 || c.retentionAge < time.Hour {
 		return nil, usageError{"--event-retention-count must be at least 1 and --event-retention-age at least 1h"}
+	}
+	if c.execRetention < 1 || c.execRetention > 10000 {
+		return nil, usageError{"--execution-retention-count must be 1 to 10000"}
 	}
 	if err := c.resolveAdvertise(); err != nil {
 		return nil, err

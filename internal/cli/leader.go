@@ -9,15 +9,17 @@ import (
 	"lookout/cluster"
 	"lookout/control/alert"
 	"lookout/control/alert/channel"
+	"lookout/control/checks"
 	"lookout/control/engine"
 	"lookout/control/state"
 )
 
 // leaderTasks is the leader-only work of a control node, started after the
 // leader's Barrier and stopped with its leadership: the deadline engine
-// (missed and timed-out runs), the alert dispatcher, and the retention
-// sweeper.
+// (missed and timed-out runs), the alert dispatcher, the retention
+// sweeper, and the check scheduler.
 func leaderTasks(cfg *controlConfig, st *state.Store, registry *channel.Registry, publicURL string, log hclog.Logger) []func(context.Context, *cluster.Node) {
+	feed := st.NewFeed() // the scheduler's own reader of the change feed
 	return []func(context.Context, *cluster.Node){
 		func(ctx context.Context, n *cluster.Node) {
 			dispatch := alert.NewDispatcher(alert.DispatcherOptions{
@@ -35,6 +37,12 @@ func leaderTasks(cfg *controlConfig, st *state.Store, registry *channel.Registry
 		},
 		func(ctx context.Context, n *cluster.Node) {
 			engine.NewRetention(engine.RetentionOptions{Cluster: n, MaxAge: cfg.retentionAge, Logger: log.Named("retention")}).Run(ctx)
+		},
+		func(ctx context.Context, n *cluster.Node) {
+			checks.New(checks.Options{
+				Cluster: n, State: st, Feed: feed, Version: Version,
+				RetentionCount: cfg.execRetention, Logger: log.Named("checks"),
+			}).Run(ctx)
 		},
 	}
 }

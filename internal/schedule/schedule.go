@@ -14,6 +14,7 @@ package schedule
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -144,4 +145,29 @@ func (s Schedule) Interval() (time.Duration, bool) {
 // separated by single spaces.
 func (s Schedule) String() string {
 	return s.spec
+}
+
+// Offset is the stable offset of the check with this id within the period
+// of an interval schedule: whole seconds from an FNV-1a hash of the id, so
+// checks of the same interval spread over it instead of all running at :00.
+// It is zero for a cron expression (cron slots are exact).
+func (s Schedule) Offset(id string) time.Duration {
+	if s.interval <= 0 {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return time.Duration(h.Sum64()%uint64(s.interval/time.Second)) * time.Second
+}
+
+// NextFor returns the first run time strictly after after of the check
+// with this id: the interval slots shifted by Offset(id), or the cron
+// slots as Next gives them.
+func (s Schedule) NextFor(id string, after time.Time) time.Time {
+	off := s.Offset(id)
+	next := s.Next(after.Add(-off))
+	if next.IsZero() {
+		return next
+	}
+	return next.Add(off)
 }

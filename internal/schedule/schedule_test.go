@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -117,5 +118,36 @@ func TestParseBounds(t *testing.T) {
 		if _, err := Parse(spec); err != nil {
 			t.Errorf("Parse(%q): %v", spec, err)
 		}
+	}
+}
+
+func TestNextForSpreadsIntervalChecksStably(t *testing.T) {
+	s, err := Parse("5m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	offsets := map[time.Duration]bool{}
+	for i := range 50 {
+		id := fmt.Sprintf("check-%d", i)
+		off := s.Offset(id)
+		if off < 0 || off >= 5*time.Minute || off%time.Second != 0 || s.Offset(id) != off {
+			t.Fatalf("%s: offset %v", id, off)
+		}
+		offsets[off] = true
+		next := s.NextFor(id, at)
+		if !next.After(at) || next.Sub(at) > 5*time.Minute || (next.Unix()-int64(off/time.Second))%300 != 0 {
+			t.Fatalf("%s: next %v after %v with offset %v", id, next, at, off)
+		}
+		if again := s.NextFor(id, next); again.Sub(next) != 5*time.Minute {
+			t.Fatalf("%s: the slot after %v is %v", id, next, again)
+		}
+	}
+	if len(offsets) < 25 {
+		t.Fatalf("50 checks share %d offsets", len(offsets))
+	}
+	c, _ := Parse("*/15 * * * *")
+	if c.Offset("x") != 0 || !c.NextFor("x", at).Equal(at.Add(15*time.Minute)) {
+		t.Fatalf("cron: offset %v next %v", c.Offset("x"), c.NextFor("x", at))
 	}
 }

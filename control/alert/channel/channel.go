@@ -80,6 +80,44 @@ type Event struct {
 	Series     string    `json:"series,omitempty"`
 	Timestamp  time.Time `json:"timestamp"`
 	ReceivedAt time.Time `json:"received_at"`
+	// Execution is set when a check execution caused the alert; its
+	// fields join the event's (Status is the execution's, Message its
+	// error, Timestamp and ReceivedAt when it finished).
+	*Execution
+}
+
+// Execution is the check execution behind a check alert, as in the
+// Management API (decisions.md section 6).
+type Execution struct {
+	ID         string         `json:"id"`
+	Region     string         `json:"region"`
+	Agent      string         `json:"agent,omitempty"`
+	Slot       time.Time      `json:"slot"`
+	Attempts   int64          `json:"attempts"`
+	StartedAt  time.Time      `json:"started_at"`
+	FinishedAt time.Time      `json:"finished_at"`
+	DurationMs int64          `json:"duration_ms"`
+	Error      string         `json:"error,omitempty"`
+	HTTP       *ExecutionHTTP `json:"http,omitempty"`
+	SSL        *ExecutionSSL  `json:"ssl,omitempty"`
+}
+
+// ExecutionHTTP is what an http_check saw.
+type ExecutionHTTP struct {
+	StatusCode    int64            `json:"status_code"`
+	ResponseBytes int64            `json:"response_bytes"`
+	TimingsMs     map[string]int64 `json:"timings_ms"`
+}
+
+// ExecutionSSL is what an ssl_check saw of the certificate.
+type ExecutionSSL struct {
+	ExpiresAt     time.Time `json:"expires_at"`
+	DaysLeft      int64     `json:"days_left"`
+	Issuer        string    `json:"issuer"`
+	Subject       string    `json:"subject"`
+	DNSNames      []string  `json:"dns_names"`
+	ChainValid    bool      `json:"chain_valid"`
+	HostnameValid bool      `json:"hostname_valid"`
 }
 
 // Title is a one-line summary for people ("backup failed").

@@ -238,6 +238,7 @@ type Command struct {
 	//	*Command_CreateChannel
 	//	*Command_FireDeadline
 	//	*Command_RecordDelivery
+	//	*Command_RecordExecutions
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -418,6 +419,15 @@ func (x *Command) GetRecordDelivery() *RecordDelivery {
 	return nil
 }
 
+func (x *Command) GetRecordExecutions() *RecordExecutions {
+	if x != nil {
+		if x, ok := x.Op.(*Command_RecordExecutions); ok {
+			return x.RecordExecutions
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -474,6 +484,10 @@ type Command_RecordDelivery struct {
 	RecordDelivery *RecordDelivery `protobuf:"bytes,22,opt,name=record_delivery,json=recordDelivery,proto3,oneof"`
 }
 
+type Command_RecordExecutions struct {
+	RecordExecutions *RecordExecutions `protobuf:"bytes,200,opt,name=record_executions,json=recordExecutions,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -499,6 +513,8 @@ func (*Command_CreateChannel) isCommand_Op() {}
 func (*Command_FireDeadline) isCommand_Op() {}
 
 func (*Command_RecordDelivery) isCommand_Op() {}
+
+func (*Command_RecordExecutions) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -1965,6 +1981,417 @@ func (x *RecordDelivery) GetGiveUp() bool {
 	return false
 }
 
+// RecordExecutions stores check executions (decisions.md section 6), each
+// keyed by (check, region, slot): a repeat is stored once, and a final
+// verdict (success, failed) is never changed. At most
+// MaxExecutionsPerCommand executions, each with bounded fields
+// (control/state/executions.go), so the entry stays small.
+type RecordExecutions struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Executions []*Execution           `protobuf:"bytes,1,rep,name=executions,proto3" json:"executions,omitempty"`
+	// retention_count is how many executions are kept per check; older ones
+	// are dropped as new ones arrive. Stamped by the proposer from its
+	// settings so every node trims alike.
+	RetentionCount int64 `protobuf:"varint,2,opt,name=retention_count,json=retentionCount,proto3" json:"retention_count,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *RecordExecutions) Reset() {
+	*x = RecordExecutions{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordExecutions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordExecutions) ProtoMessage() {}
+
+func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
+func (*RecordExecutions) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *RecordExecutions) GetExecutions() []*Execution {
+	if x != nil {
+		return x.Executions
+	}
+	return nil
+}
+
+func (x *RecordExecutions) GetRetentionCount() int64 {
+	if x != nil {
+		return x.RetentionCount
+	}
+	return 0
+}
+
+// Execution is one run of a check in one region for one schedule slot.
+type Execution struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AccountId string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	CheckUuid string                 `protobuf:"bytes,2,opt,name=check_uuid,json=checkUuid,proto3" json:"check_uuid,omitempty"`
+	// region is "control" when the control plane ran it.
+	Region string `protobuf:"bytes,3,opt,name=region,proto3" json:"region,omitempty"`
+	// agent is the --name of the agent that ran it; empty for the control
+	// plane.
+	Agent string `protobuf:"bytes,4,opt,name=agent,proto3" json:"agent,omitempty"`
+	// slot_unix_ms is the scheduled time this execution is for.
+	SlotUnixMs int64 `protobuf:"varint,5,opt,name=slot_unix_ms,json=slotUnixMs,proto3" json:"slot_unix_ms,omitempty"`
+	// status is pending, running, retrying, success or failed.
+	Status         string `protobuf:"bytes,6,opt,name=status,proto3" json:"status,omitempty"`
+	Attempts       int64  `protobuf:"varint,7,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	StartedUnixMs  int64  `protobuf:"varint,8,opt,name=started_unix_ms,json=startedUnixMs,proto3" json:"started_unix_ms,omitempty"`
+	FinishedUnixMs int64  `protobuf:"varint,9,opt,name=finished_unix_ms,json=finishedUnixMs,proto3" json:"finished_unix_ms,omitempty"`
+	DurationMs     int64  `protobuf:"varint,10,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	// error says why the last attempt failed (cut to 1 KiB); error_kind is
+	// its stable kind (internal/probe).
+	Error         string         `protobuf:"bytes,11,opt,name=error,proto3" json:"error,omitempty"`
+	ErrorKind     string         `protobuf:"bytes,12,opt,name=error_kind,json=errorKind,proto3" json:"error_kind,omitempty"`
+	Http          *ExecutionHTTP `protobuf:"bytes,13,opt,name=http,proto3" json:"http,omitempty"`
+	Ssl           *ExecutionSSL  `protobuf:"bytes,14,opt,name=ssl,proto3" json:"ssl,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Execution) Reset() {
+	*x = Execution{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Execution) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Execution) ProtoMessage() {}
+
+func (x *Execution) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Execution.ProtoReflect.Descriptor instead.
+func (*Execution) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *Execution) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *Execution) GetCheckUuid() string {
+	if x != nil {
+		return x.CheckUuid
+	}
+	return ""
+}
+
+func (x *Execution) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
+}
+
+func (x *Execution) GetAgent() string {
+	if x != nil {
+		return x.Agent
+	}
+	return ""
+}
+
+func (x *Execution) GetSlotUnixMs() int64 {
+	if x != nil {
+		return x.SlotUnixMs
+	}
+	return 0
+}
+
+func (x *Execution) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *Execution) GetAttempts() int64 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *Execution) GetStartedUnixMs() int64 {
+	if x != nil {
+		return x.StartedUnixMs
+	}
+	return 0
+}
+
+func (x *Execution) GetFinishedUnixMs() int64 {
+	if x != nil {
+		return x.FinishedUnixMs
+	}
+	return 0
+}
+
+func (x *Execution) GetDurationMs() int64 {
+	if x != nil {
+		return x.DurationMs
+	}
+	return 0
+}
+
+func (x *Execution) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *Execution) GetErrorKind() string {
+	if x != nil {
+		return x.ErrorKind
+	}
+	return ""
+}
+
+func (x *Execution) GetHttp() *ExecutionHTTP {
+	if x != nil {
+		return x.Http
+	}
+	return nil
+}
+
+func (x *Execution) GetSsl() *ExecutionSSL {
+	if x != nil {
+		return x.Ssl
+	}
+	return nil
+}
+
+// ExecutionHTTP is what an http_check's last attempt saw.
+type ExecutionHTTP struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	StatusCode    int64                  `protobuf:"varint,1,opt,name=status_code,json=statusCode,proto3" json:"status_code,omitempty"`
+	ResponseBytes int64                  `protobuf:"varint,2,opt,name=response_bytes,json=responseBytes,proto3" json:"response_bytes,omitempty"`
+	DnsMs         int64                  `protobuf:"varint,3,opt,name=dns_ms,json=dnsMs,proto3" json:"dns_ms,omitempty"`
+	ConnectMs     int64                  `protobuf:"varint,4,opt,name=connect_ms,json=connectMs,proto3" json:"connect_ms,omitempty"`
+	TlsMs         int64                  `protobuf:"varint,5,opt,name=tls_ms,json=tlsMs,proto3" json:"tls_ms,omitempty"`
+	TtfbMs        int64                  `protobuf:"varint,6,opt,name=ttfb_ms,json=ttfbMs,proto3" json:"ttfb_ms,omitempty"`
+	TotalMs       int64                  `protobuf:"varint,7,opt,name=total_ms,json=totalMs,proto3" json:"total_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecutionHTTP) Reset() {
+	*x = ExecutionHTTP{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecutionHTTP) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecutionHTTP) ProtoMessage() {}
+
+func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
+func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ExecutionHTTP) GetStatusCode() int64 {
+	if x != nil {
+		return x.StatusCode
+	}
+	return 0
+}
+
+func (x *ExecutionHTTP) GetResponseBytes() int64 {
+	if x != nil {
+		return x.ResponseBytes
+	}
+	return 0
+}
+
+func (x *ExecutionHTTP) GetDnsMs() int64 {
+	if x != nil {
+		return x.DnsMs
+	}
+	return 0
+}
+
+func (x *ExecutionHTTP) GetConnectMs() int64 {
+	if x != nil {
+		return x.ConnectMs
+	}
+	return 0
+}
+
+func (x *ExecutionHTTP) GetTlsMs() int64 {
+	if x != nil {
+		return x.TlsMs
+	}
+	return 0
+}
+
+func (x *ExecutionHTTP) GetTtfbMs() int64 {
+	if x != nil {
+		return x.TtfbMs
+	}
+	return 0
+}
+
+func (x *ExecutionHTTP) GetTotalMs() int64 {
+	if x != nil {
+		return x.TotalMs
+	}
+	return 0
+}
+
+// ExecutionSSL is what an ssl_check's last attempt saw of the certificate.
+type ExecutionSSL struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ExpiresUnixMs int64                  `protobuf:"varint,1,opt,name=expires_unix_ms,json=expiresUnixMs,proto3" json:"expires_unix_ms,omitempty"`
+	DaysLeft      int64                  `protobuf:"varint,2,opt,name=days_left,json=daysLeft,proto3" json:"days_left,omitempty"`
+	Issuer        string                 `protobuf:"bytes,3,opt,name=issuer,proto3" json:"issuer,omitempty"`
+	Subject       string                 `protobuf:"bytes,4,opt,name=subject,proto3" json:"subject,omitempty"`
+	DnsNames      []string               `protobuf:"bytes,5,rep,name=dns_names,json=dnsNames,proto3" json:"dns_names,omitempty"`
+	ChainValid    bool                   `protobuf:"varint,6,opt,name=chain_valid,json=chainValid,proto3" json:"chain_valid,omitempty"`
+	HostnameValid bool                   `protobuf:"varint,7,opt,name=hostname_valid,json=hostnameValid,proto3" json:"hostname_valid,omitempty"`
+	// level is ok, warning or alert (internal/probe.Level).
+	Level         string `protobuf:"bytes,8,opt,name=level,proto3" json:"level,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecutionSSL) Reset() {
+	*x = ExecutionSSL{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecutionSSL) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecutionSSL) ProtoMessage() {}
+
+func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
+func (*ExecutionSSL) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
+	if x != nil {
+		return x.ExpiresUnixMs
+	}
+	return 0
+}
+
+func (x *ExecutionSSL) GetDaysLeft() int64 {
+	if x != nil {
+		return x.DaysLeft
+	}
+	return 0
+}
+
+func (x *ExecutionSSL) GetIssuer() string {
+	if x != nil {
+		return x.Issuer
+	}
+	return ""
+}
+
+func (x *ExecutionSSL) GetSubject() string {
+	if x != nil {
+		return x.Subject
+	}
+	return ""
+}
+
+func (x *ExecutionSSL) GetDnsNames() []string {
+	if x != nil {
+		return x.DnsNames
+	}
+	return nil
+}
+
+func (x *ExecutionSSL) GetChainValid() bool {
+	if x != nil {
+		return x.ChainValid
+	}
+	return false
+}
+
+func (x *ExecutionSSL) GetHostnameValid() bool {
+	if x != nil {
+		return x.HostnameValid
+	}
+	return false
+}
+
+func (x *ExecutionSSL) GetLevel() string {
+	if x != nil {
+		return x.Level
+	}
+	return ""
+}
+
 // QuotaStatus is an account's monthly quota as of one event.
 type QuotaStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1982,7 +2409,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1994,7 +2421,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2007,7 +2434,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -2051,7 +2478,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2063,7 +2490,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2076,7 +2503,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -2128,7 +2555,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2140,7 +2567,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2153,7 +2580,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Result) GetStatus() Status {
@@ -2209,7 +2636,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\x8c\b\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xdf\b\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -2231,7 +2658,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\fput_monitors\x18\x13 \x01(\v2\x1c.lookout.raft.v1.PutMonitorsH\x00R\vputMonitors\x12G\n" +
 	"\x0ecreate_channel\x18\x14 \x01(\v2\x1e.lookout.raft.v1.CreateChannelH\x00R\rcreateChannel\x12D\n" +
 	"\rfire_deadline\x18\x15 \x01(\v2\x1d.lookout.raft.v1.FireDeadlineH\x00R\ffireDeadline\x12J\n" +
-	"\x0frecord_delivery\x18\x16 \x01(\v2\x1f.lookout.raft.v1.RecordDeliveryH\x00R\x0erecordDeliveryB\x04\n" +
+	"\x0frecord_delivery\x18\x16 \x01(\v2\x1f.lookout.raft.v1.RecordDeliveryH\x00R\x0erecordDelivery\x12Q\n" +
+	"\x11record_executions\x18\xc8\x01 \x01(\v2!.lookout.raft.v1.RecordExecutionsH\x00R\x10recordExecutionsB\x04\n" +
 	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -2377,7 +2805,53 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\tdelivered\x18\x03 \x01(\bR\tdelivered\x12\x14\n" +
 	"\x05error\x18\x04 \x01(\tR\x05error\x12'\n" +
 	"\x10next_try_unix_ms\x18\x05 \x01(\x03R\rnextTryUnixMs\x12\x17\n" +
-	"\agive_up\x18\x06 \x01(\bR\x06giveUp\"\x87\x01\n" +
+	"\agive_up\x18\x06 \x01(\bR\x06giveUp\"w\n" +
+	"\x10RecordExecutions\x12:\n" +
+	"\n" +
+	"executions\x18\x01 \x03(\v2\x1a.lookout.raft.v1.ExecutionR\n" +
+	"executions\x12'\n" +
+	"\x0fretention_count\x18\x02 \x01(\x03R\x0eretentionCount\"\xda\x03\n" +
+	"\tExecution\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
+	"\n" +
+	"check_uuid\x18\x02 \x01(\tR\tcheckUuid\x12\x16\n" +
+	"\x06region\x18\x03 \x01(\tR\x06region\x12\x14\n" +
+	"\x05agent\x18\x04 \x01(\tR\x05agent\x12 \n" +
+	"\fslot_unix_ms\x18\x05 \x01(\x03R\n" +
+	"slotUnixMs\x12\x16\n" +
+	"\x06status\x18\x06 \x01(\tR\x06status\x12\x1a\n" +
+	"\battempts\x18\a \x01(\x03R\battempts\x12&\n" +
+	"\x0fstarted_unix_ms\x18\b \x01(\x03R\rstartedUnixMs\x12(\n" +
+	"\x10finished_unix_ms\x18\t \x01(\x03R\x0efinishedUnixMs\x12\x1f\n" +
+	"\vduration_ms\x18\n" +
+	" \x01(\x03R\n" +
+	"durationMs\x12\x14\n" +
+	"\x05error\x18\v \x01(\tR\x05error\x12\x1d\n" +
+	"\n" +
+	"error_kind\x18\f \x01(\tR\terrorKind\x122\n" +
+	"\x04http\x18\r \x01(\v2\x1e.lookout.raft.v1.ExecutionHTTPR\x04http\x12/\n" +
+	"\x03ssl\x18\x0e \x01(\v2\x1d.lookout.raft.v1.ExecutionSSLR\x03ssl\"\xd8\x01\n" +
+	"\rExecutionHTTP\x12\x1f\n" +
+	"\vstatus_code\x18\x01 \x01(\x03R\n" +
+	"statusCode\x12%\n" +
+	"\x0eresponse_bytes\x18\x02 \x01(\x03R\rresponseBytes\x12\x15\n" +
+	"\x06dns_ms\x18\x03 \x01(\x03R\x05dnsMs\x12\x1d\n" +
+	"\n" +
+	"connect_ms\x18\x04 \x01(\x03R\tconnectMs\x12\x15\n" +
+	"\x06tls_ms\x18\x05 \x01(\x03R\x05tlsMs\x12\x17\n" +
+	"\attfb_ms\x18\x06 \x01(\x03R\x06ttfbMs\x12\x19\n" +
+	"\btotal_ms\x18\a \x01(\x03R\atotalMs\"\x80\x02\n" +
+	"\fExecutionSSL\x12&\n" +
+	"\x0fexpires_unix_ms\x18\x01 \x01(\x03R\rexpiresUnixMs\x12\x1b\n" +
+	"\tdays_left\x18\x02 \x01(\x03R\bdaysLeft\x12\x16\n" +
+	"\x06issuer\x18\x03 \x01(\tR\x06issuer\x12\x18\n" +
+	"\asubject\x18\x04 \x01(\tR\asubject\x12\x1b\n" +
+	"\tdns_names\x18\x05 \x03(\tR\bdnsNames\x12\x1f\n" +
+	"\vchain_valid\x18\x06 \x01(\bR\n" +
+	"chainValid\x12%\n" +
+	"\x0ehostname_valid\x18\a \x01(\bR\rhostnameValid\x12\x14\n" +
+	"\x05level\x18\b \x01(\tR\x05level\"\x87\x01\n" +
 	"\vQuotaStatus\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x03H\x00R\x05limit\x88\x01\x01\x12\x12\n" +
@@ -2429,7 +2903,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -2453,9 +2927,13 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*CreateChannel)(nil),           // 19: lookout.raft.v1.CreateChannel
 	(*FireDeadline)(nil),            // 20: lookout.raft.v1.FireDeadline
 	(*RecordDelivery)(nil),          // 21: lookout.raft.v1.RecordDelivery
-	(*QuotaStatus)(nil),             // 22: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 23: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 24: lookout.raft.v1.Result
+	(*RecordExecutions)(nil),        // 22: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 23: lookout.raft.v1.Execution
+	(*ExecutionHTTP)(nil),           // 24: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 25: lookout.raft.v1.ExecutionSSL
+	(*QuotaStatus)(nil),             // 26: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 27: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 28: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -2471,25 +2949,29 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	19, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
 	20, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
 	21, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	0,  // 13: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 14: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 15: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 16: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 17: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 18: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	13, // 19: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	16, // 20: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	17, // 21: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	17, // 22: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	1,  // 23: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	22, // 24: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 25: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	23, // 26: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	27, // [27:27] is the sub-list for method output_type
-	27, // [27:27] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	22, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	0,  // 14: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 15: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 16: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 17: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 18: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 19: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	13, // 20: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	16, // 21: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	17, // 22: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	17, // 23: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	23, // 24: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	24, // 25: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	25, // 26: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	1,  // 27: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	26, // 28: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 29: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	27, // 30: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	31, // [31:31] is the sub-list for method output_type
+	31, // [31:31] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -2511,19 +2993,20 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_CreateChannel)(nil),
 		(*Command_FireDeadline)(nil),
 		(*Command_RecordDelivery)(nil),
+		(*Command_RecordExecutions)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[10].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[14].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[19].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[23].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   22,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

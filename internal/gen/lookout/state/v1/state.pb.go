@@ -717,8 +717,10 @@ type Alert struct {
 	OccurredUnixMs int64                  `protobuf:"varint,5,opt,name=occurred_unix_ms,json=occurredUnixMs,proto3" json:"occurred_unix_ms,omitempty"`
 	Event          *StoredEvent           `protobuf:"bytes,6,opt,name=event,proto3" json:"event,omitempty"`
 	Deliveries     []*Delivery            `protobuf:"bytes,7,rep,name=deliveries,proto3" json:"deliveries,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// execution is the check execution behind a check alert.
+	Execution     *v1.Execution `protobuf:"bytes,200,opt,name=execution,proto3" json:"execution,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Alert) Reset() {
@@ -796,6 +798,13 @@ func (x *Alert) GetEvent() *StoredEvent {
 func (x *Alert) GetDeliveries() []*Delivery {
 	if x != nil {
 		return x.Deliveries
+	}
+	return nil
+}
+
+func (x *Alert) GetExecution() *v1.Execution {
+	if x != nil {
+		return x.Execution
 	}
 	return nil
 }
@@ -1224,6 +1233,116 @@ func (x *Channel) GetCreatedUnixMs() int64 {
 	return 0
 }
 
+// CheckStatus is what the executions of an http_check or ssl_check left
+// behind (check:<uuid>).
+type CheckStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// last_slot_unix_ms and last_status are of the newest execution (any
+	// status).
+	LastSlotUnixMs int64  `protobuf:"varint,1,opt,name=last_slot_unix_ms,json=lastSlotUnixMs,proto3" json:"last_slot_unix_ms,omitempty"`
+	LastStatus     string `protobuf:"bytes,2,opt,name=last_status,json=lastStatus,proto3" json:"last_status,omitempty"`
+	// verdict_slot_unix_ms, verdict and last_execution_unix_ms (its finish
+	// time) are of the newest final execution.
+	VerdictSlotUnixMs   int64  `protobuf:"varint,3,opt,name=verdict_slot_unix_ms,json=verdictSlotUnixMs,proto3" json:"verdict_slot_unix_ms,omitempty"`
+	Verdict             string `protobuf:"bytes,4,opt,name=verdict,proto3" json:"verdict,omitempty"`
+	LastExecutionUnixMs int64  `protobuf:"varint,5,opt,name=last_execution_unix_ms,json=lastExecutionUnixMs,proto3" json:"last_execution_unix_ms,omitempty"`
+	// days_left is the newest ssl_check verdict's.
+	DaysLeft *int64 `protobuf:"varint,6,opt,name=days_left,json=daysLeft,proto3,oneof" json:"days_left,omitempty"`
+	// alert is the standing alert: check.failed, ssl.alert or ssl.warning
+	// (raised and not yet recovered), or empty.
+	Alert string `protobuf:"bytes,7,opt,name=alert,proto3" json:"alert,omitempty"`
+	// executions counts the executions kept for the check.
+	Executions    int64 `protobuf:"varint,8,opt,name=executions,proto3" json:"executions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckStatus) Reset() {
+	*x = CheckStatus{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckStatus) ProtoMessage() {}
+
+func (x *CheckStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckStatus.ProtoReflect.Descriptor instead.
+func (*CheckStatus) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *CheckStatus) GetLastSlotUnixMs() int64 {
+	if x != nil {
+		return x.LastSlotUnixMs
+	}
+	return 0
+}
+
+func (x *CheckStatus) GetLastStatus() string {
+	if x != nil {
+		return x.LastStatus
+	}
+	return ""
+}
+
+func (x *CheckStatus) GetVerdictSlotUnixMs() int64 {
+	if x != nil {
+		return x.VerdictSlotUnixMs
+	}
+	return 0
+}
+
+func (x *CheckStatus) GetVerdict() string {
+	if x != nil {
+		return x.Verdict
+	}
+	return ""
+}
+
+func (x *CheckStatus) GetLastExecutionUnixMs() int64 {
+	if x != nil {
+		return x.LastExecutionUnixMs
+	}
+	return 0
+}
+
+func (x *CheckStatus) GetDaysLeft() int64 {
+	if x != nil && x.DaysLeft != nil {
+		return *x.DaysLeft
+	}
+	return 0
+}
+
+func (x *CheckStatus) GetAlert() string {
+	if x != nil {
+		return x.Alert
+	}
+	return ""
+}
+
+func (x *CheckStatus) GetExecutions() int64 {
+	if x != nil {
+		return x.Executions
+	}
+	return 0
+}
+
 var File_lookout_state_v1_state_proto protoreflect.FileDescriptor
 
 const file_lookout_state_v1_state_proto_rawDesc = "" +
@@ -1298,7 +1417,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"last_error\x18\x04 \x01(\tR\tlastError\x12'\n" +
 	"\x10next_try_unix_ms\x18\x05 \x01(\x03R\rnextTryUnixMs\x12\x1c\n" +
 	"\tdelivered\x18\x06 \x01(\bR\tdelivered\x12\x19\n" +
-	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\x88\x02\n" +
+	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\xc3\x02\n" +
 	"\x05Alert\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -1309,7 +1428,8 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x05event\x18\x06 \x01(\v2\x1d.lookout.state.v1.StoredEventR\x05event\x12:\n" +
 	"\n" +
 	"deliveries\x18\a \x03(\v2\x1a.lookout.state.v1.DeliveryR\n" +
-	"deliveries\"\x8a\x01\n" +
+	"deliveries\x129\n" +
+	"\texecution\x18\xc8\x01 \x01(\v2\x1a.lookout.raft.v1.ExecutionR\texecution\"\x8a\x01\n" +
 	"\tPingState\x12)\n" +
 	"\x11last_ping_unix_ms\x18\x01 \x01(\x03R\x0elastPingUnixMs\x12\x1f\n" +
 	"\vlast_status\x18\x02 \x01(\tR\n" +
@@ -1344,7 +1464,21 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"configJson\x12\x1d\n" +
 	"\n" +
 	"is_default\x18\x06 \x01(\bR\tisDefault\x12&\n" +
-	"\x0fcreated_unix_ms\x18\a \x01(\x03R\rcreatedUnixMsB\xb3\x01\n" +
+	"\x0fcreated_unix_ms\x18\a \x01(\x03R\rcreatedUnixMs\"\xbf\x02\n" +
+	"\vCheckStatus\x12)\n" +
+	"\x11last_slot_unix_ms\x18\x01 \x01(\x03R\x0elastSlotUnixMs\x12\x1f\n" +
+	"\vlast_status\x18\x02 \x01(\tR\n" +
+	"lastStatus\x12/\n" +
+	"\x14verdict_slot_unix_ms\x18\x03 \x01(\x03R\x11verdictSlotUnixMs\x12\x18\n" +
+	"\averdict\x18\x04 \x01(\tR\averdict\x123\n" +
+	"\x16last_execution_unix_ms\x18\x05 \x01(\x03R\x13lastExecutionUnixMs\x12 \n" +
+	"\tdays_left\x18\x06 \x01(\x03H\x00R\bdaysLeft\x88\x01\x01\x12\x14\n" +
+	"\x05alert\x18\a \x01(\tR\x05alert\x12\x1e\n" +
+	"\n" +
+	"executions\x18\b \x01(\x03R\n" +
+	"executionsB\f\n" +
+	"\n" +
+	"_days_leftB\xb3\x01\n" +
 	"\x14com.lookout.state.v1B\n" +
 	"StateProtoP\x01Z-lookout/internal/gen/lookout/state/v1;statev1\xa2\x02\x03LSX\xaa\x02\x10Lookout.State.V1\xca\x02\x10Lookout\\State\\V1\xe2\x02\x1cLookout\\State\\V1\\GPBMetadata\xea\x02\x12Lookout::State::V1b\x06proto3"
 
@@ -1360,7 +1494,7 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 	return file_lookout_state_v1_state_proto_rawDescData
 }
 
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Account)(nil),           // 0: lookout.state.v1.Account
 	(*NotificationGroup)(nil), // 1: lookout.state.v1.NotificationGroup
@@ -1376,25 +1510,28 @@ var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*OpenRun)(nil),           // 11: lookout.state.v1.OpenRun
 	(*Quota)(nil),             // 12: lookout.state.v1.Quota
 	(*Channel)(nil),           // 13: lookout.state.v1.Channel
-	(*v1.Plan)(nil),           // 14: lookout.raft.v1.Plan
-	(*v1.Result)(nil),         // 15: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),    // 16: lookout.raft.v1.CheckConfig
-	(*v1.Event)(nil),          // 17: lookout.raft.v1.Event
+	(*CheckStatus)(nil),       // 14: lookout.state.v1.CheckStatus
+	(*v1.Plan)(nil),           // 15: lookout.raft.v1.Plan
+	(*v1.Result)(nil),         // 16: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),    // 17: lookout.raft.v1.CheckConfig
+	(*v1.Execution)(nil),      // 18: lookout.raft.v1.Execution
+	(*v1.Event)(nil),          // 19: lookout.raft.v1.Event
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	14, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	15, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	15, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	16, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
 	8,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	16, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	17, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
 	5,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
 	10, // 5: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
 	6,  // 6: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
-	17, // 7: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
-	8,  // [8:8] is the sub-list for method output_type
-	8,  // [8:8] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	18, // 7: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
+	19, // 8: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	9,  // [9:9] is the sub-list for method output_type
+	9,  // [9:9] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_lookout_state_v1_state_proto_init() }
@@ -1404,13 +1541,14 @@ func file_lookout_state_v1_state_proto_init() {
 	}
 	file_lookout_state_v1_state_proto_msgTypes[4].OneofWrappers = []any{}
 	file_lookout_state_v1_state_proto_msgTypes[10].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[14].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

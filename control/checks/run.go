@@ -1,0 +1,146 @@
+package checks
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"lookout/control/state"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/probe"
+)
+
+// finalTries bounds the proposals of a verdict (each waits up to the
+// cluster's own timeout for a leader).
+const finalTries = 5
+
+// proposeRetry is the wait between two proposals of a verdict.
+const proposeRetry = 250 * time.Millisecond
+
+// Target is the probe target of check m (its stored config).
+func Target(m *statev1.Monitor) probe.Target {
+	c := m.GetConfig()
+	return probe.Target{
+		URL: c.GetUrl(), Method: c.GetMethod(), Timeout: time.Duration(c.GetTimeout()) * time.Second,
+		ExpectedStatus: int(c.GetExpectedStatus()), ExpectedContent: c.GetExpectedContent(),
+		Domain: c.GetDomain(), WarningDays: int(c.GetWarningDays()), AlertDays: int(c.GetAlertDays()),
+	}
+}
+
+// execute runs the execution of j: unless its slot already has a verdict
+// (an earlier leader's), it records it as running, makes up to
+// 1+len(RetryDelays) attempts (a transient failure is recorded as
+// retrying and tried again after the next delay), and records the
+// verdict. The pending status (queued for a worker) is not recorded: the
+// queue is short and lives on the leader only.
+func (s *Scheduler) execute(ctx context.Context, j job) {
+	id, slotMs := j.m.GetUuid(), j.slot.UnixMilli()
+	prev, err := s.o.State.Execution(id, state.RegionControl, slotMs)
+	switch {
+	case err == nil && state.FinalStatus(prev.GetStatus()):
+		s.skipped.Add(1) // decided by an earlier leader
+		return
+	case err != nil && !errors.Is(err, state.ErrNotFound):
+		s.o.Logger.Warn("check scheduler: reading an execution failed", "check", id, "error", err)
+	}
+	p := s.o.Probers[j.m.GetKind()]
+	if p == nil {
+		return
+	}
+	target := Target(j.m)
+	s.runs.Add(1)
+	started := s.o.Now()
+	if s.o.OnStart != nil {
+		s.o.OnStart(j.slot, started)
+	}
+	ex := &raftv1.Execution{
+		AccountId: j.m.GetAccountId(), CheckUuid: id, Region: state.RegionControl, SlotUnixMs: slotMs,
+		Status: state.ExecRunning, Attempts: 1, StartedUnixMs: started.UnixMilli(),
+	}
+	if !s.record(ctx, ex, 1) {
+		return // not leading any more: the next leader decides the slot
+	}
+	for attempt := 1; ; attempt++ {
+		res := p.Probe(ctx, target)
+		if ctx.Err() != nil {
+			return
+		}
+		fill(ex, res, attempt)
+		if res.OK() {
+			ex.Status = state.ExecSuccess
+			break
+		}
+		if !res.Transient() || attempt > len(s.o.RetryDelays) {
+			ex.Status = state.ExecFailed
+			break
+		}
+		ex.Status = state.ExecRetrying
+		s.record(ctx, ex, 1)
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.o.After(s.o.RetryDelays[attempt-1]):
+		}
+	}
+	ex.FinishedUnixMs = s.o.Now().UnixMilli()
+	s.record(ctx, ex, finalTries)
+}
+
+// record proposes ex, trying up to tries times; it reports whether it was
+// recorded.
+func (s *Scheduler) record(ctx context.Context, ex *raftv1.Execution, tries int) bool {
+	state.BoundExecution(ex)
+	cmd := &raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{
+		Executions: []*raftv1.Execution{proto.Clone(ex).(*raftv1.Execution)}, RetentionCount: s.o.RetentionCount,
+	}}}
+	for try := 1; ; try++ {
+		res, err := s.o.Cluster.Apply(ctx, cmd)
+		switch {
+		case err == nil && res.GetStatus() == raftv1.Status_STATUS_OK:
+			return true
+		case err == nil:
+			s.errs.Add(1)
+			s.o.Logger.Error("check scheduler: an execution was refused", "check", ex.GetCheckUuid(), "status", res.GetStatus(), "message", res.GetMessage())
+			return false
+		case ctx.Err() != nil:
+			return false
+		}
+		s.errs.Add(1)
+		if try >= tries {
+			s.o.Logger.Warn("check scheduler: recording an execution failed", "check", ex.GetCheckUuid(), "status", ex.GetStatus(), "error", err)
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-s.o.After(proposeRetry):
+		}
+	}
+}
+
+// fill writes what attempt number attempt saw into ex.
+func fill(ex *raftv1.Execution, res probe.Result, attempt int) {
+	ex.Attempts = int64(attempt)
+	ex.DurationMs = res.Duration.Milliseconds()
+	ex.Error, ex.ErrorKind = "", ""
+	if res.Err != nil {
+		ex.Error, ex.ErrorKind = res.Err.Message, string(res.Err.Kind)
+	}
+	ex.Http, ex.Ssl = nil, nil
+	if h := res.HTTP; h != nil {
+		ex.Http = &raftv1.ExecutionHTTP{
+			StatusCode: int64(h.StatusCode), ResponseBytes: h.ResponseBytes,
+			DnsMs: h.Timings.DNS.Milliseconds(), ConnectMs: h.Timings.Connect.Milliseconds(), TlsMs: h.Timings.TLS.Milliseconds(),
+			TtfbMs: h.Timings.TTFB.Milliseconds(), TotalMs: h.Timings.Total.Milliseconds(),
+		}
+	}
+	if c := res.SSL; c != nil {
+		ex.Ssl = &raftv1.ExecutionSSL{
+			ExpiresUnixMs: c.ExpiresAt.UnixMilli(), DaysLeft: int64(c.DaysLeft), Issuer: c.Issuer, Subject: c.Subject,
+			DnsNames: append([]string(nil), c.DNSNames...), ChainValid: c.ChainValid, HostnameValid: c.HostnameValid, Level: string(c.Level),
+		}
+	}
+}

@@ -1,0 +1,392 @@
+// Package checks is the leader's check scheduler: it runs every enabled
+// http_check and ssl_check without regions on its schedule (decisions.md
+// section 6), with retries, and records each execution through raft.
+package checks
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"lookout/control/state"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/probe"
+	"lookout/internal/probe/httpprobe"
+	"lookout/internal/probe/tlsprobe"
+	"lookout/internal/schedule"
+)
+
+// Writer proposes commands through raft (*cluster.Node).
+type Writer interface {
+	Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error)
+}
+
+// State is what the scheduler reads of the replicated state (*state.Store).
+type State interface {
+	Checks(fn func(*statev1.Monitor) error) error
+	MonitorByUUID(id string) (*statev1.Monitor, error)
+	Execution(checkUUID, region string, slotMs int64) (*raftv1.Execution, error)
+}
+
+// Feed tells which monitors applied entries changed (*state.Feed).
+type Feed interface {
+	Watch(on bool)
+	Changed() <-chan struct{}
+	TakeChanges() (monitors []string, overflow, alerts bool)
+}
+
+// Options configures the scheduler.
+type Options struct {
+	Cluster Writer
+	State   State
+	Feed    Feed
+	Logger  hclog.Logger
+	// Probers by monitor kind (default: httpprobe and tlsprobe with
+	// Version in the User-Agent).
+	Probers map[string]probe.Prober
+	Version string
+	// Now and After are the clock (default the real one); the retry waits
+	// use After too.
+	Now   func() time.Time
+	After func(d time.Duration) <-chan time.Time
+	// Workers run executions (default 64); Queue bounds the executions
+	// waiting for a worker (default 4096). A slot due while the queue is
+	// full is skipped.
+	Workers, Queue int
+	// MaxLate is how late a slot may still start (default 30 s); a slot
+	// missed by more is not run, the next one is.
+	MaxLate time.Duration
+	// RetryDelays are the waits before the retries of a transient failure
+	// (default 1 s, 2 s, 4 s: up to 4 attempts).
+	RetryDelays []time.Duration
+	// RetentionCount is stamped on every RecordExecutions (executions kept
+	// per check; default state.DefaultExecutionRetention).
+	RetentionCount int64
+	// OnStart, if set, is called as the first attempt of an execution
+	// starts, with its slot (the scheduling lag is the difference).
+	OnStart func(slot, started time.Time)
+}
+
+// Stats are the scheduler's counters.
+type Stats struct {
+	// Ready is true while the scheduler leads: it has read the checks and
+	// follows their changes.
+	Ready bool
+	// Scheduled checks wait for their next slot.
+	Scheduled int
+	// Runs counts executions started; Skipped slots missed (too late, the
+	// check still running, the queue full, or already decided by an
+	// earlier leader); Errors proposals that failed.
+	Runs, Skipped, Errors uint64
+}
+
+// Scheduler is the leader's check scheduler. Run it as a leader task.
+type Scheduler struct {
+	o Options
+
+	scheduled           atomic.Int64
+	runs, skipped, errs atomic.Uint64
+	rebuilds            atomic.Uint64 // for tests: terms ready
+	ready               atomic.Bool
+}
+
+// New makes the scheduler.
+func New(o Options) *Scheduler {
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.After == nil {
+		o.After = time.After
+	}
+	if o.Workers <= 0 {
+		o.Workers = 64
+	}
+	if o.Queue <= 0 {
+		o.Queue = 4096
+	}
+	if o.MaxLate <= 0 {
+		o.MaxLate = 30 * time.Second
+	}
+	if o.RetryDelays == nil {
+		o.RetryDelays = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
+	}
+	if o.RetentionCount <= 0 {
+		o.RetentionCount = state.DefaultExecutionRetention
+	}
+	if o.Probers == nil {
+		po := probe.Options{Version: o.Version}
+		o.Probers = map[string]probe.Prober{state.KindHTTPCheck: httpprobe.New(po), state.KindSSLCheck: tlsprobe.New(po)}
+	}
+	return &Scheduler{o: o}
+}
+
+// Stats returns the counters; safe at any time.
+func (s *Scheduler) Stats() Stats {
+	return Stats{Ready: s.ready.Load(), Scheduled: int(s.scheduled.Load()), Runs: s.runs.Load(), Skipped: s.skipped.Load(), Errors: s.errs.Load()}
+}
+
+// entry is one scheduled check (Run's goroutine only).
+type entry struct {
+	m       *statev1.Monitor
+	sched   schedule.Schedule
+	next    time.Time
+	index   int // in the heap; -1 while running or unscheduled
+	running bool
+	// rerun: the check changed while running; run it again when done.
+	rerun bool
+}
+
+// job is one execution for a worker.
+type job struct {
+	m    *statev1.Monitor
+	slot time.Time
+}
+
+// term is the scheduler's state during one leadership term.
+type term struct {
+	s       *Scheduler
+	entries map[string]*entry
+	heap    entryHeap
+	jobs    chan job
+	done    chan string
+}
+
+// Run schedules the checks until ctx ends (leadership lost); it returns
+// once its workers have. One Run at a time.
+func (s *Scheduler) Run(ctx context.Context) {
+	f := s.o.Feed
+	f.Watch(true) // before the rebuild: a change during it is not missed
+	defer f.Watch(false)
+	t := &term{s: s, entries: map[string]*entry{}, jobs: make(chan job, s.o.Queue), done: make(chan string, s.o.Workers)}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(t.jobs)
+	for range s.o.Workers {
+		wg.Go(func() {
+			for j := range t.jobs {
+				s.execute(ctx, j)
+				select {
+				case t.done <- j.m.GetUuid():
+				case <-ctx.Done():
+				}
+			}
+		})
+	}
+	defer s.scheduled.Store(0)
+	defer s.ready.Store(false)
+	t.rebuild(ctx)
+	s.ready.Store(true)
+	var timer <-chan time.Time
+	var timerAt time.Time
+	for {
+		now := s.o.Now()
+		t.fire(now)
+		s.scheduled.Store(int64(t.heap.Len()))
+		switch {
+		case t.heap.Len() == 0:
+			timer = nil
+		case timer == nil || !t.heap[0].next.Equal(timerAt):
+			timerAt = t.heap[0].next
+			timer = s.o.After(timerAt.Sub(now))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-f.Changed():
+			ids, overflow, _ := f.TakeChanges()
+			if overflow {
+				t.rebuild(ctx)
+				break
+			}
+			for _, id := range ids {
+				t.refresh(id)
+			}
+		case id := <-t.done:
+			t.finished(id)
+		case <-timer:
+			timer = nil
+		}
+	}
+}
+
+// eligible tells whether the leader runs m: an enabled check without
+// regions (agents run those) whose schedule parses.
+func eligible(m *statev1.Monitor) (schedule.Schedule, bool) {
+	if m.GetKind() == state.KindPing || !m.GetEnabled() || len(m.GetRegions()) > 0 {
+		return schedule.Schedule{}, false
+	}
+	sc, err := schedule.Parse(m.GetSchedule())
+	return sc, err == nil
+}
+
+// rebuild schedules every check afresh. A check whose latest slot passed
+// less than MaxLate ago without a verdict (the former leader died while it
+// was due) runs it now.
+func (t *term) rebuild(ctx context.Context) {
+	now := t.s.o.Now()
+	for id, e := range t.entries {
+		if !e.running {
+			t.unschedule(e)
+			delete(t.entries, id)
+		}
+	}
+	n := 0
+	err := t.s.o.State.Checks(func(m *statev1.Monitor) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		sc, ok := eligible(m)
+		if !ok {
+			return nil
+		}
+		n++
+		e := t.entries[m.GetUuid()]
+		if e == nil {
+			e = &entry{index: -1}
+			t.entries[m.GetUuid()] = e
+		}
+		e.m, e.sched = m, sc
+		e.next = sc.NextFor(m.GetUuid(), now)
+		if iv, ok := sc.Interval(); ok {
+			if prev := e.next.Add(-iv); now.Sub(prev) <= t.s.o.MaxLate {
+				e.next = prev // the worker skips it if it has a verdict
+			}
+		}
+		if !e.running {
+			heap.Push(&t.heap, e)
+		}
+		return nil
+	})
+	if err != nil && ctx.Err() == nil {
+		t.s.o.Logger.Error("check scheduler: reading the checks failed", "error", err)
+	}
+	t.s.o.Logger.Info("check scheduler ready", "checks", n)
+	t.s.rebuilds.Add(1)
+}
+
+// refresh rereads check id after a change. A created, changed or enabled
+// check runs at once, then on its schedule.
+func (t *term) refresh(id string) {
+	m, err := t.s.o.State.MonitorByUUID(id)
+	e := t.entries[id]
+	if err != nil && !errors.Is(err, state.ErrNotFound) {
+		t.s.o.Logger.Warn("check scheduler: reading a check failed", "check", id, "error", err)
+		return
+	}
+	sc, ok := schedule.Schedule{}, false
+	if err == nil {
+		sc, ok = eligible(m)
+	}
+	if !ok {
+		if e != nil {
+			t.unschedule(e)
+			if !e.running {
+				delete(t.entries, id)
+			} else {
+				e.m, e.rerun = nil, false
+			}
+		}
+		return
+	}
+	if e != nil && e.m != nil && e.m.GetUpdatedUnixMs() == m.GetUpdatedUnixMs() {
+		return // not a change of the check (its own executions do not come here)
+	}
+	if e == nil {
+		e = &entry{index: -1}
+		t.entries[id] = e
+	}
+	e.m, e.sched = m, sc
+	e.next = t.s.o.Now()
+	if e.running {
+		e.rerun = true
+		return
+	}
+	t.reschedule(e)
+}
+
+// fire hands the checks due at now to the workers.
+func (t *term) fire(now time.Time) {
+	for t.heap.Len() > 0 && !t.heap[0].next.After(now) {
+		e := heap.Pop(&t.heap).(*entry)
+		slot := e.next
+		if now.Sub(slot) > t.s.o.MaxLate {
+			t.s.skipped.Add(1) // missed (the leader was away, or busy): the next slot runs
+			e.next = e.sched.NextFor(e.m.GetUuid(), now)
+			heap.Push(&t.heap, e)
+			continue
+		}
+		e.next = e.sched.NextFor(e.m.GetUuid(), slot)
+		select {
+		case t.jobs <- job{m: e.m, slot: slot.Truncate(time.Millisecond)}:
+			e.running = true
+		default:
+			t.s.skipped.Add(1)
+			t.s.o.Logger.Warn("check scheduler: every worker is busy and the queue is full; skipping a slot", "check", e.m.GetUuid())
+			heap.Push(&t.heap, e)
+		}
+	}
+}
+
+// finished notes that check id's execution ended.
+func (t *term) finished(id string) {
+	e := t.entries[id]
+	if e == nil {
+		return
+	}
+	e.running = false
+	if e.m == nil { // removed while running
+		delete(t.entries, id)
+		return
+	}
+	if e.rerun {
+		e.rerun = false
+		e.next = t.s.o.Now()
+	}
+	t.reschedule(e)
+}
+
+func (t *term) reschedule(e *entry) {
+	if e.index >= 0 {
+		heap.Fix(&t.heap, e.index)
+		return
+	}
+	heap.Push(&t.heap, e)
+}
+
+func (t *term) unschedule(e *entry) {
+	if e.index >= 0 {
+		heap.Remove(&t.heap, e.index)
+	}
+}
+
+// entryHeap orders entries by next run.
+type entryHeap []*entry
+
+func (h entryHeap) Len() int           { return len(h) }
+func (h entryHeap) Less(i, j int) bool { return h[i].next.Before(h[j].next) }
+func (h entryHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *entryHeap) Push(x any) {
+	e := x.(*entry)
+	e.index = len(*h)
+	*h = append(*h, e)
+}
+func (h *entryHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	e.index = -1
+	*h = old[:len(old)-1]
+	return e
+}

@@ -1,0 +1,70 @@
+package manage_test
+
+import (
+	"context"
+	"testing"
+
+	"lookout/control/state"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+)
+
+func TestExecutionsAndCheckStatus(t *testing.T) {
+	a := newAPI(t)
+	status, m, _ := a.do("POST", "/api/v1/monitors", httpCheck("site", "https://example.com/"))
+	if status != 201 {
+		t.Fatalf("create: %d %v", status, m)
+	}
+	id := m["uuid"].(string)
+	_, got, _ := a.do("GET", "/api/v1/monitors/"+id, nil)
+	st, _ := got["status"].(map[string]any)
+	if st["state"] != "pending" || st["last_execution_at"] != nil || st["last_status"] != nil || st["next_run_at"] == nil {
+		t.Fatalf("status before any execution: %v", got["status"])
+	}
+	if _, body, _ := a.do("GET", "/api/v1/monitors/"+id+"/executions", nil); len(body["executions"].([]any)) != 0 {
+		t.Fatalf("executions before any: %v", body)
+	}
+	slot := a.srv.Now.UnixMilli()
+	record := func(e *raftv1.Execution) {
+		e.AccountId, e.CheckUuid, e.Region, e.SlotUnixMs, e.StartedUnixMs = a.acct.ID, id, state.RegionControl, slot, slot
+		res, err := a.srv.Cluster.Apply(context.Background(), &raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: []*raftv1.Execution{e}}}})
+		if err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
+			t.Fatalf("record: %v %v", res, err)
+		}
+	}
+	record(&raftv1.Execution{Status: state.ExecRunning, Attempts: 1})
+	_, got, _ = a.do("GET", "/api/v1/monitors/"+id, nil)
+	if st := got["status"].(map[string]any); st["state"] != "pending" || st["last_status"] != "running" {
+		t.Fatalf("status while running: %v", st)
+	}
+	record(&raftv1.Execution{Status: state.ExecFailed, Attempts: 4, FinishedUnixMs: slot + 7500, DurationMs: 12, Error: "the answer's status is 500, want 200",
+		Http: &raftv1.ExecutionHTTP{StatusCode: 500, ResponseBytes: 3, ConnectMs: 1, TtfbMs: 10, TotalMs: 12}})
+	_, got, _ = a.do("GET", "/api/v1/monitors/"+id, nil)
+	if st := got["status"].(map[string]any); st["state"] != "down" || st["last_status"] != "failed" || st["last_execution_at"] == nil {
+		t.Fatalf("status after a failure: %v", st)
+	}
+	status, body, _ := a.do("GET", "/api/v1/monitors/"+id+"/executions?limit=1", nil)
+	list, _ := body["executions"].([]any)
+	if status != 200 || len(list) != 1 {
+		t.Fatalf("executions: %d %v", status, body)
+	}
+	e := list[0].(map[string]any)
+	h, _ := e["http"].(map[string]any)
+	timings, _ := h["timings_ms"].(map[string]any)
+	if e["id"] != state.ExecutionID(id, "control", slot) || e["region"] != "control" || e["status"] != "failed" || e["attempts"] != 4.0 ||
+		e["error"] == nil || e["finished_at"] == nil || h["status_code"] != 500.0 || timings["total"] != 12.0 || e["ssl"] != nil {
+		t.Fatalf("execution %v", e)
+	}
+	if status, _, _ := a.do("GET", "/api/v1/monitors/"+id+"/executions?limit=0", nil); status != 400 {
+		t.Fatalf("limit=0: %d", status)
+	}
+	// Disabled: paused, no next run.
+	c := httpCheck("site", "https://example.com/")
+	c["enabled"] = false
+	if status, _, _ := a.do("PUT", "/api/v1/monitors/"+id, c); status != 200 {
+		t.Fatalf("disable: %d", status)
+	}
+	_, got, _ = a.do("GET", "/api/v1/monitors/"+id, nil)
+	if st := got["status"].(map[string]any); st["state"] != "paused" || st["next_run_at"] != nil {
+		t.Fatalf("status when disabled: %v", st)
+	}
+}

@@ -1,0 +1,366 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+)
+
+// Execution statuses (api.md 3.3); success and failed are final.
+const (
+	ExecPending  = "pending"
+	ExecRunning  = "running"
+	ExecRetrying = "retrying"
+	ExecSuccess  = "success"
+	ExecFailed   = "failed"
+)
+
+// RegionControl is the region of executions the control plane ran.
+const RegionControl = "control"
+
+// DefaultExecutionRetention is how many executions are kept per check when
+// a RecordExecutions command does not say.
+const DefaultExecutionRetention = 1000
+
+// Bounds of a RecordExecutions command. With them one execution encodes
+// to at most about 6.5 KiB and a whole command to about 110 KiB: a 128 KiB
+// bound per command holds it.
+const (
+	MaxExecutionsPerCommand = 16
+	MaxExecutionError       = 1024 // bytes of error
+	MaxExecutionText        = 512  // bytes of issuer, subject
+	MaxExecutionDNSNames    = 16   // entries of dns_names
+	MaxExecutionDNSName     = 253  // bytes of one DNS name
+	MaxExecutionLabel       = 64   // bytes of region, agent, error_kind
+)
+
+// executionTrimSlack is the retention work a command may do beyond one
+// deletion per execution (to catch up after the retention was lowered).
+const executionTrimSlack = 100
+
+// FinalStatus tells whether an execution status is a verdict.
+func FinalStatus(s string) bool { return s == ExecSuccess || s == ExecFailed }
+
+func knownExecStatus(s string) bool {
+	switch s {
+	case ExecPending, ExecRunning, ExecRetrying, ExecSuccess, ExecFailed:
+		return true
+	}
+	return false
+}
+
+func executionKey(check string, slotMs int64, region string) []byte {
+	b := k(prefixExecution, check, "")
+	b = append(b, u64(uint64(slotMs))...)
+	return append(b, region...)
+}
+
+func checkStatusKey(check string) []byte { return k(prefixCheckStatus, check) }
+
+// BoundExecution cuts the free-text fields of e to the bounds the state
+// machine accepts (the proposer calls it; apply refuses what exceeds them).
+func BoundExecution(e *raftv1.Execution) {
+	e.Error = cut(e.GetError(), MaxExecutionError)
+	e.ErrorKind = cut(e.GetErrorKind(), MaxExecutionLabel)
+	if s := e.GetSsl(); s != nil {
+		s.Issuer, s.Subject = cut(s.GetIssuer(), MaxExecutionText), cut(s.GetSubject(), MaxExecutionText)
+		if len(s.DnsNames) > MaxExecutionDNSNames {
+			s.DnsNames = s.DnsNames[:MaxExecutionDNSNames]
+		}
+		for i, n := range s.DnsNames {
+			s.DnsNames[i] = cut(n, MaxExecutionDNSName)
+		}
+	}
+}
+
+// cut shortens s to at most n bytes without splitting a UTF-8 sequence.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// checkExecution returns why e cannot be stored, or "".
+func checkExecution(e *raftv1.Execution) string {
+	switch {
+	case e.GetCheckUuid() == "" || e.GetAccountId() == "":
+		return "check_uuid and account_id are required"
+	case e.GetRegion() == "" || len(e.GetRegion()) > MaxExecutionLabel || len(e.GetAgent()) > MaxExecutionLabel:
+		return fmt.Sprintf("region is required; region and agent are at most %d bytes", MaxExecutionLabel)
+	case !knownExecStatus(e.GetStatus()):
+		return fmt.Sprintf("unknown status %q", e.GetStatus())
+	case e.GetSlotUnixMs() <= 0:
+		return "slot_unix_ms must be positive"
+	case len(e.GetError()) > MaxExecutionError || len(e.GetErrorKind()) > MaxExecutionLabel:
+		return "error or error_kind too long"
+	}
+	if s := e.GetSsl(); s != nil {
+		if len(s.GetIssuer()) > MaxExecutionText || len(s.GetSubject()) > MaxExecutionText || len(s.GetDnsNames()) > MaxExecutionDNSNames {
+			return "ssl issuer, subject or dns_names too long"
+		}
+		for _, n := range s.GetDnsNames() {
+			if len(n) > MaxExecutionDNSName {
+				return "ssl dns name too long"
+			}
+		}
+	}
+	return ""
+}
+
+// applyRecordExecutions stores check executions, each keyed by (check,
+// region, slot). A repeat is stored once: a final verdict is never
+// changed, and a status that is not final is replaced only by a later one
+// (a final one, or more attempts). A final verdict for the check's newest
+// slot updates its status record and raises its alerts (check_alerts.go).
+// Executions of a check that is gone (deleted meanwhile) are dropped. The
+// result message is how many executions were written.
+func applyRecordExecutions(txn *badger.Txn, ctx applyCtx, c *raftv1.RecordExecutions) (*raftv1.Result, error) {
+	execs := c.GetExecutions()
+	if len(execs) == 0 || len(execs) > MaxExecutionsPerCommand {
+		return invalid("record executions: 1 to %d executions", MaxExecutionsPerCommand), nil
+	}
+	for i, e := range execs {
+		if why := checkExecution(e); why != "" {
+			return invalid("record executions: execution %d: %s", i, why), nil
+		}
+	}
+	keep := c.GetRetentionCount()
+	if keep <= 0 {
+		keep = DefaultExecutionRetention
+	}
+	budget := len(execs) + executionTrimSlack
+	written := 0
+	for i, e := range execs {
+		w, err := recordExecution(txn, ctx, i, e, keep, &budget)
+		if err != nil {
+			return nil, err
+		}
+		if w {
+			written++
+		}
+	}
+	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Message: strconv.Itoa(written)}, nil
+}
+
+// recordExecution stores e (position pos of the entry); it reports whether
+// it wrote it.
+func recordExecution(txn *badger.Txn, ctx applyCtx, pos int, e *raftv1.Execution, keep int64, budget *int) (bool, error) {
+	m, err := getMonitorIn(txn, ctx.values, e.GetCheckUuid())
+	if errors.Is(err, ErrNotFound) || (err == nil && (m.GetAccountId() != e.GetAccountId() || m.GetKind() == KindPing)) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	key := executionKey(e.GetCheckUuid(), e.GetSlotUnixMs(), e.GetRegion())
+	var prev raftv1.Execution
+	err = getProto(txn, key, &prev)
+	existed := err == nil
+	switch {
+	case existed && FinalStatus(prev.GetStatus()):
+		return false, nil // the verdict stands
+	case existed && !FinalStatus(e.GetStatus()) && e.GetAttempts() < prev.GetAttempts():
+		return false, nil // older news
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return false, err
+	}
+	if err := setProto(txn, key, e); err != nil {
+		return false, err
+	}
+	cs, err := getCheckStatus(txn, e.GetCheckUuid())
+	if err != nil {
+		return false, err
+	}
+	if !existed {
+		cs.Executions++
+	}
+	if e.GetSlotUnixMs() >= cs.GetLastSlotUnixMs() {
+		cs.LastSlotUnixMs, cs.LastStatus = e.GetSlotUnixMs(), e.GetStatus()
+	}
+	if FinalStatus(e.GetStatus()) && e.GetSlotUnixMs() >= cs.GetVerdictSlotUnixMs() {
+		if err := onVerdict(txn, ctx, pos, m, cs, e); err != nil {
+			return false, err
+		}
+	}
+	if err := trimExecutions(txn, e.GetCheckUuid(), cs, keep, budget); err != nil {
+		return false, err
+	}
+	return true, setProto(txn, checkStatusKey(e.GetCheckUuid()), cs)
+}
+
+// onVerdict records the final execution e as m's newest verdict and raises
+// the alerts it causes, unless m is disabled or its account suspended (then
+// the standing alert is left as it was: it is what was sent).
+func onVerdict(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, cs *statev1.CheckStatus, e *raftv1.Execution) error {
+	cs.VerdictSlotUnixMs, cs.Verdict, cs.LastExecutionUnixMs = e.GetSlotUnixMs(), e.GetStatus(), e.GetFinishedUnixMs()
+	cs.DaysLeft = nil
+	if s := e.GetSsl(); s != nil && m.GetKind() == KindSSLCheck {
+		d := s.GetDaysLeft()
+		cs.DaysLeft = &d
+	}
+	raise, standing := checkAlerts(m.GetKind(), cs.GetAlert(), e)
+	if len(raise) == 0 || !m.GetEnabled() {
+		return nil
+	}
+	muted, err := suspendedAt(txn, m.GetAccountId(), ctx.now)
+	if err != nil || muted {
+		return err
+	}
+	cs.Alert = standing
+	for i, typ := range raise {
+		if err := raiseCheckAlert(txn, ctx, pos*2+i, m, typ, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// raiseCheckAlert raises an alert of m with the execution e in it.
+func raiseCheckAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ string, e *raftv1.Execution) error {
+	if err := raiseAlert(txn, ctx, pos, m, typ, e.GetFinishedUnixMs(), nil); err != nil {
+		return err
+	}
+	key := alertKey(alertID(ctx, pos, m, typ))
+	var a statev1.Alert
+	if err := getProto(txn, key, &a); err != nil {
+		return err
+	}
+	a.Execution = e
+	return setProto(txn, key, &a)
+}
+
+// getCheckStatus reads a check's status record (empty when it has none).
+func getCheckStatus(txn *badger.Txn, check string) (*statev1.CheckStatus, error) {
+	cs := new(statev1.CheckStatus)
+	err := getProto(txn, checkStatusKey(check), cs)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	return cs, nil
+}
+
+// trimExecutions drops the check's oldest executions beyond keep, within
+// the budget of deletions.
+func trimExecutions(txn *badger.Txn, check string, cs *statev1.CheckStatus, keep int64, budget *int) error {
+	over := cs.GetExecutions() - keep
+	if over <= 0 || *budget <= 0 {
+		return nil
+	}
+	var old [][]byte
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: k(prefixExecution, check, "")})
+	for it.Rewind(); it.Valid() && int64(len(old)) < over && len(old) < *budget; it.Next() {
+		old = append(old, it.Item().KeyCopy(nil))
+	}
+	it.Close()
+	for _, key := range old {
+		if err := txn.Delete(key); err != nil {
+			return err
+		}
+	}
+	*budget -= len(old)
+	cs.Executions -= int64(len(old))
+	return nil
+}
+
+// deleteExecutions removes a check's executions and status (a deleted
+// monitor). Retention bounds how many there are.
+func deleteExecutions(txn *badger.Txn, check string) error {
+	var keys [][]byte
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: k(prefixExecution, check, "")})
+	for it.Rewind(); it.Valid(); it.Next() {
+		keys = append(keys, it.Item().KeyCopy(nil))
+	}
+	it.Close()
+	keys = append(keys, checkStatusKey(check))
+	for _, key := range keys {
+		if err := txn.Delete(key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Executions returns up to limit (all when limit <= 0) executions of the
+// account's check, newest slot first.
+func (s *Store) Executions(accountID, checkUUID string, limit int) ([]*raftv1.Execution, error) {
+	var out []*raftv1.Execution
+	err := s.view(func(txn *badger.Txn) error {
+		m, err := getMonitor(txn, checkUUID)
+		if err != nil {
+			return err
+		}
+		if m.GetAccountId() != accountID {
+			return ErrNotFound
+		}
+		prefix := k(prefixExecution, checkUUID, "")
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, Reverse: true, PrefetchValues: true, PrefetchSize: 16})
+		defer it.Close()
+		for it.Seek(append(bytes.Clone(prefix), bytes.Repeat([]byte{0xff}, 9)...)); it.Valid() && (limit <= 0 || len(out) < limit); it.Next() {
+			e := new(raftv1.Execution)
+			if err := it.Item().Value(func(v []byte) error { return proto.Unmarshal(v, e) }); err != nil {
+				return fmt.Errorf("decode %q: %w", it.Item().Key(), err)
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Execution returns the execution of a check for (region, slot);
+// ErrNotFound when there is none.
+func (s *Store) Execution(checkUUID, region string, slotMs int64) (*raftv1.Execution, error) {
+	e := new(raftv1.Execution)
+	if err := s.view(func(txn *badger.Txn) error { return getProto(txn, executionKey(checkUUID, slotMs, region), e) }); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// CheckStatus returns what a check's executions left behind (an empty
+// record when it has none).
+func (s *Store) CheckStatus(checkUUID string) (*statev1.CheckStatus, error) {
+	var cs *statev1.CheckStatus
+	err := s.view(func(txn *badger.Txn) error {
+		var err error
+		cs, err = getCheckStatus(txn, checkUUID)
+		return err
+	})
+	return cs, err
+}
+
+// Checks calls fn for every http_check and ssl_check of every account (the
+// scheduler's rebuild).
+func (s *Store) Checks(fn func(*statev1.Monitor) error) error {
+	return s.view(func(txn *badger.Txn) error {
+		return scanProto(txn, prefixMonitor, func() *statev1.Monitor { return new(statev1.Monitor) }, func(m *statev1.Monitor) error {
+			if m.GetKind() == KindPing {
+				return nil
+			}
+			return fn(m)
+		})
+	})
+}
+
+// executionNamespace is the UUID namespace of execution ids.
+var executionNamespace = uuid.MustParse("7c1f4a52-93d0-4a8e-b6a3-0d5e8c2f6b14")
+
+// ExecutionID is the id of the execution of check in region for the slot
+// (decisions.md section 6): derived from the three, so it is the same
+// whoever records it and however often.
+func ExecutionID(check, region string, slotMs int64) string {
+	return uuid.NewSHA1(executionNamespace, []byte(check+"\x00"+region+"\x00"+strconv.FormatInt(slotMs, 10))).String()
+}
