@@ -42,7 +42,13 @@ func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ 
 		*ctx.raised = true
 	}
 	if len(deliveries) == 0 {
-		return nil
+		// Nothing to send: finished as it is raised.
+		return txn.Set(alertDoneKey(ctx.now, id), nil)
+	}
+	for _, d := range deliveries {
+		if err := txn.Set(alertDueKey(d.GetNextTryUnixMs(), id, d.GetChannelRef()), nil); err != nil {
+			return err
+		}
 	}
 	return txn.Set(alertPendingKey(id), nil)
 }
@@ -90,9 +96,12 @@ func route(txn *badger.Txn, m *statev1.Monitor) ([]*statev1.Delivery, error) {
 	return out, err
 }
 
-// applyRecordDelivery records one delivery attempt. When every delivery of
-// the alert is delivered or given up, the alert leaves the pending set.
-func applyRecordDelivery(txn *badger.Txn, c *raftv1.RecordDelivery) (*raftv1.Result, error) {
+// applyRecordDelivery records one delivery attempt and moves the
+// delivery in the due index (out of it when it is delivered or given up).
+// When every delivery of the alert is delivered or given up, the alert
+// leaves the pending set and is finished at the command's time (the
+// alert-done: index PruneAlerts sweeps).
+func applyRecordDelivery(txn *badger.Txn, ctx applyCtx, c *raftv1.RecordDelivery) (*raftv1.Result, error) {
 	var a statev1.Alert
 	err := getProto(txn, alertKey(c.GetAlertId()), &a)
 	if errors.Is(err, ErrNotFound) {
@@ -101,29 +110,38 @@ func applyRecordDelivery(txn *badger.Txn, c *raftv1.RecordDelivery) (*raftv1.Res
 	if err != nil {
 		return nil, err
 	}
-	open := 0
-	found := false
+	left := 0
+	var rec *statev1.Delivery
 	for _, d := range a.GetDeliveries() {
-		if d.GetChannelRef() == c.GetChannelRef() && !d.GetDelivered() && !d.GetGivenUp() {
-			found = true
+		if d.GetChannelRef() == c.GetChannelRef() && open(d) {
+			if err := txn.Delete(alertDueKey(d.GetNextTryUnixMs(), a.GetId(), d.GetChannelRef())); err != nil {
+				return nil, err
+			}
+			rec = d
 			d.Attempts++
 			d.LastError = c.GetError()
 			d.Delivered = c.GetDelivered()
 			d.GivenUp = !c.GetDelivered() && c.GetGiveUp()
 			d.NextTryUnixMs = c.GetNextTryUnixMs()
 		}
-		if !d.GetDelivered() && !d.GetGivenUp() {
-			open++
+		if open(d) {
+			left++
 		}
 	}
-	if !found {
+	if rec == nil {
 		return ok(), nil // already recorded (a retried command, a second dispatcher)
 	}
 	if err := setProto(txn, alertKey(a.GetId()), &a); err != nil {
 		return nil, err
 	}
-	if open == 0 {
-		return ok(), txn.Delete(alertPendingKey(a.GetId()))
+	if open(rec) {
+		return ok(), txn.Set(alertDueKey(rec.GetNextTryUnixMs(), a.GetId(), rec.GetChannelRef()), nil)
+	}
+	if left == 0 {
+		if err := txn.Delete(alertPendingKey(a.GetId())); err != nil {
+			return nil, err
+		}
+		return ok(), txn.Set(alertDoneKey(ctx.now, a.GetId()), nil)
 	}
 	return ok(), nil
 }
@@ -137,6 +155,7 @@ func (s *Store) PendingAlerts(limit int) ([]*statev1.Alert, error) {
 		defer it.Close()
 		for it.Rewind(); it.Valid() && (limit <= 0 || len(out) < limit); it.Next() {
 			id := string(it.Item().Key()[len(prefixAlertPending):])
+			s.outboxReads.Add(2)
 			a := new(statev1.Alert)
 			if err := getProto(txn, alertKey(id), a); err != nil {
 				return err
@@ -151,6 +170,7 @@ func (s *Store) PendingAlerts(limit int) ([]*statev1.Alert, error) {
 // Alert returns one alert.
 func (s *Store) Alert(id string) (*statev1.Alert, error) {
 	var a statev1.Alert
+	s.outboxReads.Add(1)
 	if err := s.view(func(txn *badger.Txn) error { return getProto(txn, alertKey(id), &a) }); err != nil {
 		return nil, err
 	}

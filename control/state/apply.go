@@ -227,7 +227,9 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 	case *raftv1.Command_FireDeadline:
 		return applyFireDeadline(txn, ctx, op.FireDeadline)
 	case *raftv1.Command_RecordDelivery:
-		return applyRecordDelivery(txn, op.RecordDelivery)
+		return applyRecordDelivery(txn, ctx, op.RecordDelivery)
+	case *raftv1.Command_PruneAlerts:
+		return applyPruneAlerts(txn, op.PruneAlerts)
 	case *raftv1.Command_PutMonitors:
 		return applyPutMonitors(txn, ctx, op.PutMonitors)
 	case *raftv1.Command_PruneEvents:

@@ -22,6 +22,10 @@ import (
 //	chan:<account id>:<channel id>      -> statev1.Channel
 //	alert:<alert id>                    -> statev1.Alert (the outbox)
 //	alert-pending:<alert id>            -> empty; alerts with deliveries left
+//	alert-due:<uint64 ms><alert id>:<channel ref>
+//	                                    -> empty; open deliveries by next try
+//	alert-done:<uint64 ms><alert id>    -> empty; finished alerts by the time
+//	                                       they finished (PruneAlerts)
 //	agent-token:<sha-256 of the token>  -> statev1.AgentToken
 //	req:<request id>                    -> statev1.AppliedRequest
 //	req-time:<uint64 ms><request id>    -> empty; expiry order of req:
@@ -63,6 +67,8 @@ var (
 	prefixChannel      = []byte("chan:")
 	prefixAlert        = []byte("alert:")
 	prefixAlertPending = []byte("alert-pending:")
+	prefixAlertDue     = []byte("alert-due:")
+	prefixAlertDone    = []byte("alert-done:")
 	prefixAgentToken   = []byte("agent-token:")
 	prefixRequest      = []byte("req:")
 	prefixReqTime      = []byte("req-time:")

@@ -47,6 +47,8 @@ import (
 //   - RecordExecutions holds at most MaxExecutionsPerCommand executions
 //     of bounded fields (executions.go): about 110 KiB at most, under
 //     MaxCommandBytes; each may raise one alert.
+//   - PruneAlerts deletes two keys per alert (no value read), at most
+//     MaxPruneAlerts alerts.
 //   - Alerts (raised by IngestBatch, FireDeadline and RecordExecutions)
 //     carry one delivery
 //     per channel: MaxGroupChannels and MaxAccountChannels bound them.
@@ -121,6 +123,8 @@ func CheckCommand(cmd *raftv1.Command) error {
 		return checkSmall("create channel", c, c.GetAccountId(), c.GetChannelId(), c.GetType(), c.GetName())
 	case *raftv1.Command_PruneEvents:
 		return checkSmall("prune events", op.PruneEvents)
+	case *raftv1.Command_PruneAlerts:
+		return checkSmall("prune alerts", op.PruneAlerts)
 	case *raftv1.Command_DeleteMonitor:
 		c := op.DeleteMonitor
 		return checkSmall("delete monitor", c, c.GetAccountId(), c.GetMonitorUuid())

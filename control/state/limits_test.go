@@ -183,6 +183,7 @@ func worstCases() map[string]worstCase {
 		},
 		"ingest_batch":         ingestWorstCase(),
 		"prune_events":         pruneWorstCase(),
+		"prune_alerts":         pruneAlertsWorstCase(),
 		"delete_monitor":       deleteWorstCase(),
 		"put_monitors/renames": putMonitorsWorstCase(),
 		"put_monitors/creates": {
@@ -305,6 +306,32 @@ func pruneWorstCase() worstCase {
 		want:  raftv1.Status_STATUS_OK,
 		over:  pruneEvents(t0+100, MaxPruneEvents+1),
 		// PruneEvents bounds its max itself.
+		overCode: "-",
+	}
+}
+
+func pruneAlertsWorstCase() worstCase {
+	return worstCase{
+		// More finished alerts than one entry deletes (an account without
+		// channels: its alerts are finished as they are raised). Their
+		// size does not matter: a delete reads no value.
+		setup: func(t *testing.T, s *Store) {
+			mustOK(t, s, uncapped("a"))
+			for b := range 5 {
+				evs := make([]*raftv1.Event, IngestBatchMaxEvents)
+				for i := range evs {
+					evs[i] = ping("a", fmt.Sprint("job-", b, "-", i), "fail", t0)
+				}
+				ingestOK(t, s, ingestAt(t0, 0, evs...))
+			}
+			if n := len(keysWithPrefix(t, s, prefixAlertDone)); n <= MaxPruneAlerts {
+				t.Fatalf("%d finished alerts, want more than %d", n, MaxPruneAlerts)
+			}
+		},
+		worst: func(*testing.T, *Store) *raftv1.Command { return pruneAlertsCmd(t0+100, t0+1, MaxPruneAlerts) },
+		want:  raftv1.Status_STATUS_OK,
+		over:  pruneAlertsCmd(t0+100, t0+1, MaxPruneAlerts+1),
+		// PruneAlerts bounds its max itself.
 		overCode: "-",
 	}
 }

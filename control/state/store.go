@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -61,6 +62,8 @@ type Store struct {
 	auth      *authCache
 	values    *valueCache // FSM goroutine only
 	authDirty bool        // an entry of the transaction being built changes auth (FSM goroutine only)
+
+	outboxReads atomic.Uint64 // see OutboxReads
 }
 
 // Open opens the state database. Writes are not synced: the raft log, which

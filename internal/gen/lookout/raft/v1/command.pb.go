@@ -239,6 +239,7 @@ type Command struct {
 	//	*Command_FireDeadline
 	//	*Command_RecordDelivery
 	//	*Command_RecordExecutions
+	//	*Command_PruneAlerts
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -428,6 +429,15 @@ func (x *Command) GetRecordExecutions() *RecordExecutions {
 	return nil
 }
 
+func (x *Command) GetPruneAlerts() *PruneAlerts {
+	if x != nil {
+		if x, ok := x.Op.(*Command_PruneAlerts); ok {
+			return x.PruneAlerts
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -488,6 +498,10 @@ type Command_RecordExecutions struct {
 	RecordExecutions *RecordExecutions `protobuf:"bytes,200,opt,name=record_executions,json=recordExecutions,proto3,oneof"`
 }
 
+type Command_PruneAlerts struct {
+	PruneAlerts *PruneAlerts `protobuf:"bytes,140,opt,name=prune_alerts,json=pruneAlerts,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -515,6 +529,8 @@ func (*Command_FireDeadline) isCommand_Op() {}
 func (*Command_RecordDelivery) isCommand_Op() {}
 
 func (*Command_RecordExecutions) isCommand_Op() {}
+
+func (*Command_PruneAlerts) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -2392,6 +2408,63 @@ func (x *ExecutionSSL) GetLevel() string {
 	return ""
 }
 
+// PruneAlerts drops finished alerts (every delivery delivered or given up)
+// that finished before before_unix_ms, at most max of them, oldest first
+// (the leader proposes it again until fewer than max are left). Field
+// numbers 140+ are this command's range of the envelope.
+// Result.deleted says how many it deleted.
+type PruneAlerts struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	BeforeUnixMs  int64                  `protobuf:"varint,140,opt,name=before_unix_ms,json=beforeUnixMs,proto3" json:"before_unix_ms,omitempty"`
+	Max           int64                  `protobuf:"varint,141,opt,name=max,proto3" json:"max,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PruneAlerts) Reset() {
+	*x = PruneAlerts{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PruneAlerts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PruneAlerts) ProtoMessage() {}
+
+func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
+func (*PruneAlerts) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *PruneAlerts) GetBeforeUnixMs() int64 {
+	if x != nil {
+		return x.BeforeUnixMs
+	}
+	return 0
+}
+
+func (x *PruneAlerts) GetMax() int64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
 // QuotaStatus is an account's monthly quota as of one event.
 type QuotaStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2409,7 +2482,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2421,7 +2494,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2434,7 +2507,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -2478,7 +2551,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2490,7 +2563,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2503,7 +2576,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -2547,7 +2620,8 @@ type Result struct {
 	// the monitor's deadline and changed nothing.
 	Stale bool `protobuf:"varint,160,opt,name=stale,proto3" json:"stale,omitempty"`
 	// deleted is how many records a PruneEvents deleted (expired request
-	// ids and event ids, and events).
+	// ids and event ids, and events), or how many alerts a PruneAlerts
+	// deleted.
 	Deleted       int64 `protobuf:"varint,161,opt,name=deleted,proto3" json:"deleted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2555,7 +2629,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2567,7 +2641,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2580,7 +2654,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Result) GetStatus() Status {
@@ -2636,7 +2710,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xdf\b\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xa3\t\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -2659,7 +2733,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x0ecreate_channel\x18\x14 \x01(\v2\x1e.lookout.raft.v1.CreateChannelH\x00R\rcreateChannel\x12D\n" +
 	"\rfire_deadline\x18\x15 \x01(\v2\x1d.lookout.raft.v1.FireDeadlineH\x00R\ffireDeadline\x12J\n" +
 	"\x0frecord_delivery\x18\x16 \x01(\v2\x1f.lookout.raft.v1.RecordDeliveryH\x00R\x0erecordDelivery\x12Q\n" +
-	"\x11record_executions\x18\xc8\x01 \x01(\v2!.lookout.raft.v1.RecordExecutionsH\x00R\x10recordExecutionsB\x04\n" +
+	"\x11record_executions\x18\xc8\x01 \x01(\v2!.lookout.raft.v1.RecordExecutionsH\x00R\x10recordExecutions\x12B\n" +
+	"\fprune_alerts\x18\x8c\x01 \x01(\v2\x1c.lookout.raft.v1.PruneAlertsH\x00R\vpruneAlertsB\x04\n" +
 	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -2851,7 +2926,10 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\vchain_valid\x18\x06 \x01(\bR\n" +
 	"chainValid\x12%\n" +
 	"\x0ehostname_valid\x18\a \x01(\bR\rhostnameValid\x12\x14\n" +
-	"\x05level\x18\b \x01(\tR\x05level\"\x87\x01\n" +
+	"\x05level\x18\b \x01(\tR\x05level\"G\n" +
+	"\vPruneAlerts\x12%\n" +
+	"\x0ebefore_unix_ms\x18\x8c\x01 \x01(\x03R\fbeforeUnixMs\x12\x11\n" +
+	"\x03max\x18\x8d\x01 \x01(\x03R\x03max\"\x87\x01\n" +
 	"\vQuotaStatus\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x03H\x00R\x05limit\x88\x01\x01\x12\x12\n" +
@@ -2903,7 +2981,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -2931,9 +3009,10 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*Execution)(nil),               // 23: lookout.raft.v1.Execution
 	(*ExecutionHTTP)(nil),           // 24: lookout.raft.v1.ExecutionHTTP
 	(*ExecutionSSL)(nil),            // 25: lookout.raft.v1.ExecutionSSL
-	(*QuotaStatus)(nil),             // 26: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 27: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 28: lookout.raft.v1.Result
+	(*PruneAlerts)(nil),             // 26: lookout.raft.v1.PruneAlerts
+	(*QuotaStatus)(nil),             // 27: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 28: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 29: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -2950,28 +3029,29 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	20, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
 	21, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
 	22, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	0,  // 14: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 15: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 16: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 17: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 18: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 19: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	13, // 20: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	16, // 21: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	17, // 22: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	17, // 23: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	23, // 24: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	24, // 25: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	25, // 26: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	1,  // 27: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	26, // 28: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 29: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	27, // 30: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	31, // [31:31] is the sub-list for method output_type
-	31, // [31:31] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	26, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	0,  // 15: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 16: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 17: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 18: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 19: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 20: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	13, // 21: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	16, // 22: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	17, // 23: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	17, // 24: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	23, // 25: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	24, // 26: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	25, // 27: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	1,  // 28: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	27, // 29: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 30: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	28, // 31: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	32, // [32:32] is the sub-list for method output_type
+	32, // [32:32] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -2994,19 +3074,20 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_FireDeadline)(nil),
 		(*Command_RecordDelivery)(nil),
 		(*Command_RecordExecutions)(nil),
+		(*Command_PruneAlerts)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[10].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[14].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[23].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[24].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   26,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
