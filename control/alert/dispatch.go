@@ -6,11 +6,19 @@
 // resumes what is neither delivered nor given up, so a delivery is at
 // least once; every payload carries the alert id, so receivers drop a
 // repeat.
+//
+// The dispatcher reads only what is due: the state keeps the open
+// deliveries in order of next try (state.DueDeliveries), and a pass
+// reads that order up to now and sleeps until the next try it saw (or
+// Interval). Slots are bounded in all and per channel, so one dead or
+// slow endpoint holds at most ChannelConcurrency of them while the
+// other channels' deliveries go on.
 package alert
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -19,6 +27,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"lookout/control/alert/channel"
+	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
@@ -40,7 +49,8 @@ func (f ChannelsFunc) Channel(typ string, config json.RawMessage) (channel.Chann
 // State is what the dispatcher reads of the replicated state
 // (*state.Store satisfies it).
 type State interface {
-	PendingAlerts(limit int) ([]*statev1.Alert, error)
+	DueDeliveries(nowMs int64, fn func(state.DueDelivery) bool) (next int64, err error)
+	Alert(id string) (*statev1.Alert, error)
 	Channel(accountID, id string) (*statev1.Channel, error)
 	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)
 	MonitorByUUID(id string) (*statev1.Monitor, error)
@@ -69,10 +79,19 @@ type DispatcherOptions struct {
 	Backoff func(attempt int) time.Duration
 	// SendTimeout bounds one attempt (default 30 s).
 	SendTimeout time.Duration
-	// Concurrency bounds the attempts under way (default 8).
+	// Concurrency bounds the attempts under way (default 16).
 	Concurrency int
-	// Interval is how often the outbox is read (default 1 s); Notify
-	// reads it at once.
+	// ChannelConcurrency bounds the attempts under way to one channel (a
+	// delivery's channel_ref: one default channel, or one channel of a
+	// notification group), so that a dead or slow endpoint holds at most
+	// that many of the Concurrency slots (default 2).
+	ChannelConcurrency int
+	// MaxPerPass bounds the attempts one read of the outbox starts
+	// (default 64); a pass that reaches it is followed by another at once.
+	MaxPerPass int
+	// Interval is the longest wait between two reads of the outbox
+	// (default 1 s); a read waits less when the next try it saw is
+	// sooner, and Notify or an attempt's end starts one at once.
 	Interval time.Duration
 	Logger   hclog.Logger
 	Now      func() time.Time
@@ -94,11 +113,12 @@ func DefaultBackoff(attempt int) time.Duration {
 type Dispatcher struct {
 	o    DispatcherOptions
 	wake chan struct{}
-	sem  chan struct{}
 
-	mu    sync.Mutex
-	reads uint64         // outbox reads started
-	jobs  map[string]job // deliveries this process is working on or just did
+	mu      sync.Mutex
+	reads   uint64         // outbox reads started
+	jobs    map[string]job // deliveries this process is working on or just did
+	running int            // attempts under way
+	busy    map[string]int // attempts under way per channel ref
 }
 
 // job is this process's memory of one delivery, which the outbox may not
@@ -122,7 +142,13 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 		o.SendTimeout = 30 * time.Second
 	}
 	if o.Concurrency <= 0 {
-		o.Concurrency = 8
+		o.Concurrency = 16
+	}
+	if o.ChannelConcurrency <= 0 {
+		o.ChannelConcurrency = 2
+	}
+	if o.MaxPerPass <= 0 {
+		o.MaxPerPass = 64
 	}
 	if o.Interval <= 0 {
 		o.Interval = time.Second
@@ -133,7 +159,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Dispatcher{o: o, wake: make(chan struct{}, 1), sem: make(chan struct{}, o.Concurrency), jobs: map[string]job{}}
+	return &Dispatcher{o: o, wake: make(chan struct{}, 1), jobs: map[string]job{}, busy: map[string]int{}}
 }
 
 // Notify makes Run read the outbox now rather than at its next tick. The
@@ -156,12 +182,18 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	d.mu.Lock()
 	clear(d.jobs)
 	d.mu.Unlock()
-	t := time.NewTicker(d.o.Interval)
+	t := time.NewTimer(d.o.Interval)
 	defer t.Stop()
 	for {
-		if err := d.pass(ctx, &wg); err != nil && ctx.Err() == nil {
+		next, err := d.pass(ctx, &wg)
+		if err != nil && ctx.Err() == nil {
 			d.o.Logger.Warn("reading the alert outbox failed", "error", err)
 		}
+		wait := d.o.Interval
+		if !next.IsZero() {
+			wait = max(min(wait, next.Sub(d.o.Now())), 0)
+		}
+		t.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return
@@ -171,10 +203,14 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	}
 }
 
-// pass reads the outbox and starts an attempt for every delivery that is
-// due and not known to this process already, waiting for a free slot
-// when Concurrency are under way.
-func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) error {
+// pass reads the due part of the outbox, earliest next try first, and
+// starts an attempt for each delivery not known to this process while a
+// slot is free: it skips a delivery whose channel has
+// ChannelConcurrency attempts under way (its turn comes when one ends),
+// and stops when Concurrency are under way or it started MaxPerPass. It
+// returns the next try after now that it saw (zero: none, or the pass
+// stopped early; an attempt's end or the Interval wakes Run then).
+func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) (time.Time, error) {
 	d.mu.Lock()
 	d.reads++
 	seq, now := d.reads, d.o.Now()
@@ -185,50 +221,91 @@ func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) error {
 		}
 	}
 	d.mu.Unlock()
-	alerts, err := d.o.State.PendingAlerts(0)
-	if err != nil {
-		return fmt.Errorf("pending alerts: %w", err)
-	}
-	for _, a := range alerts {
-		for _, dl := range a.GetDeliveries() {
-			if dl.GetDelivered() || dl.GetGivenUp() || dl.GetNextTryUnixMs() > d.o.Now().UnixMilli() {
-				continue
-			}
-			key := a.GetId() + "\x00" + dl.GetChannelRef()
-			if !d.claim(key) {
-				continue
-			}
-			select {
-			case d.sem <- struct{}{}:
-			case <-ctx.Done():
-				d.finish(key, time.Time{})
-				return nil
-			}
-			wg.Go(func() {
-				defer func() { <-d.sem }()
-				d.finish(key, d.deliver(ctx, a, dl))
-			})
+	started := 0
+	next, err := d.o.State.DueDeliveries(now.UnixMilli(), func(due state.DueDelivery) bool {
+		if ctx.Err() != nil {
+			return false
 		}
+		switch d.claim(due) {
+		case claimFull:
+			return false
+		case claimSkip:
+			return true
+		}
+		started++
+		wg.Go(func() { d.attempt(ctx, due, now) })
+		return started < d.o.MaxPerPass
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("due deliveries: %w", err)
 	}
-	return nil
+	if started == d.o.MaxPerPass {
+		d.Notify() // more may be due
+	}
+	if next == 0 {
+		return time.Time{}, nil
+	}
+	return time.UnixMilli(next), nil
 }
 
-// claim marks the delivery key as under way unless this process knows it
-// already.
-func (d *Dispatcher) claim(key string) bool {
+// What claim decided.
+const (
+	claimStart = iota // start an attempt
+	claimSkip         // known to this process, or its channel is busy
+	claimFull         // Concurrency attempts under way
+)
+
+// claim marks the delivery as under way, taking a slot, unless this
+// process knows it already or no slot is free.
+func (d *Dispatcher) claim(due state.DueDelivery) int {
+	key := due.AlertID + "\x00" + due.ChannelRef
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	switch {
+	case d.running >= d.o.Concurrency:
+		return claimFull
+	case d.busy[due.ChannelRef] >= d.o.ChannelConcurrency:
+		return claimSkip
+	}
 	if _, known := d.jobs[key]; known {
-		return false
+		return claimSkip
 	}
 	d.jobs[key] = job{running: true}
-	return true
+	d.running++
+	d.busy[due.ChannelRef]++
+	return claimStart
 }
 
-// finish marks the delivery key as ended, not to be tried again before
-// notBefore.
-func (d *Dispatcher) finish(key string, notBefore time.Time) {
+// finish marks the delivery as ended, not to be tried again before
+// notBefore, frees its slot and wakes Run to fill it.
+func (d *Dispatcher) finish(due state.DueDelivery, notBefore time.Time) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.jobs[key] = job{doneAt: d.reads, notBefore: notBefore}
+	d.jobs[due.AlertID+"\x00"+due.ChannelRef] = job{doneAt: d.reads, notBefore: notBefore}
+	d.running--
+	if d.busy[due.ChannelRef]--; d.busy[due.ChannelRef] <= 0 {
+		delete(d.busy, due.ChannelRef)
+	}
+	d.mu.Unlock()
+	d.Notify()
+}
+
+// attempt reads the alert of a delivery the index has due at now and, if
+// the alert still has it due, delivers it.
+func (d *Dispatcher) attempt(ctx context.Context, due state.DueDelivery, now time.Time) {
+	var notBefore time.Time
+	defer func() { d.finish(due, notBefore) }()
+	a, err := d.o.State.Alert(due.AlertID)
+	if err != nil {
+		if !errors.Is(err, state.ErrNotFound) {
+			d.o.Logger.Warn("reading a due alert failed", "alert", due.AlertID, "error", err)
+			notBefore = now.Add(d.o.Interval)
+		}
+		return
+	}
+	for _, dl := range a.GetDeliveries() {
+		if dl.GetChannelRef() == due.ChannelRef && !dl.GetDelivered() && !dl.GetGivenUp() && dl.GetNextTryUnixMs() <= now.UnixMilli() {
+			notBefore = d.deliver(ctx, a, dl)
+			return
+		}
+	}
 }

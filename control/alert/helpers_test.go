@@ -3,6 +3,7 @@ package alert
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/protobuf/proto"
 
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channel/webhook"
@@ -49,7 +51,8 @@ func newEnv(t *testing.T) *env {
 		return &raftv1.Key{Id: id, AccountId: acct, Type: typ, Name: id, Hash: []byte("hash-" + id)}
 	}
 	e.apply(&raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{
-		AccountId: acct, Email: "ops@example.com", Plan: &raftv1.Plan{Name: "free", IngestRatePerSecond: 5, IngestBurst: 10},
+		// Tests raise many alerts at once: no cap on the monitors pings create.
+		AccountId: acct, Email: "ops@example.com", Plan: &raftv1.Plan{Name: "free", IngestRatePerSecond: 5, IngestBurst: 10, MonitorsCreatedPerMinute: proto.Int64(state.MaxMonitorsCreatedPerMinute)},
 		IngestKey: key("ik", raftv1.KeyType_KEY_TYPE_INGEST), ManagementKey: key("mk", raftv1.KeyType_KEY_TYPE_MANAGEMENT),
 	}}})
 	return e
@@ -59,12 +62,13 @@ func (e *env) now() time.Time { return time.UnixMilli(e.clock.Load()) }
 
 func (e *env) advance(d time.Duration) { e.clock.Add(d.Milliseconds()) }
 
-func (e *env) apply(cmd *raftv1.Command) {
+func (e *env) apply(cmd *raftv1.Command) *raftv1.Result {
 	e.t.Helper()
 	res, err := e.cluster.Apply(context.Background(), cmd)
 	if err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
 		e.t.Fatalf("apply %T: %v %v", cmd.GetOp(), res, err)
 	}
+	return res
 }
 
 // defaultChannel adds a default channel of the account.
@@ -125,15 +129,16 @@ func (e *env) delivery(id, ref string) *statev1.Delivery {
 	return nil
 }
 
-// start runs a dispatcher over the env (o's Cluster, State, Channels,
-// Now, Interval and Logger filled in when unset) until the returned stop
-// is called (or the test ends).
-func (e *env) start(o DispatcherOptions) (stop func()) {
+// dispatcher makes a dispatcher over the env (o's Cluster, State,
+// Channels, Now, Interval and Logger filled in when unset).
+func (e *env) dispatcher(o DispatcherOptions) *Dispatcher {
 	if o.Cluster == nil {
 		o.Cluster = e.cluster
 	}
 	o.State = e.store
-	o.Channels = ChannelsFunc(channel.NewRegistry(map[string]channel.Factory{webhook.Type: webhook.New}, channel.Deps{}).New)
+	// A client without a timeout of its own: SendTimeout bounds a try.
+	deps := channel.Deps{HTTP: &http.Client{}}
+	o.Channels = ChannelsFunc(channel.NewRegistry(map[string]channel.Factory{webhook.Type: webhook.New}, deps).New)
 	if o.Now == nil {
 		o.Now = e.now
 	}
@@ -141,7 +146,13 @@ func (e *env) start(o DispatcherOptions) (stop func()) {
 		o.Interval = 5 * time.Millisecond
 	}
 	o.Logger = hclog.New(&hclog.LoggerOptions{Output: testWriter{e.t}, Level: hclog.Debug})
-	d := NewDispatcher(o)
+	return NewDispatcher(o)
+}
+
+// start runs a dispatcher over the env (see dispatcher) until the
+// returned stop is called (or the test ends).
+func (e *env) start(o DispatcherOptions) (stop func()) {
+	d := e.dispatcher(o)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); d.Run(ctx) }()
@@ -149,6 +160,24 @@ func (e *env) start(o DispatcherOptions) (stop func()) {
 	stop = func() { once.Do(func() { cancel(); <-done }) }
 	e.t.Cleanup(stop)
 	return stop
+}
+
+// failMany sends a fail ping of n new ping monitors prefix-<i>, a batch
+// of at most 256 per entry, raising n alerts.
+func (e *env) failMany(prefix string, n int) {
+	e.t.Helper()
+	for i := 0; i < n; {
+		var evs []*raftv1.Event
+		for ; i < n && len(evs) < 256; i++ {
+			evs = append(evs, &raftv1.Event{AccountId: acct, Monitor: fmt.Sprint(prefix, "-", i), EventType: "ping", Status: "fail", ReceivedUnixMs: e.now().UnixMilli()})
+		}
+		res := e.apply(&raftv1.Command{Op: &raftv1.Command_IngestBatch{IngestBatch: &raftv1.IngestBatch{RetentionCount: 100, Events: evs}}})
+		for _, r := range res.GetEvents() {
+			if r.GetOutcome() != raftv1.EventOutcome_EVENT_OUTCOME_STORED {
+				e.t.Fatalf("a fail ping of %s was not stored: %v", prefix, r.GetOutcome())
+			}
+		}
+	}
 }
 
 // waitFor polls cond for up to 10 s.
