@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/protobuf/proto"
 
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -24,18 +25,21 @@ type RetentionOptions struct {
 	Cluster Applier
 	// MaxAge is how long events are kept (default 90 days).
 	MaxAge time.Duration
+	// AlertMaxAge is how long a finished alert (every delivery delivered
+	// or given up) is kept after it finished (default 30 days).
+	AlertMaxAge time.Duration
 	// Interval is the time between sweeps (default 1 minute).
 	Interval time.Duration
 	// BatchSize bounds the deletions of one raft entry (default 1000, at
-	// most state.MaxPruneEvents).
+	// most state.MaxPruneEvents and state.MaxPruneAlerts).
 	BatchSize int64
 	Logger    hclog.Logger
 	Now       func() time.Time
 }
 
 // Retention is the background clean-up through raft: events older than
-// MaxAge, and the expired request ids and event ids the state remembers
-// for deduplication. Run it as a leader task: it stops when its context
+// MaxAge, the expired request ids and event ids the state remembers for
+// deduplication, and alerts finished longer than AlertMaxAge ago. Run it as a leader task: it stops when its context
 // ends.
 type Retention struct {
 	o RetentionOptions
@@ -49,7 +53,10 @@ func NewRetention(o RetentionOptions) *Retention {
 	if o.Interval <= 0 {
 		o.Interval = time.Minute
 	}
-	if o.BatchSize <= 0 || o.BatchSize > state.MaxPruneEvents {
+	if o.AlertMaxAge <= 0 {
+		o.AlertMaxAge = 30 * 24 * time.Hour
+	}
+	if o.BatchSize <= 0 || o.BatchSize > min(state.MaxPruneEvents, state.MaxPruneAlerts) {
 		o.BatchSize = 1000
 	}
 	if o.Logger == nil {
@@ -69,6 +76,9 @@ func (r *Retention) Run(ctx context.Context) {
 		if n, err := r.Sweep(ctx); err != nil && ctx.Err() == nil {
 			r.o.Logger.Warn("event retention sweep failed", "deleted", n, "error", err)
 		}
+		if n, err := r.SweepAlerts(ctx); err != nil && ctx.Err() == nil {
+			r.o.Logger.Warn("alert retention sweep failed", "deleted", n, "error", err)
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -81,25 +91,46 @@ func (r *Retention) Run(ctx context.Context) {
 // and returns how many it deleted.
 func (r *Retention) Sweep(ctx context.Context) (int64, error) {
 	before := r.o.Now().Add(-r.o.MaxAge).UnixMilli()
+	total, err := r.prune(ctx, "prune events", &raftv1.Command{Op: &raftv1.Command_PruneEvents{
+		PruneEvents: &raftv1.PruneEvents{BeforeUnixMs: before, Max: r.o.BatchSize},
+	}})
+	if total > 0 {
+		r.o.Logger.Info("pruned old events", "deleted", total, "before", time.UnixMilli(before).UTC())
+	}
+	return total, err
+}
+
+// SweepAlerts deletes every alert that finished more than AlertMaxAge
+// ago, BatchSize per raft entry, and returns how many it deleted.
+// Alerts with a delivery left are kept, however old.
+func (r *Retention) SweepAlerts(ctx context.Context) (int64, error) {
+	before := r.o.Now().Add(-r.o.AlertMaxAge).UnixMilli()
+	total, err := r.prune(ctx, "prune alerts", &raftv1.Command{Op: &raftv1.Command_PruneAlerts{
+		PruneAlerts: &raftv1.PruneAlerts{BeforeUnixMs: before, Max: r.o.BatchSize},
+	}})
+	if total > 0 {
+		r.o.Logger.Info("pruned finished alerts", "deleted", total, "finished_before", time.UnixMilli(before).UTC())
+	}
+	return total, err
+}
+
+// prune proposes cmd, whose result says how many records it deleted,
+// until an entry deletes fewer than BatchSize, and returns the total.
+func (r *Retention) prune(ctx context.Context, what string, cmd *raftv1.Command) (int64, error) {
 	var total int64
 	for ctx.Err() == nil {
-		res, err := r.o.Cluster.Apply(ctx, &raftv1.Command{Op: &raftv1.Command_PruneEvents{
-			PruneEvents: &raftv1.PruneEvents{BeforeUnixMs: before, Max: r.o.BatchSize},
-		}})
+		res, err := r.o.Cluster.Apply(ctx, proto.Clone(cmd).(*raftv1.Command))
 		if err != nil {
 			return total, err
 		}
 		if res.GetStatus() != raftv1.Status_STATUS_OK {
-			return total, fmt.Errorf("prune events: %v: %s", res.GetStatus(), res.GetMessage())
+			return total, fmt.Errorf("%s: %v: %s", what, res.GetStatus(), res.GetMessage())
 		}
 		n := res.GetDeleted()
 		total += n
 		if n < r.o.BatchSize {
 			break
 		}
-	}
-	if total > 0 {
-		r.o.Logger.Info("pruned old events", "deleted", total, "before", time.UnixMilli(before).UTC())
 	}
 	return total, ctx.Err()
 }

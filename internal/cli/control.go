@@ -45,6 +45,7 @@ type controlConfig struct {
 	smtp            channel.SMTPSettings
 	publicURL       string
 	alertRetryFor   time.Duration
+	alertRetention  time.Duration
 
 	// --advertise-*, and what the node tells its peers (resolveAdvertise):
 	// "" keeps the bound address, a port of 0 means the bound port.
@@ -76,6 +77,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.DurationVar(&c.retentionAge, "event-retention-age", 90*24*time.Hour, "events older than this are deleted")
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
 	fs.DurationVar(&c.alertRetryFor, "alert-retry-for", 24*time.Hour, "how long an alert's failed deliveries are retried")
+	fs.DurationVar(&c.alertRetention, "alert-retention", 30*24*time.Hour, "how long an alert is kept after its last delivery is delivered or given up")
 	fs.StringVar(&c.publicURL, "public-url", "", "the address people reach this service at, for links in alerts (default: http://<http-addr>)")
 	fs.StringVar(&c.smtp.Addr, "smtp-addr", "", "SMTP server (host:port) for e-mail alerts; STARTTLS when offered (default: none, e-mail channels are refused)")
 	fs.StringVar(&c.smtp.User, "smtp-user", "", "SMTP user, AUTH PLAIN (default: no authentication)")
@@ -125,6 +127,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if c.maxConnections < 1 {
 		return nil, usageError{"--max-connections must be at least 1"}
+	}
+	if c.alertRetention < time.Hour {
+		return nil, usageError{"--alert-retention must be at least 1h"}
 	}
 	if c.retentionCount < 1 || c.retentionAge < time.Hour {
 		return nil, usageError{"--event-retention-count must be at least 1 and --event-retention-age at least 1h"}

@@ -48,6 +48,7 @@ func TestParseControl(t *testing.T) {
 		{"negative expect", []string{"--admin-token", "t", "--join", "x:1", "--bootstrap-expect", "-1"}, nil, "0 or more"},
 		{"bad env value", []string{"--dev"}, map[string]string{"LOOKOUT_BOOTSTRAP_EXPECT": "three"}, "LOOKOUT_BOOTSTRAP_EXPECT"},
 		{"no connections", []string{"--dev", "--max-connections", "0"}, nil, "--max-connections must be at least 1"},
+		{"alert retention under 1h", []string{"--dev", "--alert-retention", "59m"}, nil, "--alert-retention must be at least 1h"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseControl(tc.args, env(tc.env), io.Discard)

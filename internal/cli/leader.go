@@ -36,7 +36,9 @@ func leaderTasks(cfg *controlConfig, st *state.Store, registry *channel.Registry
 			wg.Wait()
 		},
 		func(ctx context.Context, n *cluster.Node) {
-			engine.NewRetention(engine.RetentionOptions{Cluster: n, MaxAge: cfg.retentionAge, Logger: log.Named("retention")}).Run(ctx)
+			engine.NewRetention(engine.RetentionOptions{
+				Cluster: n, MaxAge: cfg.retentionAge, AlertMaxAge: cfg.alertRetention, Logger: log.Named("retention"),
+			}).Run(ctx)
 		},
 		func(ctx context.Context, n *cluster.Node) {
 			checks.New(checks.Options{
