@@ -18,7 +18,6 @@ package alert
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -290,16 +289,15 @@ func (d *Dispatcher) finish(due state.DueDelivery, notBefore time.Time) {
 }
 
 // attempt reads the alert of a delivery the index has due at now and, if
-// the alert still has it due, delivers it.
+// the alert still has it due, delivers it. A delivery it does not try
+// (recorded since the index was read, or unreadable) waits an Interval
+// before this process looks at it again.
 func (d *Dispatcher) attempt(ctx context.Context, due state.DueDelivery, now time.Time) {
-	var notBefore time.Time
+	notBefore := now.Add(d.o.Interval)
 	defer func() { d.finish(due, notBefore) }()
 	a, err := d.o.State.Alert(due.AlertID)
 	if err != nil {
-		if !errors.Is(err, state.ErrNotFound) {
-			d.o.Logger.Warn("reading a due alert failed", "alert", due.AlertID, "error", err)
-			notBefore = now.Add(d.o.Interval)
-		}
+		d.o.Logger.Warn("reading a due alert failed", "alert", due.AlertID, "error", err)
 		return
 	}
 	for _, dl := range a.GetDeliveries() {
