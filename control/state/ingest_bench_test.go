@@ -11,7 +11,8 @@ import (
 // the 1,000 ping monitors of one account: each job sends run then complete
 // (half the events each), with retention trimming in its steady state
 // (retention 50) and a request id per entry, as the cluster proposes them.
-// The Badger options are the production ones. entries/call is how many
+// The Badger options are the production ones; the plan lets pings create
+// the 1,000 monitors in the first minute. entries/call is how many
 // entries one ApplyBatch gets (raft hands the FSM what has committed).
 func BenchmarkIngestBatch(b *testing.B) {
 	for _, bc := range []struct {
@@ -32,7 +33,7 @@ func BenchmarkIngestBatch(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			s.ApplyBatch(entries(1, newAccount("acct")))
+			s.ApplyBatch(entries(1, newAccount("acct"), uncapped("acct")))
 			const monitors, perBatch = 1000, IngestBatchMaxEvents
 			names := make([]string, monitors)
 			for i := range names {
@@ -48,7 +49,7 @@ func BenchmarkIngestBatch(b *testing.B) {
 						status = "complete"
 					}
 					ev := &raftv1.Event{AccountId: "acct", Monitor: names[run%monitors], EventType: "ping", Status: status,
-						Host: "worker-1", ReceivedUnixMs: t0 + int64(j)}
+						Host: "worker-1", ReceivedUnixMs: t0 + int64(j), KeyId: "ik"}
 					if bc.series {
 						ev.Series = fmt.Sprintf("run-%d", run)
 					}
