@@ -60,11 +60,12 @@ func (s *Scheduler) execute(ctx context.Context, j job) {
 		AccountId: j.m.GetAccountId(), CheckUuid: id, Region: state.RegionControl, SlotUnixMs: slotMs,
 		Status: state.ExecRunning, Attempts: 1, StartedUnixMs: started.UnixMilli(),
 	}
-	if !s.record(ctx, ex, 1) {
+	if !s.record(ctx, 1, ex) {
 		return // not leading any more: the next leader decides the slot
 	}
+	pctx := context.WithValue(ctx, slotKey{}, j.slot)
 	for attempt := 1; ; attempt++ {
-		res := p.Probe(ctx, target)
+		res := p.Probe(pctx, target)
 		if ctx.Err() != nil {
 			return
 		}
@@ -78,7 +79,7 @@ func (s *Scheduler) execute(ctx context.Context, j job) {
 			break
 		}
 		ex.Status = state.ExecRetrying
-		s.record(ctx, ex, 1)
+		s.record(ctx, 1, ex)
 		select {
 		case <-ctx.Done():
 			return
@@ -86,16 +87,19 @@ func (s *Scheduler) execute(ctx context.Context, j job) {
 		}
 	}
 	ex.FinishedUnixMs = s.o.Now().UnixMilli()
-	s.record(ctx, ex, finalTries)
+	s.record(ctx, finalTries, ex)
 }
 
-// record proposes ex, trying up to tries times; it reports whether it was
-// recorded.
-func (s *Scheduler) record(ctx context.Context, ex *raftv1.Execution, tries int) bool {
-	state.BoundExecution(ex)
-	cmd := &raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{
-		Executions: []*raftv1.Execution{proto.Clone(ex).(*raftv1.Execution)}, RetentionCount: s.o.RetentionCount,
-	}}}
+// record proposes execs (at most state.MaxExecutionsPerCommand) in one
+// entry, trying up to tries times; it reports whether they were recorded.
+func (s *Scheduler) record(ctx context.Context, tries int, execs ...*raftv1.Execution) bool {
+	rec := &raftv1.RecordExecutions{RetentionCount: s.o.RetentionCount}
+	for _, ex := range execs {
+		state.BoundExecution(ex)
+		rec.Executions = append(rec.Executions, proto.Clone(ex).(*raftv1.Execution))
+	}
+	ex := execs[0] // for the logs
+	cmd := &raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: rec}}
 	for try := 1; ; try++ {
 		res, err := s.o.Cluster.Apply(ctx, cmd)
 		switch {

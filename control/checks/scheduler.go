@@ -32,6 +32,7 @@ type State interface {
 	Checks(fn func(*statev1.Monitor) error) error
 	MonitorByUUID(id string) (*statev1.Monitor, error)
 	Execution(checkUUID, region string, slotMs int64) (*raftv1.Execution, error)
+	CheckStatus(checkUUID string) (*statev1.CheckStatus, error)
 }
 
 // Feed tells which monitors applied entries changed (*state.Feed).
@@ -82,8 +83,9 @@ type Stats struct {
 	Scheduled int
 	// Runs counts executions started; Skipped slots missed (too late, the
 	// check still running, the queue full, or already decided by an
-	// earlier leader); Errors proposals that failed.
-	Runs, Skipped, Errors uint64
+	// earlier leader); Errors proposals that failed; Interrupted stranded
+	// executions closed (strand.go).
+	Runs, Skipped, Errors, Interrupted uint64
 }
 
 // Scheduler is the leader's check scheduler. Run it as a leader task.
@@ -92,6 +94,7 @@ type Scheduler struct {
 
 	scheduled           atomic.Int64
 	runs, skipped, errs atomic.Uint64
+	interrupted         atomic.Uint64
 	rebuilds            atomic.Uint64 // for tests: terms ready
 	ready               atomic.Bool
 }
@@ -131,7 +134,7 @@ func New(o Options) *Scheduler {
 
 // Stats returns the counters; safe at any time.
 func (s *Scheduler) Stats() Stats {
-	return Stats{Ready: s.ready.Load(), Scheduled: int(s.scheduled.Load()), Runs: s.runs.Load(), Skipped: s.skipped.Load(), Errors: s.errs.Load()}
+	return Stats{Ready: s.ready.Load(), Scheduled: int(s.scheduled.Load()), Runs: s.runs.Load(), Skipped: s.skipped.Load(), Errors: s.errs.Load(), Interrupted: s.interrupted.Load()}
 }
 
 // entry is one scheduled check (Run's goroutine only).
@@ -143,6 +146,9 @@ type entry struct {
 	running bool
 	// rerun: the check changed while running; run it again when done.
 	rerun bool
+	// strand is the check's execution an earlier runner left unfinished
+	// for the slot next (rerun when that slot runs, closed if it does not).
+	strand *raftv1.Execution
 }
 
 // job is one execution for a worker.
@@ -158,6 +164,8 @@ type term struct {
 	heap    entryHeap
 	jobs    chan job
 	done    chan string
+	// closing are stranded executions to close as interrupted (strand.go).
+	closing []*raftv1.Execution
 }
 
 // Run schedules the checks until ctx ends (leadership lost); it returns
@@ -190,6 +198,7 @@ func (s *Scheduler) Run(ctx context.Context) {
 	for {
 		now := s.o.Now()
 		t.fire(now)
+		t.closeStranded(ctx)
 		s.scheduled.Store(int64(t.heap.Len()))
 		switch {
 		case t.heap.Len() == 0:
@@ -229,8 +238,9 @@ func eligible(m *statev1.Monitor) (schedule.Schedule, bool) {
 }
 
 // rebuild schedules every check afresh. A check whose latest slot passed
-// less than MaxLate ago without a verdict (the former leader died while it
-// was due) runs it now.
+// at most MaxLate ago without a verdict (the former leader died while it
+// was due) runs it now. An execution an earlier runner left unfinished is
+// rerun if it is of that slot, else closed as interrupted (strand.go).
 func (t *term) rebuild(ctx context.Context) {
 	now := t.s.o.Now()
 	for id, e := range t.entries {
@@ -244,22 +254,30 @@ func (t *term) rebuild(ctx context.Context) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		e := t.entries[m.GetUuid()]
+		var strand *raftv1.Execution
+		if e == nil || !e.running { // a running one is this term's own
+			strand = t.stranded(m.GetUuid())
+		}
 		sc, ok := eligible(m)
 		if !ok {
+			t.settle(strand)
 			return nil
 		}
 		n++
-		e := t.entries[m.GetUuid()]
 		if e == nil {
 			e = &entry{index: -1}
 			t.entries[m.GetUuid()] = e
 		}
 		e.m, e.sched = m, sc
 		e.next = sc.NextFor(m.GetUuid(), now)
-		if iv, ok := sc.Interval(); ok {
-			if prev := e.next.Add(-iv); now.Sub(prev) <= t.s.o.MaxLate {
-				e.next = prev // the worker skips it if it has a verdict
-			}
+		if last, ok := latestSlot(sc, m.GetUuid(), now, t.s.o.MaxLate); ok {
+			e.next = last // the worker skips it if it has a verdict
+		}
+		if strand != nil && strand.GetSlotUnixMs() == e.next.UnixMilli() {
+			e.strand = strand
+		} else {
+			t.settle(strand)
 		}
 		if !e.running {
 			heap.Push(&t.heap, e)
@@ -269,6 +287,7 @@ func (t *term) rebuild(ctx context.Context) {
 	if err != nil && ctx.Err() == nil {
 		t.s.o.Logger.Error("check scheduler: reading the checks failed", "error", err)
 	}
+	t.closeStranded(ctx) // before anything of theirs runs
 	t.s.o.Logger.Info("check scheduler ready", "checks", n)
 	t.s.rebuilds.Add(1)
 }
@@ -288,6 +307,8 @@ func (t *term) refresh(id string) {
 	}
 	if !ok {
 		if e != nil {
+			t.settle(e.strand)
+			e.strand = nil
 			t.unschedule(e)
 			if !e.running {
 				delete(t.entries, id)
@@ -313,13 +334,22 @@ func (t *term) refresh(id string) {
 	t.reschedule(e)
 }
 
-// fire hands the checks due at now to the workers.
+// fire hands the checks due at now to the workers. A stranded execution
+// waiting for its slot (entry.strand) is rerun if that slot runs, else
+// closed.
 func (t *term) fire(now time.Time) {
 	for t.heap.Len() > 0 && !t.heap[0].next.After(now) {
 		e := heap.Pop(&t.heap).(*entry)
 		slot := e.next
+		strand := e.strand
+		e.strand = nil
+		if strand != nil && strand.GetSlotUnixMs() != slot.UnixMilli() {
+			t.settle(strand) // the check changed meanwhile: another slot runs
+			strand = nil
+		}
 		if now.Sub(slot) > t.s.o.MaxLate {
 			t.s.skipped.Add(1) // missed (the leader was away, or busy): the next slot runs
+			t.settle(strand)
 			e.next = e.sched.NextFor(e.m.GetUuid(), now)
 			heap.Push(&t.heap, e)
 			continue
@@ -331,6 +361,7 @@ func (t *term) fire(now time.Time) {
 		default:
 			t.s.skipped.Add(1)
 			t.s.o.Logger.Warn("check scheduler: every worker is busy and the queue is full; skipping a slot", "check", e.m.GetUuid())
+			t.settle(strand)
 			heap.Push(&t.heap, e)
 		}
 	}

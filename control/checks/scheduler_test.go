@@ -241,7 +241,7 @@ func TestCronChecksRunAtTheirSlots(t *testing.T) {
 	f := newFixture(t)
 	const id = "c0000000-0000-4000-8000-00000000000c"
 	f.put(id, "*/2 * * * *", true, true)
-	f.clock.Advance(30 * time.Second) // 12:00:30: the 12:00 slot was missed
+	f.clock.Advance(45 * time.Second) // 12:00:45: the 12:00 slot was missed by more than MaxLate
 	f.start(Options{})
 	f.settle(time.Second, base.Add(5*time.Minute+30*time.Second))
 	var slots []string

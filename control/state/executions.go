@@ -47,8 +47,23 @@ const (
 // deletion per execution (to catch up after the retention was lowered).
 const executionTrimSlack = 100
 
-// FinalStatus tells whether an execution status is a verdict.
+// ErrorInterrupted is the error_kind of an execution a new leader closed
+// because the runner that started it stopped (the former leader died, or
+// its verdict could not be recorded) before judging the target: it is
+// failed so that it is final, but it is no verdict on the target (see
+// Interrupted).
+const ErrorInterrupted = "interrupted"
+
+// FinalStatus tells whether an execution status is final: success or
+// failed (never changed once stored). A final execution is a verdict on
+// the target unless it is Interrupted.
 func FinalStatus(s string) bool { return s == ExecSuccess || s == ExecFailed }
+
+// Interrupted tells whether e was closed without judging its target: it
+// moves neither the check's up/down state nor its alerts.
+func Interrupted(e *raftv1.Execution) bool {
+	return e.GetStatus() == ExecFailed && e.GetErrorKind() == ErrorInterrupted
+}
 
 func knownExecStatus(s string) bool {
 	switch s {
@@ -124,7 +139,9 @@ func checkExecution(e *raftv1.Execution) string {
 // region, slot). A repeat is stored once: a final verdict is never
 // changed, and a status that is not final is replaced only by a later one
 // (a final one, or more attempts). A final verdict for the check's newest
-// slot updates its status record and raises its alerts (check_alerts.go).
+// slot updates its status record and raises its alerts (check_alerts.go);
+// an Interrupted one is final but no verdict: it moves neither the
+// verdict nor the alerts.
 // Executions of a check that is gone (deleted meanwhile) are dropped. The
 // result message is how many executions were written.
 func applyRecordExecutions(txn *badger.Txn, ctx applyCtx, c *raftv1.RecordExecutions) (*raftv1.Result, error) {
@@ -190,7 +207,7 @@ func recordExecution(txn *badger.Txn, ctx applyCtx, pos int, e *raftv1.Execution
 	if e.GetSlotUnixMs() >= cs.GetLastSlotUnixMs() {
 		cs.LastSlotUnixMs, cs.LastStatus = e.GetSlotUnixMs(), e.GetStatus()
 	}
-	if FinalStatus(e.GetStatus()) && e.GetSlotUnixMs() >= cs.GetVerdictSlotUnixMs() {
+	if FinalStatus(e.GetStatus()) && !Interrupted(e) && e.GetSlotUnixMs() >= cs.GetVerdictSlotUnixMs() {
 		if err := onVerdict(txn, ctx, pos, m, cs, e); err != nil {
 			return false, err
 		}
