@@ -44,11 +44,12 @@ func main() {
 	minutes := flag.Int("minutes", 3, "whole minutes of slots measured on the node")
 	settle := flag.Duration("settle", 15*time.Second, "wait after the last apply before the measured window")
 	inprocFor := flag.Duration("inproc", 95*time.Second, "length of the in-process part (0: skip it)")
+	delay := flag.Duration("delay", 0, "the target server's delay before each answer (a slow site)")
 	skipNode := flag.Bool("skip-node", false, "skip the part on a lookout process")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	target, err := startTarget()
+	target, err := startTarget(*delay)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench checks:", err)
 		os.Exit(1)

@@ -134,6 +134,9 @@ func runNode(ctx context.Context, binary string, tg *target, n, minutes int, set
 	lagRow(fmt.Sprintf("to started_at (API, %d checks)", min(sample, n)), started)
 	lagRow("started_at to the request", commit)
 	fmt.Printf("statuses of the sample in the window: %v\n", statuses)
+	if slices.ContainsFunc(arrived, func(d time.Duration) bool { return d > 30*time.Second }) {
+		fmt.Println("warning: requests over 30 s late; one over 60 s late counts for the next slot (trust the API sample's started_at)")
+	}
 
 	mins := t1.Sub(t0).Minutes()
 	nodeCPU, selfCPU := (cpu1 - cpu0).Seconds(), (self1 - self0).Seconds()

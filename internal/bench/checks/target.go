@@ -8,23 +8,25 @@ import (
 	"time"
 )
 
-// target is the checks' HTTP server: it answers 200 "ok" and records when
+// target is the checks' HTTP server: it answers 200 "ok" (after a delay,
+// to stand for a real site's latency) and records when
 // the request of each check (?site=i) arrived.
 type target struct {
-	url string
-	srv *http.Server
+	url   string
+	srv   *http.Server
+	delay time.Duration // before each answer
 
 	mu       sync.Mutex
 	arrivals [][]time.Time // by site; nil: not recording
 }
 
-// startTarget serves on loopback.
-func startTarget() (*target, error) {
+// startTarget serves on loopback, answering after delay.
+func startTarget(delay time.Duration) (*target, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	t := &target{url: "http://" + ln.Addr().String() + "/health"}
+	t := &target{url: "http://" + ln.Addr().String() + "/health", delay: delay}
 	t.srv = &http.Server{Handler: t, ReadHeaderTimeout: 10 * time.Second}
 	go t.srv.Serve(ln)
 	return t, nil
@@ -39,6 +41,9 @@ func (t *target) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.arrivals[site] = append(t.arrivals[site], at)
 	}
 	t.mu.Unlock()
+	if t.delay > 0 {
+		time.Sleep(t.delay)
+	}
 	w.Header().Set("Content-Type", "text/plain")
 	w.Write([]byte("ok\n"))
 }
