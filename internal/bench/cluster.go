@@ -30,6 +30,12 @@ type Cluster struct {
 // StartCluster starts n lookout control processes (n = 1: a dev node) and
 // waits for a leader.
 func StartCluster(ctx context.Context, binary string, n int) (*Cluster, error) {
+	return StartClusterEnv(ctx, binary, n, nil)
+}
+
+// StartClusterEnv is StartCluster with env added to the processes'
+// environment (e.g. GODEBUG=gctrace=1).
+func StartClusterEnv(ctx context.Context, binary string, n int, env []string) (*Cluster, error) {
 	dir, err := os.MkdirTemp("", "benchingest")
 	if err != nil {
 		return nil, err
@@ -62,6 +68,9 @@ func StartCluster(ctx context.Context, binary string, n int) (*Cluster, error) {
 			return nil, err
 		}
 		cmd.Stdout, cmd.Stderr = logf, logf
+		if env != nil {
+			cmd.Env = append(os.Environ(), env...)
+		}
 		if err := cmd.Start(); err != nil {
 			c.Stop()
 			return nil, fmt.Errorf("start %s: %w", binary, err)
@@ -75,6 +84,12 @@ func StartCluster(ctx context.Context, binary string, n int) (*Cluster, error) {
 	}
 	return c, nil
 }
+
+// Pid is the process id of node i.
+func (c *Cluster) Pid(i int) int { return c.procs[i].Process.Pid }
+
+// LogFile is the file that holds node i's stdout and stderr.
+func (c *Cluster) LogFile(i int) string { return filepath.Join(c.dir, fmt.Sprintf("node%d.log", i)) }
 
 // Admin is an operator client of node i.
 func (c *Cluster) Admin(i int) *client.Admin {
