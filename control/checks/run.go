@@ -45,6 +45,9 @@ func (s *Scheduler) execute(ctx context.Context, j job) {
 		return
 	case err != nil && !errors.Is(err, state.ErrNotFound):
 		s.o.Logger.Warn("check scheduler: reading an execution failed", "check", id, "error", err)
+	case err != nil && s.o.Now().Sub(j.slot) > s.o.MaxLate:
+		s.skipped.Add(1) // waited in the queue past MaxLate: not run late
+		return
 	}
 	p := s.o.Probers[j.m.GetKind()]
 	if p == nil {

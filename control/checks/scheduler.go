@@ -166,6 +166,9 @@ type term struct {
 	done    chan string
 	// closing are stranded executions to close as interrupted (strand.go).
 	closing []*raftv1.Execution
+	// full: the last fire left due checks because the queue was full; the
+	// next fire waits for a worker (done), not for the timer.
+	full bool
 }
 
 // Run schedules the checks until ctx ends (leadership lost); it returns
@@ -201,7 +204,7 @@ func (s *Scheduler) Run(ctx context.Context) {
 		t.closeStranded(ctx)
 		s.scheduled.Store(int64(t.heap.Len()))
 		switch {
-		case t.heap.Len() == 0:
+		case t.heap.Len() == 0 || t.full:
 			timer = nil
 		case timer == nil || !t.heap[0].next.Equal(timerAt):
 			timerAt = t.heap[0].next
@@ -338,6 +341,7 @@ func (t *term) refresh(id string) {
 // waiting for its slot (entry.strand) is rerun if that slot runs, else
 // closed.
 func (t *term) fire(now time.Time) {
+	t.full = false
 	for t.heap.Len() > 0 && !t.heap[0].next.After(now) {
 		e := heap.Pop(&t.heap).(*entry)
 		slot := e.next
@@ -354,15 +358,19 @@ func (t *term) fire(now time.Time) {
 			heap.Push(&t.heap, e)
 			continue
 		}
-		e.next = e.sched.NextFor(e.m.GetUuid(), slot)
 		select {
 		case t.jobs <- job{m: e.m, slot: slot.Truncate(time.Millisecond)}:
 			e.running = true
+			e.next = e.sched.NextFor(e.m.GetUuid(), slot)
 		default:
-			t.s.skipped.Add(1)
-			t.s.o.Logger.Warn("check scheduler: every worker is busy and the queue is full; skipping a slot", "check", e.m.GetUuid())
-			t.settle(strand)
+			// Every worker is busy and the queue is full: the slot stays
+			// due, and the end of an execution fires again (a burst, such
+			// as a new leader's missed slots, drains instead of being
+			// dropped; a slot left waiting past MaxLate is skipped then).
+			e.strand = strand
 			heap.Push(&t.heap, e)
+			t.full = true
+			return
 		}
 	}
 }

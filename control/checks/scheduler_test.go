@@ -359,3 +359,41 @@ func TestNewLeaderRunsTheDueSlotOnce(t *testing.T) {
 		t.Fatalf("%d attempts of one slot", n)
 	}
 }
+
+// TestBurstDrainsThroughBusyWorkers: more checks due at once than workers
+// and queue hold wait for a worker instead of losing their slot (as a new
+// leader's burst of missed slots would), and none is skipped.
+func TestBurstDrainsThroughBusyWorkers(t *testing.T) {
+	f := newFixture(t)
+	release := make(chan struct{})
+	f.prober.result = func(string, int) probe.Result {
+		<-release
+		return probe.Result{HTTP: &probe.HTTP{StatusCode: 200}}
+	}
+	f.start(Options{Workers: 1, Queue: 1})
+	ids := make([]string, 5)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("c0000000-0000-4000-8000-0000000000b%d", i)
+		f.put(ids[i], "1h", true, true) // each runs at once, then in an hour
+	}
+	f.waitFor("the first attempt", 0, func() bool {
+		n := 0
+		for _, id := range ids {
+			n += len(f.prober.attempts(url(id)))
+		}
+		return n == 1
+	})
+	time.Sleep(100 * time.Millisecond) // the scheduler takes in the other four meanwhile
+	close(release)
+	f.waitFor("a verdict of every check", 0, func() bool {
+		for _, id := range ids {
+			if len(f.verdicts(id)) != 1 {
+				return false
+			}
+		}
+		return true
+	})
+	if st := f.sched.Stats(); st.Skipped != 0 {
+		t.Fatalf("%d slots skipped", st.Skipped)
+	}
+}
