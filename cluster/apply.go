@@ -30,6 +30,7 @@ func (n *Node) Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, 
 		cmd.RequestId = uuid.NewString()
 	}
 	var res *raftv1.Result
+	start := time.Now()
 	err := n.withLeader(ctx, func(ctx context.Context) error {
 		var err error
 		if n.raft.State() == raft.Leader {
@@ -43,6 +44,7 @@ func (n *Node) Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, 
 		res, err = n.rpc.apply(ctx, leader, cmd)
 		return err
 	})
+	n.opts.Metrics.Apply(time.Since(start), err)
 	return res, err
 }
 

@@ -50,14 +50,14 @@ func (c *raftContact) observe(o any) {
 }
 
 // watchHeartbeats registers a raft observer of heartbeat failures and
-// resumptions. It blocks raft's heartbeat goroutine until the observation
+// resumptions, and of leader changes (counted in Options.Metrics). It blocks raft's heartbeat goroutine until the observation
 // is taken (a dropped resumption would leave a healthy server failing), so
 // the goroutine taking them runs until raft has shut down.
 func (n *Node) watchHeartbeats() {
 	ch := make(chan raft.Observation, 16)
 	obs := raft.NewObserver(ch, true, func(o *raft.Observation) bool {
 		switch o.Data.(type) {
-		case raft.FailedHeartbeatObservation, raft.ResumedHeartbeatObservation:
+		case raft.FailedHeartbeatObservation, raft.ResumedHeartbeatObservation, raft.LeaderObservation:
 			return true
 		}
 		return false
@@ -66,9 +66,17 @@ func (n *Node) watchHeartbeats() {
 	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
+		var leader raft.ServerID // the last leader raft reported
 		for {
 			select {
 			case o := <-ch:
+				if l, ok := o.Data.(raft.LeaderObservation); ok {
+					if l.LeaderID != "" && l.LeaderID != leader {
+						n.opts.Metrics.LeaderChange()
+					}
+					leader = l.LeaderID
+					continue
+				}
 				n.contact.observe(o.Data)
 			case <-n.raftDone:
 				n.raft.DeregisterObserver(obs)

@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"lookout/cluster/raftbadger"
+	"lookout/internal/metrics"
 )
 
 // Options configures a Node.
@@ -99,6 +100,9 @@ type Options struct {
 	Version string
 	// Logger is the node's logger; subsystems use named children.
 	Logger hclog.Logger
+	// Metrics times Apply and counts leader changes (nil: none). Raft's
+	// own figures are read with RaftStats.
+	Metrics *metrics.Cluster
 }
 
 // RaftTuning holds the raft settings tests and operators may change.

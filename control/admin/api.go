@@ -120,6 +120,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/channels/{channel_id}/test", a.handleTestChannel)
 	routes.HandleFunc("POST /admin/v1/agent-tokens", a.handleCreateAgentToken)
 	routes.HandleFunc("GET /admin/v1/cluster", a.handleCluster)
+	registerPprof(routes)
 	mux.Handle("/admin/v1/", a.authenticate(jsonFallback(routes)))
 }
 

@@ -31,10 +31,13 @@ const recordTimeout = 5 * time.Second
 // unless the record could not be written.
 func (d *Dispatcher) deliver(ctx context.Context, a *statev1.Alert, dl *statev1.Delivery) time.Time {
 	log := d.o.Logger.With("alert", a.GetId(), "channel", dl.GetChannelRef(), "attempt", dl.GetAttempts()+1)
-	ch, err := d.channel(a.GetAccountId(), dl.GetChannelRef())
+	typ, ch, err := d.channel(a.GetAccountId(), dl.GetChannelRef())
 	if err != nil && !channel.IsPermanent(err) {
 		log.Warn("reading the alert channel failed", "error", err)
 		return time.Time{}
+	}
+	if dl.GetAttempts() == 0 {
+		d.o.Metrics.Queued(typ)
 	}
 	if err == nil {
 		sctx, cancel := context.WithTimeout(ctx, d.o.SendTimeout)
@@ -63,13 +66,17 @@ func (d *Dispatcher) deliver(ctx context.Context, a *statev1.Alert, dl *statev1.
 	}
 	if res.GetStatus() != raftv1.Status_STATUS_OK {
 		log.Warn("recording the alert delivery refused", "status", res.GetStatus(), "message", res.GetMessage())
+		return time.Time{}
 	}
 	switch {
 	case rec.GetDelivered():
+		d.o.Metrics.Delivered(typ)
 		log.Debug("alert delivered")
 	case rec.GetGiveUp():
+		d.o.Metrics.Failed(typ, true)
 		log.Warn("alert delivery given up", "error", rec.GetError())
 	default:
+		d.o.Metrics.Failed(typ, false)
 		log.Info("alert delivery failed; retrying", "error", rec.GetError(), "next_try", time.UnixMilli(rec.GetNextTryUnixMs()).UTC())
 	}
 	return time.Time{}
@@ -110,18 +117,19 @@ func errorText(err error) string {
 }
 
 // channel makes the channel of ref, an alert delivery's channel_ref, in
-// the account. A channel that is gone, or whose config cannot be used,
-// is a permanent error.
-func (d *Dispatcher) channel(accountID, ref string) (channel.Channel, error) {
+// the account, and returns its type too (empty when it could not be
+// read). A channel that is gone, or whose config cannot be used, is a
+// permanent error.
+func (d *Dispatcher) channel(accountID, ref string) (string, channel.Channel, error) {
 	typ, config, err := d.config(accountID, ref)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	ch, err := d.o.Channels.Channel(typ, config)
 	if err != nil {
-		return nil, channel.Permanent(fmt.Errorf("%s channel: %w", typ, err))
+		return typ, nil, channel.Permanent(fmt.Errorf("%s channel: %w", typ, err))
 	}
-	return ch, nil
+	return typ, ch, nil
 }
 
 // config returns the type and config of ref: chan:<id> is a channel of

@@ -29,6 +29,7 @@ import (
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/metrics"
 )
 
 // Channels makes the channel of a type from its config.
@@ -94,6 +95,8 @@ type DispatcherOptions struct {
 	Interval time.Duration
 	Logger   hclog.Logger
 	Now      func() time.Time
+	// Metrics counts the deliveries by channel type (nil: none).
+	Metrics *metrics.Alerts
 }
 
 // DefaultBackoff waits 10 s after the first failure, doubling up to 1 h,

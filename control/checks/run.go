@@ -90,7 +90,9 @@ func (s *Scheduler) execute(ctx context.Context, j job) {
 		}
 	}
 	ex.FinishedUnixMs = s.o.Now().UnixMilli()
-	s.record(ctx, finalTries, ex)
+	if s.record(ctx, finalTries, ex) {
+		s.o.Metrics.Run(ex.GetStatus())
+	}
 }
 
 // record proposes execs (at most state.MaxExecutionsPerCommand) in one

@@ -16,6 +16,7 @@ import (
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/metrics"
 	"lookout/internal/probe"
 	"lookout/internal/probe/httpprobe"
 	"lookout/internal/probe/tlsprobe"
@@ -72,6 +73,8 @@ type Options struct {
 	// OnStart, if set, is called as the first attempt of an execution
 	// starts, with its slot (the scheduling lag is the difference).
 	OnStart func(slot, started time.Time)
+	// Metrics counts the executions recorded with a verdict (nil: none).
+	Metrics *metrics.Checks
 }
 
 // Stats are the scheduler's counters.

@@ -20,6 +20,7 @@ import (
 	"lookout/control/keyauth"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/metrics"
 )
 
 // Applier is what the Batcher needs of the raft cluster.
@@ -80,6 +81,8 @@ type Options struct {
 	// LimiterIdle is how long a key's rate limiter is kept after its last
 	// ping once its bucket is full again (default 10 minutes).
 	LimiterIdle time.Duration
+	// Metrics counts the answered pings and the batches (nil: none).
+	Metrics *metrics.Ingest
 }
 
 // API serves the Ingest API.
@@ -93,12 +96,13 @@ type API struct {
 	retention time.Duration
 	batcher   *Batcher
 	limits    *limiters
+	metrics   *metrics.Ingest
 }
 
 // New makes the Ingest API. Start must be called before pings are
 // accepted (until then, and after Stop, they are answered 503).
 func New(o Options) *API {
-	a := &API{health: o.Health, cluster: o.Cluster, state: o.State, log: o.Logger, now: o.Now, retention: o.RetentionAge}
+	a := &API{health: o.Health, cluster: o.Cluster, state: o.State, log: o.Logger, now: o.Now, retention: o.RetentionAge, metrics: o.Metrics}
 	a.keys = keyauth.New(o.State, o.Cluster, o.KeyCheckTimeout)
 	if a.log == nil {
 		a.log = hclog.NewNullLogger()
@@ -111,6 +115,7 @@ func New(o Options) *API {
 		RetentionCount: o.RetentionCount,
 		Logger:         a.log.Named("batcher"),
 		BatchSettings:  o.Batch,
+		Metrics:        o.Metrics,
 	})
 	a.limits = newLimiters(o.LimiterIdle)
 	return a

@@ -14,6 +14,7 @@ import (
 	"lookout/cluster/clusterapi"
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/metrics"
 )
 
 // The defaults of BatchSettings.
@@ -53,6 +54,8 @@ type BatcherOptions struct {
 	Logger hclog.Logger
 	// BatchSettings tunes the group commit.
 	BatchSettings
+	// Metrics counts the batches and their sizes (nil: none).
+	Metrics *metrics.Ingest
 }
 
 // BatcherStats are the batcher's counters since it was made.
@@ -82,6 +85,7 @@ type Batcher struct {
 	retention int64
 	log       hclog.Logger
 	s         BatchSettings
+	metrics   *metrics.Ingest
 
 	in       chan *waiter
 	slots    chan struct{}
@@ -135,7 +139,7 @@ func NewBatcher(o BatcherOptions) *Batcher {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Batcher{
-		cluster: o.Cluster, retention: o.RetentionCount, log: log, s: s,
+		cluster: o.Cluster, retention: o.RetentionCount, log: log, s: s, metrics: o.Metrics,
 		in:       make(chan *waiter),
 		slots:    make(chan struct{}, s.MaxInFlight),
 		stopping: make(chan struct{}),

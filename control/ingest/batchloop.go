@@ -107,6 +107,7 @@ func (b *Batcher) apply(batch []*waiter) {
 	if err == nil {
 		err = checkResult(res, len(batch))
 	}
+	b.metrics.Batch(len(batch), err == nil)
 	if err != nil {
 		if b.ctx.Err() != nil && !errors.Is(err, clusterapi.ErrShutdown) {
 			err = fmt.Errorf("%w: %w", clusterapi.ErrShutdown, err)

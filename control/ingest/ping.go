@@ -56,6 +56,7 @@ func (a *API) handleGet(w http.ResponseWriter, r *http.Request) {
 func (a *API) admit(w http.ResponseWriter, r *http.Request, now time.Time) (*caller, bool) {
 	c, err := a.authenticate(r)
 	if errors.Is(err, errUnauthorized) {
+		a.metrics.Event("unauthorized")
 		writeError(w, http.StatusUnauthorized, "unauthorized")
 		return nil, false
 	}
@@ -66,6 +67,7 @@ func (a *API) admit(w http.ResponseWriter, r *http.Request, now time.Time) (*cal
 	if ok, wait := a.limits.allow(c.key.GetId(), c.account.GetPlan(), now); !ok {
 		a.setQuotaHeaders(w, c, nil, now)
 		w.Header().Set("Retry-After", strconv.FormatInt(retryAfter(wait), 10))
+		a.metrics.Event("rate_limited")
 		writeError(w, http.StatusTooManyRequests, "rate_limited")
 		return nil, false
 	}
@@ -98,6 +100,9 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request, c *caller, now time
 		a.refuse(w, r, c, now, err)
 		return
 	}
+	if label := outcomeLabel(res.GetOutcome()); label != "" {
+		a.metrics.Event(label)
+	}
 	if res.GetOutcome() == raftv1.EventOutcome_EVENT_OUTCOME_UNAUTHORIZED {
 		// The key was revoked before the batch was applied.
 		writeError(w, http.StatusUnauthorized, "unauthorized")
@@ -127,6 +132,18 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request, c *caller, now time
 	default:
 		a.fail(w, r, fmt.Errorf("state machine gave outcome %s for an event", res.GetOutcome()))
 	}
+}
+
+// outcomeLabel names a state machine outcome for the events metric; ""
+// for one this node does not know (answered, and counted, as an error).
+func outcomeLabel(o raftv1.EventOutcome) string {
+	switch o {
+	case raftv1.EventOutcome_EVENT_OUTCOME_STORED, raftv1.EventOutcome_EVENT_OUTCOME_DUPLICATE,
+		raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_RATE,
+		raftv1.EventOutcome_EVENT_OUTCOME_SUSPENDED, raftv1.EventOutcome_EVENT_OUTCOME_UNAUTHORIZED:
+		return strings.ToLower(strings.TrimPrefix(o.String(), "EVENT_OUTCOME_"))
+	}
+	return ""
 }
 
 // monitorLimitMessage explains a 403 monitor_limit_reached.

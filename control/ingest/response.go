@@ -82,14 +82,17 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var re *requestError
 	switch {
 	case errors.As(err, &re):
+		a.metrics.Event("invalid")
 		writeError(w, re.status, re.msg)
 	case errors.Is(err, clusterapi.ErrNoLeader), errors.Is(err, clusterapi.ErrShutdown), errors.Is(err, keyauth.ErrUnavailable),
 		errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		a.metrics.Event("unavailable")
 		a.log.Debug("ping not accepted: cluster unavailable", "method", r.Method, "path", r.URL.Path, "error", err)
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "unavailable")
 	default:
 		a.log.Error("ping failed", "method", r.Method, "path", r.URL.Path, "error", err)
+		a.metrics.Event("error")
 		writeError(w, http.StatusInternalServerError, "internal error")
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"lookout/control/openapi"
 	"lookout/control/state"
 	"lookout/internal/httpserver"
+	"lookout/internal/metrics"
 )
 
 // controlConfig is the parsed command line of lookout control.
@@ -53,6 +54,7 @@ type controlConfig struct {
 	advHTTP, advRaft, advGossip                 string
 	maxConnections                              int
 	execRetention                               int64
+	metricsToken                                string
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -83,6 +85,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.smtp.User, "smtp-user", "", "SMTP user, AUTH PLAIN (default: no authentication)")
 	fs.StringVar(&c.smtp.Password, "smtp-password", "", "SMTP password (env LOOKOUT_SMTP_PASSWORD keeps it off the command line)")
 	fs.IntVar(&c.maxConnections, "max-connections", httpserver.DefaultMaxConnections, "open HTTP connections served at once, node RPC included; more wait until one closes")
+	fs.StringVar(&c.metricsToken, "metrics-token", "", "bearer token GET /metrics requires (default: none, /metrics is open)")
 	fs.StringVar(&c.smtp.From, "smtp-from", "", "sender address of e-mail alerts (default: --smtp-user when it is an address)")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		return nil, err
@@ -171,6 +174,11 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	defer ln.Close()
 
+	// One metrics registry for the node (Go and process collectors
+	// included); each subsystem gets its part through its Options.
+	reg := metrics.NewRegistry()
+	met := metrics.NewControl(reg)
+
 	// The alert channels, with the operator's SMTP server: saved channel
 	// configs are validated with it and alerts are sent through it.
 	channelRegistry := channels.Registry(channel.Deps{SMTP: cfg.smtp})
@@ -202,20 +210,22 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		Secret:          []byte(cfg.adminToken),
 		RemoveGoneAfter: cfg.removeGoneAfter,
 		// Leader-only work: deadlines, alert delivery, retention.
-		LeaderTasks: leaderTasks(cfg, st, channelRegistry, publicURL, log),
+		LeaderTasks: leaderTasks(cfg, st, channelRegistry, publicURL, met, log),
 		Version:     Version,
 		Logger:      log.Named("cluster"),
+		Metrics:     met.Cluster,
 	})
 	if err != nil {
 		return err
 	}
 	defer node.Close()
+	reg.MustRegister(metrics.NewRaftCollector(node.RaftStats))
 
 	// The APIs, on one mux.
 	mux := http.NewServeMux()
 	rpcPath, rpcHandler := node.Handler()
 	mux.Handle(rpcPath, rpcHandler)
-	ingestAPI := ingest.New(ingest.Options{Health: node, Cluster: node, State: st, RetentionCount: cfg.retentionCount, RetentionAge: cfg.retentionAge, Logger: log.Named("ingest")})
+	ingestAPI := ingest.New(ingest.Options{Health: node, Cluster: node, State: st, RetentionCount: cfg.retentionCount, RetentionAge: cfg.retentionAge, Metrics: met.Ingest, Logger: log.Named("ingest")})
 	ingestAPI.Register(mux)
 	ingestAPI.Start()
 	defer ingestAPI.Stop()
@@ -223,6 +233,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
 	mux.Handle("GET /openapi.json", openapi.Handler())
+	mux.Handle("GET /metrics", metrics.Handler(reg, cfg.metricsToken))
 	// The HTTP server: HTTP/1.1 and h2c, timeouts that drop silent or
 	// vanished clients, at most --max-connections connections.
 	srv := httpserver.New(mux, httpserver.Options{MaxConnections: cfg.maxConnections})

@@ -12,19 +12,20 @@ import (
 	"lookout/control/checks"
 	"lookout/control/engine"
 	"lookout/control/state"
+	"lookout/internal/metrics"
 )
 
 // leaderTasks is the leader-only work of a control node, started after the
 // leader's Barrier and stopped with its leadership: the deadline engine
 // (missed and timed-out runs), the alert dispatcher, the retention
 // sweeper, and the check scheduler.
-func leaderTasks(cfg *controlConfig, st *state.Store, registry *channel.Registry, publicURL string, log hclog.Logger) []func(context.Context, *cluster.Node) {
+func leaderTasks(cfg *controlConfig, st *state.Store, registry *channel.Registry, publicURL string, met *metrics.Control, log hclog.Logger) []func(context.Context, *cluster.Node) {
 	feed := st.NewFeed() // the scheduler's own reader of the change feed
 	return []func(context.Context, *cluster.Node){
 		func(ctx context.Context, n *cluster.Node) {
 			dispatch := alert.NewDispatcher(alert.DispatcherOptions{
 				Cluster: n, State: st, Channels: alert.ChannelsFunc(registry.New),
-				PanelURL: publicURL, MaxRetryTime: cfg.alertRetryFor, Logger: log.Named("dispatch"),
+				PanelURL: publicURL, MaxRetryTime: cfg.alertRetryFor, Metrics: met.Alerts, Logger: log.Named("dispatch"),
 			})
 			deadlines := engine.NewDeadlines(engine.DeadlineOptions{
 				Cluster: n, State: st, Logger: log.Named("deadlines"), OnAlerts: dispatch.Notify,
@@ -43,7 +44,7 @@ func leaderTasks(cfg *controlConfig, st *state.Store, registry *channel.Registry
 		func(ctx context.Context, n *cluster.Node) {
 			checks.New(checks.Options{
 				Cluster: n, State: st, Feed: feed, Version: Version,
-				RetentionCount: cfg.execRetention, Logger: log.Named("checks"),
+				RetentionCount: cfg.execRetention, Metrics: met.Checks, Logger: log.Named("checks"),
 			}).Run(ctx)
 		},
 	}
