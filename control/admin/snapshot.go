@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"time"
 
 	"lookout/control/state"
 )
@@ -57,6 +58,9 @@ func (a *API) handleRestoreSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
+	// A large file takes longer than the server's read timeout for a
+	// whole request; the upload is bounded by the client instead.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	n, err := io.Copy(f, r.Body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, codeInvalidSnapshot, fmt.Sprintf("could not read the whole snapshot (%d bytes read): %v", n, err))
