@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -34,6 +35,9 @@ type Cluster interface {
 	ConsistentRead(ctx context.Context) error
 	// Status reports the cluster as this node sees it.
 	Status(ctx context.Context) (clusterapi.Status, error)
+	// Restore replaces the replicated state, on every node, with the
+	// snapshot stream in r (size bytes, checked by the caller).
+	Restore(ctx context.Context, r io.ReaderAt, size int64) error
 }
 
 // State is what the operator API reads of the replicated state.
@@ -47,6 +51,8 @@ type State interface {
 	// Channel returns an alert channel of the account, or an error
 	// wrapping state.ErrNotFound.
 	Channel(accountID, id string) (*statev1.Channel, error)
+	// Snapshot opens a point-in-time view of the local state.
+	Snapshot() (clusterapi.Snapshot, error)
 }
 
 // Options configures the operator API.
@@ -62,6 +68,9 @@ type Options struct {
 	Channels *channel.Registry
 	// Token is the operator token. When empty, every request is refused.
 	Token string
+	// SpoolDir is where a restore keeps the uploaded snapshot while it is
+	// checked and restored (default: the system's temporary directory).
+	SpoolDir string
 	// Logger defaults to a null logger.
 	Logger hclog.Logger
 	// Now defaults to time.Now.
@@ -76,6 +85,7 @@ type API struct {
 	tokenHash [sha256.Size]byte
 	hasToken  bool
 	throttle  *throttle
+	spoolDir  string
 	log       hclog.Logger
 	now       func() time.Time
 }
@@ -89,6 +99,7 @@ func New(o Options) *API {
 		tokenHash: sha256.Sum256([]byte(o.Token)),
 		hasToken:  o.Token != "",
 		throttle:  newThrottle(),
+		spoolDir:  o.SpoolDir,
 		log:       o.Logger,
 		now:       o.Now,
 	}
@@ -121,6 +132,8 @@ func (a *API) Register(mux *http.ServeMux) {
 	routes.HandleFunc("POST /admin/v1/agent-tokens", a.handleCreateAgentToken)
 	routes.HandleFunc("GET /admin/v1/cluster", a.handleCluster)
 	registerPprof(routes)
+	routes.HandleFunc("GET /admin/v1/snapshot", a.handleSaveSnapshot)
+	routes.HandleFunc("POST /admin/v1/snapshot", a.handleRestoreSnapshot)
 	mux.Handle("/admin/v1/", a.authenticate(jsonFallback(routes)))
 }
 

@@ -3,6 +3,7 @@ package admin_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -119,6 +120,9 @@ func (c *resultCluster) Apply(context.Context, *raftv1.Command) (*raftv1.Result,
 	return c.result, c.err
 }
 func (c *resultCluster) ConsistentRead(context.Context) error { return nil }
+func (c *resultCluster) Restore(context.Context, io.ReaderAt, int64) error {
+	return c.err
+}
 func (c *resultCluster) Status(context.Context) (cluster.Status, error) {
 	return cluster.Status{}, c.err
 }

@@ -7,6 +7,7 @@ package controltest
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -135,6 +136,18 @@ func (c *Cluster) ConsistentRead(ctx context.Context) error {
 	defer c.mu.Unlock()
 	c.reads++
 	return c.readErr
+}
+
+// Restore loads the snapshot stream into the store, as the leader's raft
+// restore does.
+func (c *Cluster) Restore(ctx context.Context, r io.ReaderAt, size int64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.store.Restore(io.NewSectionReader(r, 0, size)); err != nil {
+		return err
+	}
+	c.index = max(c.index, c.store.AppliedIndex())
+	return nil
 }
 
 // Status returns the status set by SetStatus (one leader node at first).

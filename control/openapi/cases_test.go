@@ -83,6 +83,7 @@ func cases(f *fixture) []endpointCase {
 	acct := "/admin/v1/accounts/" + f.main.ID
 	unknownID := uuid.NewString()
 	huge := strings.Repeat("x", 1<<20)
+	backup := backupOf(f)
 
 	failApply := func(err error) func(f *fixture) func() {
 		return func(f *fixture) func() {
@@ -327,6 +328,14 @@ func cases(f *fixture) []endpointCase {
 		}},
 		{name: "cluster without token", method: "GET", path: "/admin/v1/cluster", status: 401},
 
+		// Operator API: GET and POST /admin/v1/snapshot.
+		{name: "save snapshot", method: "GET", path: "/admin/v1/snapshot", headers: bearer(admin), status: 200, contains: "LOOKOUTBACKUP"},
+		{name: "save snapshot without token", method: "GET", path: "/admin/v1/snapshot", status: 401},
+		{name: "save snapshot without leader", method: "GET", path: "/admin/v1/snapshot", headers: bearer(admin), status: 503, setup: failReads(noLeader)},
+		{name: "restore snapshot", method: "POST", path: "/admin/v1/snapshot", headers: octet(bearer(admin)), body: backup, status: 200, contains: "applied_index"},
+		{name: "restore truncated snapshot", method: "POST", path: "/admin/v1/snapshot", headers: octet(bearer(admin)), body: backup[:len(backup)/2], status: 400, contains: "invalid_snapshot"},
+		{name: "restore snapshot without token", method: "POST", path: "/admin/v1/snapshot", headers: octet(nil), body: backup, status: 401},
+
 		// Operator API: a path that is no endpoint, a method the path does
 		// not have.
 		{name: "admin unknown path", method: "GET", path: "/admin/v1/nothing-here", headers: bearer(admin), status: 404, unrouted: "AdminNotFound"},
@@ -501,4 +510,29 @@ func cases(f *fixture) []endpointCase {
 			return func() { f.clock.advance(time.Minute) }
 		}},
 	}
+}
+
+// backupOf is a backup file of the fixture's state as it is now (restoring
+// it changes nothing the other cases see).
+func backupOf(f *fixture) string {
+	snap, err := f.srv.Store.Snapshot()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer snap.Release()
+	var b strings.Builder
+	if _, err := state.WriteBackup(&b, snap); err != nil {
+		f.t.Fatal(err)
+	}
+	return b.String()
+}
+
+// octet adds Content-Type: application/octet-stream to h.
+func octet(h http.Header) http.Header {
+	if h == nil {
+		h = http.Header{}
+	}
+	h = h.Clone()
+	h.Set("Content-Type", "application/octet-stream")
+	return h
 }

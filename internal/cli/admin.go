@@ -27,7 +27,7 @@ type adminCommand struct {
 
 // adminCommands is the command table of lookout admin.
 func adminCommands() []adminCommand {
-	return []adminCommand{
+	return append([]adminCommand{
 		{name: "account create", synopsis: "--email E [--password P] [--plan-... flags]", about: "create an account with its personal keys", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			email := fs.String("email", "", "the account's e-mail address (required)")
 			password := fs.String("password", "", "panel password, at least 8 characters (default: none)")
@@ -134,7 +134,7 @@ func adminCommands() []adminCommand {
 		{name: "cluster", about: "show the cluster as the node sees it (works without a leader)", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) { return c.ClusterStatus(ctx) }
 		}},
-	}
+	}, snapshotCommands()...)
 }
 
 // runAdmin runs lookout admin with the process environment.

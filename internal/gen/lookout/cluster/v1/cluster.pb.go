@@ -335,6 +335,107 @@ func (x *StatusResponse) GetLeaderId() string {
 	return ""
 }
 
+// RestoreRequest is one part of a snapshot stream sent to the leader.
+type RestoreRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// size is the stream's length in bytes (first message only).
+	Size int64 `protobuf:"varint,1,opt,name=size,proto3" json:"size,omitempty"`
+	// sha256 is the stream's SHA-256 (first message only).
+	Sha256 []byte `protobuf:"bytes,2,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	// data is the next bytes of the stream.
+	Data          []byte `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreRequest) Reset() {
+	*x = RestoreRequest{}
+	mi := &file_lookout_cluster_v1_cluster_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreRequest) ProtoMessage() {}
+
+func (x *RestoreRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_cluster_v1_cluster_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreRequest.ProtoReflect.Descriptor instead.
+func (*RestoreRequest) Descriptor() ([]byte, []int) {
+	return file_lookout_cluster_v1_cluster_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *RestoreRequest) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *RestoreRequest) GetSha256() []byte {
+	if x != nil {
+		return x.Sha256
+	}
+	return nil
+}
+
+func (x *RestoreRequest) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// RestoreResponse is empty: the state is restored.
+type RestoreResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreResponse) Reset() {
+	*x = RestoreResponse{}
+	mi := &file_lookout_cluster_v1_cluster_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreResponse) ProtoMessage() {}
+
+func (x *RestoreResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_cluster_v1_cluster_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreResponse.ProtoReflect.Descriptor instead.
+func (*RestoreResponse) Descriptor() ([]byte, []int) {
+	return file_lookout_cluster_v1_cluster_proto_rawDescGZIP(), []int{7}
+}
+
 var File_lookout_cluster_v1_cluster_proto protoreflect.FileDescriptor
 
 const file_lookout_cluster_v1_cluster_proto_rawDesc = "" +
@@ -355,11 +456,17 @@ const file_lookout_cluster_v1_cluster_proto_rawDesc = "" +
 	"\rapplied_index\x18\x03 \x01(\x04R\fappliedIndex\x12&\n" +
 	"\x0flast_contact_ms\x18\x04 \x01(\x03R\rlastContactMs\x12\x1b\n" +
 	"\thas_peers\x18\x05 \x01(\bR\bhasPeers\x12\x1b\n" +
-	"\tleader_id\x18\x06 \x01(\tR\bleaderId2\x89\x02\n" +
+	"\tleader_id\x18\x06 \x01(\tR\bleaderId\"P\n" +
+	"\x0eRestoreRequest\x12\x12\n" +
+	"\x04size\x18\x01 \x01(\x03R\x04size\x12\x16\n" +
+	"\x06sha256\x18\x02 \x01(\fR\x06sha256\x12\x12\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data\"\x11\n" +
+	"\x0fRestoreResponse2\xdf\x02\n" +
 	"\x0eClusterService\x12L\n" +
 	"\x05Apply\x12 .lookout.cluster.v1.ApplyRequest\x1a!.lookout.cluster.v1.ApplyResponse\x12X\n" +
 	"\tReadIndex\x12$.lookout.cluster.v1.ReadIndexRequest\x1a%.lookout.cluster.v1.ReadIndexResponse\x12O\n" +
-	"\x06Status\x12!.lookout.cluster.v1.StatusRequest\x1a\".lookout.cluster.v1.StatusResponseB\xc3\x01\n" +
+	"\x06Status\x12!.lookout.cluster.v1.StatusRequest\x1a\".lookout.cluster.v1.StatusResponse\x12T\n" +
+	"\aRestore\x12\".lookout.cluster.v1.RestoreRequest\x1a#.lookout.cluster.v1.RestoreResponse(\x01B\xc3\x01\n" +
 	"\x16com.lookout.cluster.v1B\fClusterProtoP\x01Z1lookout/internal/gen/lookout/cluster/v1;clusterv1\xa2\x02\x03LCX\xaa\x02\x12Lookout.Cluster.V1\xca\x02\x12Lookout\\Cluster\\V1\xe2\x02\x1eLookout\\Cluster\\V1\\GPBMetadata\xea\x02\x14Lookout::Cluster::V1b\x06proto3"
 
 var (
@@ -374,7 +481,7 @@ func file_lookout_cluster_v1_cluster_proto_rawDescGZIP() []byte {
 	return file_lookout_cluster_v1_cluster_proto_rawDescData
 }
 
-var file_lookout_cluster_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_lookout_cluster_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_lookout_cluster_v1_cluster_proto_goTypes = []any{
 	(*ApplyRequest)(nil),      // 0: lookout.cluster.v1.ApplyRequest
 	(*ApplyResponse)(nil),     // 1: lookout.cluster.v1.ApplyResponse
@@ -382,20 +489,24 @@ var file_lookout_cluster_v1_cluster_proto_goTypes = []any{
 	(*ReadIndexResponse)(nil), // 3: lookout.cluster.v1.ReadIndexResponse
 	(*StatusRequest)(nil),     // 4: lookout.cluster.v1.StatusRequest
 	(*StatusResponse)(nil),    // 5: lookout.cluster.v1.StatusResponse
-	(*v1.Command)(nil),        // 6: lookout.raft.v1.Command
-	(*v1.Result)(nil),         // 7: lookout.raft.v1.Result
+	(*RestoreRequest)(nil),    // 6: lookout.cluster.v1.RestoreRequest
+	(*RestoreResponse)(nil),   // 7: lookout.cluster.v1.RestoreResponse
+	(*v1.Command)(nil),        // 8: lookout.raft.v1.Command
+	(*v1.Result)(nil),         // 9: lookout.raft.v1.Result
 }
 var file_lookout_cluster_v1_cluster_proto_depIdxs = []int32{
-	6, // 0: lookout.cluster.v1.ApplyRequest.command:type_name -> lookout.raft.v1.Command
-	7, // 1: lookout.cluster.v1.ApplyResponse.result:type_name -> lookout.raft.v1.Result
+	8, // 0: lookout.cluster.v1.ApplyRequest.command:type_name -> lookout.raft.v1.Command
+	9, // 1: lookout.cluster.v1.ApplyResponse.result:type_name -> lookout.raft.v1.Result
 	0, // 2: lookout.cluster.v1.ClusterService.Apply:input_type -> lookout.cluster.v1.ApplyRequest
 	2, // 3: lookout.cluster.v1.ClusterService.ReadIndex:input_type -> lookout.cluster.v1.ReadIndexRequest
 	4, // 4: lookout.cluster.v1.ClusterService.Status:input_type -> lookout.cluster.v1.StatusRequest
-	1, // 5: lookout.cluster.v1.ClusterService.Apply:output_type -> lookout.cluster.v1.ApplyResponse
-	3, // 6: lookout.cluster.v1.ClusterService.ReadIndex:output_type -> lookout.cluster.v1.ReadIndexResponse
-	5, // 7: lookout.cluster.v1.ClusterService.Status:output_type -> lookout.cluster.v1.StatusResponse
-	5, // [5:8] is the sub-list for method output_type
-	2, // [2:5] is the sub-list for method input_type
+	6, // 5: lookout.cluster.v1.ClusterService.Restore:input_type -> lookout.cluster.v1.RestoreRequest
+	1, // 6: lookout.cluster.v1.ClusterService.Apply:output_type -> lookout.cluster.v1.ApplyResponse
+	3, // 7: lookout.cluster.v1.ClusterService.ReadIndex:output_type -> lookout.cluster.v1.ReadIndexResponse
+	5, // 8: lookout.cluster.v1.ClusterService.Status:output_type -> lookout.cluster.v1.StatusResponse
+	7, // 9: lookout.cluster.v1.ClusterService.Restore:output_type -> lookout.cluster.v1.RestoreResponse
+	6, // [6:10] is the sub-list for method output_type
+	2, // [2:6] is the sub-list for method input_type
 	2, // [2:2] is the sub-list for extension type_name
 	2, // [2:2] is the sub-list for extension extendee
 	0, // [0:2] is the sub-list for field type_name
@@ -412,7 +523,7 @@ func file_lookout_cluster_v1_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_cluster_v1_cluster_proto_rawDesc), len(file_lookout_cluster_v1_cluster_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

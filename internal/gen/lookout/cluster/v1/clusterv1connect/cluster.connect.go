@@ -43,6 +43,8 @@ const (
 	ClusterServiceReadIndexProcedure = "/lookout.cluster.v1.ClusterService/ReadIndex"
 	// ClusterServiceStatusProcedure is the fully-qualified name of the ClusterService's Status RPC.
 	ClusterServiceStatusProcedure = "/lookout.cluster.v1.ClusterService/Status"
+	// ClusterServiceRestoreProcedure is the fully-qualified name of the ClusterService's Restore RPC.
+	ClusterServiceRestoreProcedure = "/lookout.cluster.v1.ClusterService/Restore"
 )
 
 // ClusterServiceClient is a client for the lookout.cluster.v1.ClusterService service.
@@ -55,6 +57,12 @@ type ClusterServiceClient interface {
 	ReadIndex(context.Context, *connect.Request[v1.ReadIndexRequest]) (*connect.Response[v1.ReadIndexResponse], error)
 	// Status reports this node's view of raft.
 	Status(context.Context, *connect.Request[v1.StatusRequest]) (*connect.Response[v1.StatusResponse], error)
+	// Restore replaces the replicated state with a snapshot stream (an
+	// operator's restore that reached a follower): the first message names
+	// the stream's size and SHA-256, every message carries the next bytes.
+	// The leader checks both before it hands the stream to raft. A node that
+	// is not the leader answers FAILED_PRECONDITION.
+	Restore(context.Context) *connect.ClientStreamForClient[v1.RestoreRequest, v1.RestoreResponse]
 }
 
 // NewClusterServiceClient constructs a client for the lookout.cluster.v1.ClusterService service. By
@@ -86,6 +94,12 @@ func NewClusterServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithSchema(clusterServiceMethods.ByName("Status")),
 			connect.WithClientOptions(opts...),
 		),
+		restore: connect.NewClient[v1.RestoreRequest, v1.RestoreResponse](
+			httpClient,
+			baseURL+ClusterServiceRestoreProcedure,
+			connect.WithSchema(clusterServiceMethods.ByName("Restore")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -94,6 +108,7 @@ type clusterServiceClient struct {
 	apply     *connect.Client[v1.ApplyRequest, v1.ApplyResponse]
 	readIndex *connect.Client[v1.ReadIndexRequest, v1.ReadIndexResponse]
 	status    *connect.Client[v1.StatusRequest, v1.StatusResponse]
+	restore   *connect.Client[v1.RestoreRequest, v1.RestoreResponse]
 }
 
 // Apply calls lookout.cluster.v1.ClusterService.Apply.
@@ -111,6 +126,11 @@ func (c *clusterServiceClient) Status(ctx context.Context, req *connect.Request[
 	return c.status.CallUnary(ctx, req)
 }
 
+// Restore calls lookout.cluster.v1.ClusterService.Restore.
+func (c *clusterServiceClient) Restore(ctx context.Context) *connect.ClientStreamForClient[v1.RestoreRequest, v1.RestoreResponse] {
+	return c.restore.CallClientStream(ctx)
+}
+
 // ClusterServiceHandler is an implementation of the lookout.cluster.v1.ClusterService service.
 type ClusterServiceHandler interface {
 	// Apply proposes a command on the leader and answers after it is committed
@@ -121,6 +141,12 @@ type ClusterServiceHandler interface {
 	ReadIndex(context.Context, *connect.Request[v1.ReadIndexRequest]) (*connect.Response[v1.ReadIndexResponse], error)
 	// Status reports this node's view of raft.
 	Status(context.Context, *connect.Request[v1.StatusRequest]) (*connect.Response[v1.StatusResponse], error)
+	// Restore replaces the replicated state with a snapshot stream (an
+	// operator's restore that reached a follower): the first message names
+	// the stream's size and SHA-256, every message carries the next bytes.
+	// The leader checks both before it hands the stream to raft. A node that
+	// is not the leader answers FAILED_PRECONDITION.
+	Restore(context.Context, *connect.ClientStream[v1.RestoreRequest]) (*connect.Response[v1.RestoreResponse], error)
 }
 
 // NewClusterServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -148,6 +174,12 @@ func NewClusterServiceHandler(svc ClusterServiceHandler, opts ...connect.Handler
 		connect.WithSchema(clusterServiceMethods.ByName("Status")),
 		connect.WithHandlerOptions(opts...),
 	)
+	clusterServiceRestoreHandler := connect.NewClientStreamHandler(
+		ClusterServiceRestoreProcedure,
+		svc.Restore,
+		connect.WithSchema(clusterServiceMethods.ByName("Restore")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/lookout.cluster.v1.ClusterService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ClusterServiceApplyProcedure:
@@ -156,6 +188,8 @@ func NewClusterServiceHandler(svc ClusterServiceHandler, opts ...connect.Handler
 			clusterServiceReadIndexHandler.ServeHTTP(w, r)
 		case ClusterServiceStatusProcedure:
 			clusterServiceStatusHandler.ServeHTTP(w, r)
+		case ClusterServiceRestoreProcedure:
+			clusterServiceRestoreHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -175,4 +209,8 @@ func (UnimplementedClusterServiceHandler) ReadIndex(context.Context, *connect.Re
 
 func (UnimplementedClusterServiceHandler) Status(context.Context, *connect.Request[v1.StatusRequest]) (*connect.Response[v1.StatusResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("lookout.cluster.v1.ClusterService.Status is not implemented"))
+}
+
+func (UnimplementedClusterServiceHandler) Restore(context.Context, *connect.ClientStream[v1.RestoreRequest]) (*connect.Response[v1.RestoreResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("lookout.cluster.v1.ClusterService.Restore is not implemented"))
 }
