@@ -3,13 +3,18 @@ package checks
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"lookout/control/controltest"
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/metrics"
 	"lookout/internal/probe"
 	"lookout/internal/schedule"
 )
@@ -312,12 +317,24 @@ func TestRetriesTransientFailures(t *testing.T) {
 		}
 		return probe.Result{HTTP: &probe.HTTP{StatusCode: 200}}
 	}
-	f.start(Options{})
+	reg := prometheus.NewRegistry()
+	f.start(Options{Metrics: metrics.NewControl(reg).Checks})
 	for _, id := range []string{ok, bad, broken} {
 		f.put(id, "1h", true, true)
 	}
 	f.waitFor("three verdicts", 100*time.Millisecond, func() bool {
 		return len(f.verdicts(ok)) == 1 && len(f.verdicts(bad)) == 1 && len(f.verdicts(broken)) == 1
+	})
+	// lookout_checks_runs_total counts the verdicts by status (just after
+	// they are recorded).
+	f.waitFor("the runs counted", 0, func() bool {
+		want := `
+# HELP lookout_checks_runs_total Check executions this node, as leader, ran to a recorded verdict, by status (success, failed).
+# TYPE lookout_checks_runs_total counter
+lookout_checks_runs_total{status="failed"} 2
+lookout_checks_runs_total{status="success"} 1
+`
+		return testutil.GatherAndCompare(reg, strings.NewReader(want), "lookout_checks_runs_total") == nil
 	})
 	for _, tc := range []struct {
 		id       string
