@@ -267,8 +267,10 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 
 	g, gctx := errgroup.WithContext(ctx)
 	if certs != nil {
+		sighup, stop := notifySIGHUP()
+		defer stop()
 		g.Go(func() error {
-			reloadOnSIGHUP(gctx, certs, log.Named("tls"))
+			reloadOn(gctx, sighup, certs, log.Named("tls"))
 			return nil
 		})
 	}
