@@ -8,6 +8,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -96,6 +97,15 @@ type Options struct {
 	WrapGossip func(memberlist.NodeAwareTransport) memberlist.NodeAwareTransport
 	// Dial opens outgoing connections (raft and RPC); default net.Dialer.
 	Dial DialFunc
+	// ClientTLS, when set, makes node-to-node RPC (forwarding, ReadIndex,
+	// status, restore) use https with it; with a client certificate in it
+	// (GetClientCertificate) the peer's RPC handler sees a verified one.
+	ClientTLS *tls.Config
+	// PeerTLS, when set, is mutual TLS between nodes: the raft stream
+	// layer serves with it (it must require and verify client
+	// certificates), raft dials with ClientTLS, and the RPC handler refuses
+	// requests that did not come with a verified client certificate.
+	PeerTLS *tls.Config
 	// Version is advertised in gossip metadata.
 	Version string
 	// Logger is the node's logger; subsystems use named children.
@@ -167,7 +177,7 @@ func New(opts Options) (n *Node, err error) {
 	if n.keys, err = deriveKeys(opts.Secret); err != nil {
 		return nil, err
 	}
-	n.rpc = newRPCClients(opts.Dial, n.rpcToken())
+	n.rpc = newRPCClients(opts.Dial, n.rpcToken(), opts.ClientTLS)
 
 	// Stores: the raft log (synced); the state (made durable by the log) is
 	// the caller's.
@@ -208,7 +218,7 @@ func New(opts Options) (n *Node, err error) {
 		}
 	}
 	n.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream:  &streamLayer{Listener: ln, advertise: advertise, dial: opts.Dial},
+		Stream:  newStreamLayer(ln, advertise, opts.Dial, opts.PeerTLS, opts.ClientTLS),
 		MaxPool: 3,
 		Timeout: 10 * time.Second,
 		Logger:  n.log.Named("transport"),
@@ -265,6 +275,9 @@ func withDefaults(o Options) Options {
 	}
 	if o.ReconcileInterval <= 0 {
 		o.ReconcileInterval = 5 * time.Second
+	}
+	if o.PeerTLS != nil && o.ClientTLS == nil {
+		o.ClientTLS = &tls.Config{MinVersion: tls.VersionTLS12}
 	}
 	if o.LeaderWait <= 0 {
 		o.LeaderWait = 5 * time.Second
@@ -382,7 +395,8 @@ func (n *Node) rpcToken() string {
 }
 
 // Handler returns the path prefix and handler of the node-to-node RPC
-// service, to be served on the node's HTTP listener (HTTP/2 cleartext).
+// service, to be served on the node's HTTP listener (HTTP/2, cleartext or
+// over TLS).
 func (n *Node) Handler() (string, http.Handler) {
 	return newRPCHandler(n)
 }

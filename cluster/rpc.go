@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"crypto/subtle"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -31,7 +32,14 @@ type rpcServer struct{ n *Node }
 func newRPCHandler(n *Node) (string, http.Handler) {
 	path, h := clusterv1connect.NewClusterServiceHandler(&rpcServer{n: n})
 	token := "Bearer " + n.rpcToken()
+	mutual := n.opts.PeerTLS != nil
 	return path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// With mutual TLS the listener verified any client certificate
+		// against the CA; the RPC path requires one.
+		if mutual && (r.TLS == nil || len(r.TLS.VerifiedChains) == 0) {
+			http.Error(w, "client certificate required", http.StatusUnauthorized)
+			return
+		}
 		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte(token)) != 1 {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
@@ -112,20 +120,28 @@ func fromConnect(err error) error {
 }
 
 // rpcClients holds one Connect client per peer HTTP address, over one
-// HTTP/2 cleartext transport.
+// HTTP/2 transport: cleartext, or TLS when a config is given.
 type rpcClients struct {
-	httpc *http.Client
-	tr    *http.Transport
-	token string
+	httpc  *http.Client
+	tr     *http.Transport
+	token  string
+	scheme string
 
 	mu      sync.Mutex
 	clients map[string]clusterv1connect.ClusterServiceClient
 }
 
-func newRPCClients(dial DialFunc, token string) *rpcClients {
+func newRPCClients(dial DialFunc, token string, tlsConf *tls.Config) *rpcClients {
 	tr := &http.Transport{DialContext: dial, Protocols: new(http.Protocols), IdleConnTimeout: 90 * time.Second}
-	tr.Protocols.SetUnencryptedHTTP2(true)
-	return &rpcClients{httpc: &http.Client{Transport: tr}, tr: tr, token: token, clients: map[string]clusterv1connect.ClusterServiceClient{}}
+	scheme := "http://"
+	if tlsConf != nil {
+		tr.TLSClientConfig = tlsConf.Clone()
+		tr.Protocols.SetHTTP2(true)
+		scheme = "https://"
+	} else {
+		tr.Protocols.SetUnencryptedHTTP2(true)
+	}
+	return &rpcClients{httpc: &http.Client{Transport: tr}, tr: tr, token: token, scheme: scheme, clients: map[string]clusterv1connect.ClusterServiceClient{}}
 }
 
 func (c *rpcClients) client(addr string) clusterv1connect.ClusterServiceClient {
@@ -133,7 +149,7 @@ func (c *rpcClients) client(addr string) clusterv1connect.ClusterServiceClient {
 	defer c.mu.Unlock()
 	cl, ok := c.clients[addr]
 	if !ok {
-		cl = clusterv1connect.NewClusterServiceClient(c.httpc, "http://"+addr)
+		cl = clusterv1connect.NewClusterServiceClient(c.httpc, c.scheme+addr)
 		c.clients[addr] = cl
 	}
 	return cl

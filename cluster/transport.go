@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"strconv"
@@ -17,10 +18,23 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 // can cut and heal links between nodes (the kernel here has no netem), and
 // an advertised address that may differ from the bound one (a node bound
 // to 0.0.0.0 tells its peers an address they can dial).
+// With PeerTLS, the listener is wrapped in TLS requiring a client
+// certificate, and dialled connections complete a TLS handshake
+// presenting ours, within the dial timeout.
 type streamLayer struct {
 	net.Listener
 	advertise net.Addr
 	dial      DialFunc
+	tls       *tls.Config // client side; nil: cleartext
+}
+
+func newStreamLayer(ln net.Listener, advertise net.Addr, dial DialFunc, server, client *tls.Config) *streamLayer {
+	s := &streamLayer{Listener: ln, advertise: advertise, dial: dial}
+	if server != nil {
+		s.Listener = tls.NewListener(ln, server)
+		s.tls = client
+	}
+	return s
 }
 
 var _ raft.StreamLayer = (*streamLayer)(nil)
@@ -32,7 +46,20 @@ func (s *streamLayer) Addr() net.Addr { return s.advertise }
 func (s *streamLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	return s.dial(ctx, "tcp", string(address))
+	conn, err := s.dial(ctx, "tcp", string(address))
+	if err != nil || s.tls == nil {
+		return conn, err
+	}
+	cfg := s.tls.Clone()
+	if cfg.ServerName == "" {
+		cfg.ServerName, _ = splitHostMaybePort(string(address))
+	}
+	tc := tls.Client(conn, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("raft tls handshake with %s: %w", address, err)
+	}
+	return tc, nil
 }
 
 // tcpAddr is an advertised TCP address, which may name a host.

@@ -5,6 +5,7 @@ package clustertest
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -33,6 +34,10 @@ type Options struct {
 	// time the node starts; the function it returns runs when the node is
 	// killed, after its HTTP server closed.
 	Serve func(n *cluster.Node, mux *http.ServeMux) (stop func())
+	// ServerTLS, when set, gives node i's HTTP listener a TLS config: it
+	// serves HTTPS (HTTP/1.1 and HTTP/2). Tune sets the node's ClientTLS
+	// and PeerTLS to match.
+	ServerTLS func(i int) *tls.Config
 }
 
 // Cluster is a set of nodes that bootstrap together (BootstrapExpect = n).
@@ -54,6 +59,7 @@ type Node struct {
 	ln    net.Listener
 	srv   *http.Server
 	stop  func() // from Options.Serve
+	tls   bool   // serves HTTPS
 }
 
 // State is the node's local copy of the replicated state (nil while the
@@ -72,7 +78,12 @@ func (n *Node) httpBind() string {
 }
 
 // URL is the base URL of the node's HTTP listener.
-func (n *Node) URL() string { return "http://" + n.opts.HTTPAddr }
+func (n *Node) URL() string {
+	if n.tls {
+		return "https://" + n.opts.HTTPAddr
+	}
+	return "http://" + n.opts.HTTPAddr
+}
 
 // NewCluster starts n nodes that meet through gossip and bootstrap one
 // raft cluster, and waits for a ready leader. Everything stops with t.
@@ -205,6 +216,13 @@ func (c *Cluster) start(n *Node) {
 	}
 	n.srv = &http.Server{Handler: mux, Protocols: new(http.Protocols), ReadHeaderTimeout: 5 * time.Second}
 	n.srv.Protocols.SetHTTP1(true)
+	if c.opt.ServerTLS != nil {
+		n.tls = true
+		n.srv.TLSConfig = c.opt.ServerTLS(n.Index)
+		n.srv.Protocols.SetHTTP2(true)
+		go n.srv.ServeTLS(n.ln, "", "")
+		return
+	}
 	n.srv.Protocols.SetUnencryptedHTTP2(true)
 	go n.srv.Serve(n.ln)
 }

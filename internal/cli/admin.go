@@ -145,12 +145,13 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // adminConn holds the flags every admin command takes, before or after the
 // command's name. Their defaults are empty so that usage never shows the
 // token taken from the environment.
-type adminConn struct{ addr, token string }
+type adminConn struct{ addr, token, caFile string }
 
 func addConnFlags(fs *flag.FlagSet) *adminConn {
 	c := &adminConn{}
 	fs.StringVar(&c.addr, "addr", "", "a control node's URL (env LOOKOUT_ADDR, default "+defaultAdminAddr+")")
 	fs.StringVar(&c.token, "admin-token", "", "the operator token (env LOOKOUT_ADMIN_TOKEN)")
+	fs.StringVar(&c.caFile, "ca-file", "", "PEM CA certificate(s) to verify an https:// node with, instead of the system roots (env LOOKOUT_CA_FILE)")
 	return c
 }
 
@@ -215,7 +216,11 @@ func runAdminEnv(ctx context.Context, args []string, getenv func(string) string,
 	if !strings.Contains(addr, "://") {
 		addr = "http://" + addr
 	}
-	out, err := run(ctx, client.NewAdmin(addr, token, nil), positional)
+	hc, err := httpClient(firstSet(conn.caFile, topConn.caFile, getenv("LOOKOUT_CA_FILE")), 0)
+	if err != nil {
+		return err
+	}
+	out, err := run(ctx, client.NewAdmin(addr, token, hc), positional)
 	if err != nil {
 		return fmt.Errorf("admin %s: %w", cmd.name, err)
 	}

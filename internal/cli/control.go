@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"lookout/control/state"
 	"lookout/internal/httpserver"
 	"lookout/internal/metrics"
+	"lookout/internal/tlsconf"
 )
 
 // controlConfig is the parsed command line of lookout control.
@@ -55,6 +57,7 @@ type controlConfig struct {
 	maxConnections                              int
 	execRetention                               int64
 	metricsToken                                string
+	tls                                         tlsconf.Files
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -80,18 +83,27 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
 	fs.DurationVar(&c.alertRetryFor, "alert-retry-for", 24*time.Hour, "how long an alert's failed deliveries are retried")
 	fs.DurationVar(&c.alertRetention, "alert-retention", 30*24*time.Hour, "how long an alert is kept after its last delivery is delivered or given up")
-	fs.StringVar(&c.publicURL, "public-url", "", "the address people reach this service at, for links in alerts (default: http://<http-addr>)")
+	fs.StringVar(&c.publicURL, "public-url", "", "the address people reach this service at, for links in alerts (default: http://<http-addr>, https:// with --tls-cert)")
 	fs.StringVar(&c.smtp.Addr, "smtp-addr", "", "SMTP server (host:port) for e-mail alerts; STARTTLS when offered (default: none, e-mail channels are refused)")
 	fs.StringVar(&c.smtp.User, "smtp-user", "", "SMTP user, AUTH PLAIN (default: no authentication)")
 	fs.StringVar(&c.smtp.Password, "smtp-password", "", "SMTP password (env LOOKOUT_SMTP_PASSWORD keeps it off the command line)")
 	fs.IntVar(&c.maxConnections, "max-connections", httpserver.DefaultMaxConnections, "open HTTP connections served at once, node RPC included; more wait until one closes")
 	fs.StringVar(&c.metricsToken, "metrics-token", "", "bearer token GET /metrics requires (default: none, /metrics is open)")
 	fs.StringVar(&c.smtp.From, "smtp-from", "", "sender address of e-mail alerts (default: --smtp-user when it is an address)")
+	fs.StringVar(&c.tls.Cert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS with; reloaded on SIGHUP (default: none, cleartext HTTP)")
+	fs.StringVar(&c.tls.Key, "tls-key", "", "PEM private key of --tls-cert; reloaded on SIGHUP")
+	fs.StringVar(&c.tls.CA, "tls-ca", "", "PEM CA certificate(s): with it node-to-node traffic (raft, RPC) is mutual TLS, peers verified against it (default: peers verified against the system roots, raft in cleartext)")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, usageError{fmt.Sprintf("lookout control takes no arguments, got %q", fs.Args())}
+	}
+	if (c.tls.Cert == "") != (c.tls.Key == "") {
+		return nil, usageError{"--tls-cert and --tls-key go together"}
+	}
+	if c.tls.CA != "" && c.tls.Cert == "" {
+		return nil, usageError{"--tls-ca needs --tls-cert and --tls-key (the certificate the node presents to its peers)"}
 	}
 	if c.smtp.Addr != "" {
 		if _, _, err := net.SplitHostPort(c.smtp.Addr); err != nil {
@@ -174,6 +186,18 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	defer ln.Close()
 
+	// TLS: the node's certificate (reloaded on SIGHUP) and CA.
+	certs, err := loadTLS(cfg)
+	if err != nil {
+		return err
+	}
+	scheme := "http://"
+	var serverTLS, clientTLS, peerTLS *tls.Config
+	if certs != nil {
+		scheme = "https://"
+		serverTLS, clientTLS, peerTLS = certs.ServerConfig(), certs.ClientConfig(), certs.PeerServerConfig()
+	}
+
 	// One metrics registry for the node (Go and process collectors
 	// included); each subsystem gets its part through its Options.
 	reg := metrics.NewRegistry()
@@ -185,7 +209,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	httpAdvertised := advertisedHTTP(cfg.advHTTP, ln.Addr())
 	publicURL := cfg.publicURL
 	if publicURL == "" {
-		publicURL = "http://" + httpAdvertised
+		publicURL = scheme + httpAdvertised
 	}
 
 	// The replicated state in Badger, closed after the node that drives it.
@@ -214,6 +238,8 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		Version:     Version,
 		Logger:      log.Named("cluster"),
 		Metrics:     met.Cluster,
+		ClientTLS:   clientTLS,
+		PeerTLS:     peerTLS,
 	})
 	if err != nil {
 		return err
@@ -234,11 +260,20 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	adminAPI.Register(mux)
 	mux.Handle("GET /openapi.json", openapi.Handler())
 	mux.Handle("GET /metrics", metrics.Handler(reg, cfg.metricsToken))
-	// The HTTP server: HTTP/1.1 and h2c, timeouts that drop silent or
-	// vanished clients, at most --max-connections connections.
-	srv := httpserver.New(mux, httpserver.Options{MaxConnections: cfg.maxConnections})
+	// The HTTP server: HTTP/1.1 and h2c (or HTTPS with --tls-cert),
+	// timeouts that drop silent or vanished clients, at most
+	// --max-connections connections.
+	srv := httpserver.New(mux, httpserver.Options{MaxConnections: cfg.maxConnections, TLS: serverTLS})
 
 	g, gctx := errgroup.WithContext(ctx)
+	if certs != nil {
+		sighup, stop := notifySIGHUP()
+		defer stop()
+		g.Go(func() error {
+			reloadOn(gctx, sighup, certs, log.Named("tls"))
+			return nil
+		})
+	}
 	g.Go(func() error {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("http server: %w", err)
@@ -251,7 +286,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		defer cancel()
 		return srv.Shutdown(sctx)
 	})
-	base := "http://" + ln.Addr().String()
+	base := scheme + ln.Addr().String()
 	log.Info("control node serving", "node", cfg.nodeID, "http", base, "advertise_http", httpAdvertised, "raft", node.RaftAddr(), "gossip", node.GossipAddr())
 	if cfg.dev {
 		g.Go(func() error {

@@ -29,7 +29,7 @@ func processManageEnv(getenv func(string) string, stdout, stderr io.Writer) mana
 // manageConn holds --addr and --management-key. Only these two read the
 // environment (LOOKOUT_ADDR, LOOKOUT_MANAGEMENT_KEY): a LOOKOUT_CONFIRM or
 // LOOKOUT_DRY_RUN must not change what a command does.
-type manageConn struct{ addr, key string }
+type manageConn struct{ addr, key, caFile string }
 
 // manageFlags returns a flag set with the connection flags, already set
 // from the environment; the command adds its own flags after.
@@ -38,6 +38,7 @@ func manageFlags(name string, env manageEnv) (*flag.FlagSet, *manageConn, error)
 	c := &manageConn{}
 	fs.StringVar(&c.addr, "addr", defaultAdminAddr, "a control node's URL (env LOOKOUT_ADDR)")
 	fs.StringVar(&c.key, "management-key", "", "the account's management key, mk_... (env LOOKOUT_MANAGEMENT_KEY)")
+	fs.StringVar(&c.caFile, "ca-file", "", "PEM CA certificate(s) to verify an https:// node with, instead of the system roots (env LOOKOUT_CA_FILE)")
 	if err := parseWithEnv(fs, nil, env.getenv); err != nil {
 		return nil, nil, usageError{fmt.Sprintf("%s: %v", name, err)}
 	}
@@ -68,7 +69,11 @@ func (c *manageConn) client() (*client.Manage, error) {
 	if !strings.Contains(addr, "://") {
 		addr = "http://" + addr
 	}
-	return client.NewManage(addr, c.key, nil), nil
+	hc, err := httpClient(c.caFile, 0)
+	if err != nil {
+		return nil, err
+	}
+	return client.NewManage(addr, c.key, hc), nil
 }
 
 // printJSON prints v as indented JSON.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	randv2 "math/rand/v2"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -99,8 +98,8 @@ func (p retryPolicy) send(ctx context.Context, ing *client.Ingest, ev client.Eve
 // keep trying. Their environment variables are LOOKOUT_ADDR,
 // LOOKOUT_INGEST_KEY and LOOKOUT_RETRY_FOR.
 type ingestConn struct {
-	addr, key string
-	retryFor  time.Duration
+	addr, key, caFile string
+	retryFor          time.Duration
 }
 
 func addIngestFlags(fs *flag.FlagSet) *ingestConn {
@@ -108,6 +107,7 @@ func addIngestFlags(fs *flag.FlagSet) *ingestConn {
 	fs.StringVar(&c.addr, "addr", defaultAdminAddr, "the Ingest API's URL (env LOOKOUT_ADDR)")
 	fs.StringVar(&c.key, "ingest-key", "", "the account's ingest key, ck_... (env LOOKOUT_INGEST_KEY)")
 	fs.DurationVar(&c.retryFor, "retry-for", defaultRetryFor, "keep retrying an event that failed for a passing reason this long")
+	fs.StringVar(&c.caFile, "ca-file", "", "PEM CA certificate(s) to verify an https:// node with, instead of the system roots (env LOOKOUT_CA_FILE)")
 	return c
 }
 
@@ -120,7 +120,11 @@ func (c *ingestConn) client() (*client.Ingest, error) {
 	if !strings.Contains(addr, "://") {
 		addr = "http://" + addr
 	}
-	return client.NewIngest(addr, c.key, &http.Client{Timeout: ingestAttemptTimeout}), nil
+	hc, err := httpClient(c.caFile, ingestAttemptTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return client.NewIngest(addr, c.key, hc), nil
 }
 
 // newID returns a random id for an event or a run.

@@ -1,11 +1,13 @@
 // Package httpserver is the HTTP server of a control node: HTTP/1.1 and
-// cleartext HTTP/2 (h2c, prior knowledge) on one listener, with timeouts
+// cleartext HTTP/2 (h2c, prior knowledge) on one listener, or HTTPS
+// (HTTP/1.1 and HTTP/2 negotiated by ALPN) when given a TLS config, with timeouts
 // that drop clients which connect and then say nothing or stop answering,
 // and a cap on open connections.
 package httpserver
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http"
 	"time"
@@ -57,6 +59,11 @@ type Options struct {
 	// be written for this long while data was waiting (a client that
 	// stopped reading).
 	WriteByteTimeout time.Duration
+	// TLS, when set, makes the server serve HTTPS (HTTP/1.1 and HTTP/2)
+	// instead of HTTP/1.1 and h2c. It must give a certificate
+	// (GetCertificate, so a reloaded one is served). The TLS handshake is
+	// bounded by ReadHeaderTimeout.
+	TLS *tls.Config
 }
 
 func (o *Options) defaults() {
@@ -102,14 +109,23 @@ func New(handler http.Handler, o Options) *Server {
 		},
 	}
 	srv.Protocols.SetHTTP1(true)
-	srv.Protocols.SetUnencryptedHTTP2(true)
+	if o.TLS != nil {
+		srv.TLSConfig = o.TLS
+		srv.Protocols.SetHTTP2(true)
+	} else {
+		srv.Protocols.SetUnencryptedHTTP2(true)
+	}
 	return &Server{srv: srv, maxConns: o.MaxConnections}
 }
 
 // Serve serves ln, at most MaxConnections connections at a time, until
 // Shutdown or Close (then it returns http.ErrServerClosed).
 func (s *Server) Serve(ln net.Listener) error {
-	return s.srv.Serve(netutil.LimitListener(ln, s.maxConns))
+	ln = netutil.LimitListener(ln, s.maxConns)
+	if s.srv.TLSConfig != nil {
+		return s.srv.ServeTLS(ln, "", "")
+	}
+	return s.srv.Serve(ln)
 }
 
 // Shutdown stops accepting, closes idle connections and waits for the
