@@ -1,6 +1,8 @@
-// Package bench starts lookout control processes on loopback for the
-// benchmark programs (bench/ingest, bench/manage): a dev node or a 3-node
-// cluster, with accounts made through the operator API.
+// Package bench is shared by the benchmark programs: it starts lookout
+// control processes on loopback (bench/ingest, bench/manage, bench/checks):
+// a dev node or a 3-node cluster, with accounts made through the operator
+// API; and it applies commands straight to a state store for the leader
+// tasks measured in one process (Direct: bench/engine, bench/checks).
 package bench
 
 import (

@@ -14,6 +14,7 @@ import (
 
 	"lookout/control/checks"
 	"lookout/control/state"
+	"lookout/internal/bench"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	"lookout/internal/manifest"
 )
@@ -21,17 +22,12 @@ import (
 // runInproc measures the scheduler in this process over a real state store,
 // without raft, for d.
 func runInproc(ctx context.Context, tg *target, n int, d time.Duration) error {
-	dir, err := os.MkdirTemp("", "lookout-bench-checks-")
+	c, err := bench.OpenDirect("lookout-bench-checks-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	store, err := state.Open(state.Options{Dir: dir, Logger: hclog.NewNullLogger()})
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	c := &direct{store: store}
+	defer c.Close()
+	store := c.Store
 	start := time.Now()
 	if err := setupChecks(ctx, c, n, tg.url); err != nil {
 		return err
@@ -104,12 +100,12 @@ func runInproc(ctx context.Context, tg *target, n int, d time.Duration) error {
 
 // setupChecks makes an account without limits and n http_checks every
 // minute of target, stored as the Management API stores them.
-func setupChecks(ctx context.Context, c *direct, n int, target string) error {
+func setupChecks(ctx context.Context, c *bench.Direct, n int, target string) error {
 	acct := uuid.NewString()
 	key := func(typ raftv1.KeyType) *raftv1.Key {
 		return &raftv1.Key{Id: uuid.NewString(), AccountId: acct, Type: typ, Hash: []byte(uuid.NewString())}
 	}
-	if err := c.must(ctx, &raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{
+	if err := c.Must(ctx, &raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{
 		AccountId: acct, Email: "bench@example.com", Plan: &raftv1.Plan{Name: "bench"},
 		IngestKey: key(raftv1.KeyType_KEY_TYPE_INGEST), ManagementKey: key(raftv1.KeyType_KEY_TYPE_MANAGEMENT),
 	}}}); err != nil {
@@ -127,42 +123,9 @@ func setupChecks(ctx context.Context, c *direct, n int, target string) error {
 				},
 			})
 		}
-		if err := c.must(ctx, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: put}}); err != nil {
+		if err := c.Must(ctx, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: put}}); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// direct applies commands straight to the store, one entry per command,
-// stamping the time as the leader does.
-type direct struct {
-	store *state.Store
-
-	mu    sync.Mutex
-	index uint64
-}
-
-// Apply is checks.Writer.
-func (c *direct) Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cmd.Version, cmd.RequestId, cmd.TimeUnixMs = state.CommandVersion, uuid.NewString(), time.Now().UnixMilli()
-	c.index++
-	return c.store.ApplyBatch([]state.Entry{{Index: c.index, Command: cmd}})[0], nil
-}
-
-// must applies cmd and wants it to succeed.
-func (c *direct) must(ctx context.Context, cmd *raftv1.Command) error {
-	res, err := c.Apply(ctx, cmd)
-	if err != nil {
-		return err
-	}
-	if res.GetStatus() != raftv1.Status_STATUS_OK {
-		return fmt.Errorf("%T: %v %s", cmd.GetOp(), res.GetStatus(), res.GetMessage())
 	}
 	return nil
 }

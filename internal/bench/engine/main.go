@@ -28,7 +28,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"lookout/control/engine"
-	"lookout/control/state"
+	"lookout/internal/bench"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
@@ -51,17 +51,19 @@ const interval = 60 * time.Second
 
 func run(ctx context.Context, n int, spread, lead time.Duration) error {
 	spread = min(spread, interval)
-	dir, err := os.MkdirTemp("", "lookout-bench-engine-")
+	d, err := bench.OpenDirect("lookout-bench-engine-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	store, err := state.Open(state.Options{Dir: dir, Logger: hclog.NewNullLogger()})
-	if err != nil {
-		return err
+	defer d.Close()
+	store := d.Store
+	applied := make([]time.Duration, 0, n) // due time to the FireDeadline's apply
+	d.OnApply = func(cmd *raftv1.Command, _ *raftv1.Result) {
+		if fd := cmd.GetFireDeadline(); fd != nil {
+			applied = append(applied, time.Since(time.UnixMilli(fd.GetDueUnixMs())))
+		}
 	}
-	defer store.Close()
-	c := &direct{store: store, applied: make([]time.Duration, 0, n)}
+	c := d
 
 	// Setup: an account without limits, n monitors, one ping each.
 	start := time.Now()
@@ -131,7 +133,8 @@ wait:
 	}
 	cancel()
 	<-done
-	report(e.Stats(), proposed, c.applied)
+
+	report(e.Stats(), proposed, applied)
 	return nil
 }
 
@@ -163,12 +166,12 @@ func sortSearch(d []time.Duration, limit time.Duration) int {
 
 // setup makes an account without limits, n ping monitors expecting a ping
 // every interval, and pings monitor i at firstPing + i*spread/n.
-func setup(ctx context.Context, c *direct, n int, firstPing time.Time, spread time.Duration) (string, error) {
+func setup(ctx context.Context, c *bench.Direct, n int, firstPing time.Time, spread time.Duration) (string, error) {
 	acct := uuid.NewString()
 	key := func(typ raftv1.KeyType) *raftv1.Key {
 		return &raftv1.Key{Id: uuid.NewString(), AccountId: acct, Type: typ, Hash: []byte(uuid.NewString())}
 	}
-	if err := c.must(ctx, &raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{
+	if err := c.Must(ctx, &raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{
 		AccountId: acct, Email: "bench@example.com", Plan: &raftv1.Plan{Name: "bench"},
 		IngestKey: key(raftv1.KeyType_KEY_TYPE_INGEST), ManagementKey: key(raftv1.KeyType_KEY_TYPE_MANAGEMENT),
 	}}}); err != nil {
@@ -183,7 +186,7 @@ func setup(ctx context.Context, c *direct, n int, firstPing time.Time, spread ti
 				ExpectedIntervalSeconds: proto.Int64(int64(interval / time.Second)), GraceSeconds: proto.Int64(0),
 			})
 		}
-		if err := c.must(ctx, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: put}}); err != nil {
+		if err := c.Must(ctx, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: put}}); err != nil {
 			return "", err
 		}
 	}
@@ -193,48 +196,9 @@ func setup(ctx context.Context, c *direct, n int, firstPing time.Time, spread ti
 			at := firstPing.Add(time.Duration(int64(spread) * int64(j) / int64(n)))
 			batch.Events = append(batch.Events, &raftv1.Event{AccountId: acct, Monitor: name(j), EventType: "ping", Status: "complete", ReceivedUnixMs: at.UnixMilli()})
 		}
-		if err := c.must(ctx, &raftv1.Command{Op: &raftv1.Command_IngestBatch{IngestBatch: batch}}); err != nil {
+		if err := c.Must(ctx, &raftv1.Command{Op: &raftv1.Command_IngestBatch{IngestBatch: batch}}); err != nil {
 			return "", err
 		}
 	}
 	return acct, nil
-}
-
-// direct applies commands straight to the store, one entry per command,
-// stamping the time as the leader does, and records the lag of each
-// applied FireDeadline.
-type direct struct {
-	store *state.Store
-
-	mu      sync.Mutex
-	index   uint64
-	applied []time.Duration
-}
-
-// Apply is engine.Applier.
-func (c *direct) Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cmd.Version, cmd.RequestId, cmd.TimeUnixMs = state.CommandVersion, uuid.NewString(), time.Now().UnixMilli()
-	c.index++
-	res := c.store.ApplyBatch([]state.Entry{{Index: c.index, Command: cmd}})[0]
-	if fd := cmd.GetFireDeadline(); fd != nil {
-		c.applied = append(c.applied, time.Since(time.UnixMilli(fd.GetDueUnixMs())))
-	}
-	return res, nil
-}
-
-// must applies cmd and wants it to succeed.
-func (c *direct) must(ctx context.Context, cmd *raftv1.Command) error {
-	res, err := c.Apply(ctx, cmd)
-	if err != nil {
-		return err
-	}
-	if res.GetStatus() != raftv1.Status_STATUS_OK {
-		return fmt.Errorf("%T: %v %s", cmd.GetOp(), res.GetStatus(), res.GetMessage())
-	}
-	return nil
 }
