@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"sync"
-	"time"
 
 	"github.com/hashicorp/raft"
 )
@@ -14,11 +13,11 @@ import (
 // fail apart: a blocked UDP port, a gossip partition that has not healed).
 type raftContact struct {
 	mu      sync.Mutex
-	failing map[raft.ServerID]time.Time // last contact raft reported
+	failing map[raft.ServerID]struct{}
 }
 
 func newRaftContact() *raftContact {
-	return &raftContact{failing: map[raft.ServerID]time.Time{}}
+	return &raftContact{failing: map[raft.ServerID]struct{}{}}
 }
 
 // reset forgets every failure; called when this node becomes leader, since
@@ -43,7 +42,7 @@ func (c *raftContact) observe(o any) {
 	defer c.mu.Unlock()
 	switch o := o.(type) {
 	case raft.FailedHeartbeatObservation:
-		c.failing[o.PeerID] = o.LastContact
+		c.failing[o.PeerID] = struct{}{}
 	case raft.ResumedHeartbeatObservation:
 		delete(c.failing, o.PeerID)
 	}

@@ -158,6 +158,11 @@ type Node struct {
 // caller serves Handler on the HTTP listener at opts.HTTPAddr and calls
 // Close at the end.
 func New(opts Options) (n *Node, err error) {
+	if opts.PeerTLS != nil && opts.ClientTLS == nil {
+		// The raft listener requires a client certificate, which only
+		// ClientTLS presents.
+		return nil, errors.New("cluster: Options.PeerTLS needs ClientTLS (with the node's client certificate)")
+	}
 	opts = withDefaults(opts)
 	n = &Node{
 		opts:     opts,

@@ -21,6 +21,7 @@ import (
 
 	"lookout/cluster"
 	"lookout/control/state"
+	"lookout/internal/httpserver"
 )
 
 // Options change the nodes a test cluster starts.
@@ -57,7 +58,7 @@ type Node struct {
 	opts  cluster.Options
 	state *state.Store
 	ln    net.Listener
-	srv   *http.Server
+	srv   *httpserver.Server
 	stop  func() // from Options.Serve
 	tls   bool   // serves HTTPS
 }
@@ -71,11 +72,7 @@ func (n *Node) State() *state.Store { return n.state }
 func StateOf(n *cluster.Node) *state.Store { return n.StateMachine().(*state.Store) }
 
 // httpBind is the address the node's HTTP listener binds.
-func (n *Node) httpBind() string {
-	host, _, _ := net.SplitHostPort(n.ln.Addr().String())
-	_, port, _ := net.SplitHostPort(n.opts.HTTPAddr)
-	return net.JoinHostPort(host, port)
-}
+func (n *Node) httpBind() string { return samePort(n.ln.Addr().String(), n.opts.HTTPAddr) }
 
 // URL is the base URL of the node's HTTP listener.
 func (n *Node) URL() string {
@@ -214,16 +211,13 @@ func (c *Cluster) start(n *Node) {
 	if c.opt.Serve != nil {
 		n.stop = c.opt.Serve(node, mux)
 	}
-	n.srv = &http.Server{Handler: mux, Protocols: new(http.Protocols), ReadHeaderTimeout: 5 * time.Second}
-	n.srv.Protocols.SetHTTP1(true)
+	// The node's real HTTP server (cap, timeouts, h2c or TLS).
+	var so httpserver.Options
 	if c.opt.ServerTLS != nil {
 		n.tls = true
-		n.srv.TLSConfig = c.opt.ServerTLS(n.Index)
-		n.srv.Protocols.SetHTTP2(true)
-		go n.srv.ServeTLS(n.ln, "", "")
-		return
+		so.TLS = c.opt.ServerTLS(n.Index)
 	}
-	n.srv.Protocols.SetUnencryptedHTTP2(true)
+	n.srv = httpserver.New(mux, so)
 	go n.srv.Serve(n.ln)
 }
 

@@ -123,10 +123,6 @@ func (f *FaultNet) Unblock(addr string) {
 	delete(f.block, addr)
 }
 
-func (f *FaultNet) cutLocked(from int, toAddr string) bool {
-	return f.linkCutLocked(from, toAddr, false)
-}
-
 // linkCutLocked tells whether the link from node from to toAddr is cut,
 // for gossip traffic or the rest.
 func (f *FaultNet) linkCutLocked(from int, toAddr string, gossip bool) bool {

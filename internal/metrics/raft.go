@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"strings"
+
 	"strconv"
 	"time"
 
@@ -60,7 +62,7 @@ func (c *raftCollector) Collect(ch chan<- prometheus.Metric) {
 		if s["state"] == st {
 			v = 1
 		}
-		ch <- prometheus.MustNewConstMetric(c.state, prometheus.GaugeValue, v, lower(st))
+		ch <- prometheus.MustNewConstMetric(c.state, prometheus.GaugeValue, v, strings.ToLower(st))
 	}
 	for desc, key := range map[*prometheus.Desc]string{
 		c.term: "term", c.commitIndex: "commit_index", c.appliedIndex: "applied_index",
@@ -88,12 +90,4 @@ func lastContact(s map[string]string) float64 {
 		}
 		return d.Seconds()
 	}
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	if len(b) > 0 && b[0] >= 'A' && b[0] <= 'Z' {
-		b[0] += 'a' - 'A'
-	}
-	return string(b)
 }

@@ -70,10 +70,6 @@ func (c *Certs) Reload() error {
 	return nil
 }
 
-// Mutual tells whether a CA was given, so node-to-node traffic is mutual
-// TLS.
-func (c *Certs) Mutual() bool { return c.pool != nil }
-
 func (c *Certs) getCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	return c.cert.Load(), nil
 }
