@@ -88,7 +88,7 @@ func (a *API) handleApply(w http.ResponseWriter, r *http.Request) {
 		cmd := &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
 			AccountId: acct, Creates: p.creates, Updates: p.updates,
 		}}}
-		if n := len(p.creates) + len(p.updates); n > 0 && !fitsOneApply(w, n, cmd) {
+		if len(p.creates)+len(p.updates) > 0 && !fitsOneApply(w, cmd) {
 			return
 		}
 		if dryRun || len(p.creates)+len(p.updates) == 0 {
@@ -213,20 +213,18 @@ func (p *applyPlan) overtaken(res *raftv1.Result) bool {
 // command (state.MaxPutMonitors monitors, state.MaxPutMonitorsBytes).
 const codeBundleTooLarge = "bundle_too_large"
 
-// fitsOneApply checks that the PutMonitors of an apply changing n monitors
-// is within the state machine's bounds; false means it answered 422
+// fitsOneApply checks that the PutMonitors of an apply is within the state
+// machine's bounds (state.CheckCommand: MaxPutMonitors monitors,
+// MaxPutMonitorsBytes); false means it answered 422
 // bundle_too_large. Only creates and updates count: unchanged entries cost
 // nothing, and applying part of a bundle leaves the rest alone (apply
 // never deletes), so a large bundle can be applied in parts.
-func fitsOneApply(w http.ResponseWriter, n int, cmd *raftv1.Command) bool {
-	var msg string
-	if n > state.MaxPutMonitors {
-		msg = fmt.Sprintf("the bundle would create or update %d monitors; one apply changes at most %d: apply it in parts (apply never deletes, so a part leaves the other monitors alone)", n, state.MaxPutMonitors)
-	} else if err := state.CheckCommand(cmd); err != nil {
-		msg = fmt.Sprintf("the bundle's changes are too large for one apply (%v): apply it in parts (apply never deletes, so a part leaves the other monitors alone)", err)
-	} else {
+func fitsOneApply(w http.ResponseWriter, cmd *raftv1.Command) bool {
+	err := state.CheckCommand(cmd)
+	if err == nil {
 		return true
 	}
+	msg := fmt.Sprintf("the bundle's changes are too large for one apply (%v): apply it in parts (apply never deletes, so a part leaves the other monitors alone)", err)
 	writeInvalid(w, manifest.ErrorBody{
 		Message:    msg,
 		Errors:     map[string][]string{manifest.KeyBundle: {msg}},
