@@ -105,6 +105,32 @@ func TestRevokedKeyIsRefusedByEveryNode(t *testing.T) {
 			}
 		}
 	}
+
+	// And surely behind: a follower whose raft port is blocked cannot apply
+	// the revocation, still holds the key, authenticates the ping with it
+	// and forwards it; only the state machine's check refuses it.
+	f := followers[0]
+	secret, id := newIngestKey(t, leader, acct)
+	if err := f.ConsistentRead(clustertest.Context(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	c.Net.Block(f.RaftAddr())
+	res, err := leader.Apply(clustertest.Context(t, 10*time.Second), &raftv1.Command{Op: &raftv1.Command_RevokeKey{
+		RevokeKey: &raftv1.RevokeKey{AccountId: acct, KeyId: id},
+	}})
+	if err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
+		t.Fatalf("revoke: %v %v", res, err)
+	}
+	if _, err := f.State().KeyByHash(apikey.Hash(secret)); err != nil {
+		t.Fatalf("the cut-off follower already lost the key: %v", err)
+	}
+	monitors = append(monitors, "revoked-cut")
+	status, err := pingStatus(clustertest.Context(t, 15*time.Second), f.URL(), secret, "revoked-cut", "cut")
+	c.Net.Unblock(f.RaftAddr())
+	if err != nil || status != http.StatusUnauthorized {
+		t.Fatalf("the cut-off follower answered %d, %v; want 401", status, err)
+	}
+	c.WaitConverged(20 * time.Second)
 	for _, n := range c.Nodes {
 		if ids := storedIDs(t, n, acct, monitors); len(ids) != 0 {
 			t.Fatalf("%s stored %d events of revoked keys: %v", n.ID(), len(ids), ids)
