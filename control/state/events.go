@@ -10,7 +10,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
@@ -90,35 +89,13 @@ func parseEventTimeKey(key []byte) (string, uint64, error) {
 
 func eventLowKey(monitorID string) []byte { return k(prefixEventLow, monitorID) }
 
-// The two fields storedReceived reads by hand. Their numbers come from
-// the generated descriptors, by name and kind, so a renumbered field is
-// followed and a renamed or retyped one stops the package from loading
-// (every test of it fails) instead of being misread.
-var (
-	storedEventEventField = mustSchemaField((&statev1.StoredEvent{}).ProtoReflect().Descriptor(), "event", protoreflect.MessageKind)
-	eventReceivedField    = mustSchemaField((&raftv1.Event{}).ProtoReflect().Descriptor(), "received_unix_ms", protoreflect.Int64Kind)
+// The two fields storedReceived reads by hand: StoredEvent.event and
+// Event.received_unix_ms. TestStoredReceivedAgreesWithTheGeneratedCode
+// fails if either is renumbered or retyped.
+const (
+	storedEventEventField protowire.Number = 2
+	eventReceivedField    protowire.Number = 12
 )
-
-// schemaField returns the number of md's singular field name, which must
-// be of kind (and so of the wire type storedReceived reads it as).
-func schemaField(md protoreflect.MessageDescriptor, name string, kind protoreflect.Kind) (protowire.Number, error) {
-	fd := md.Fields().ByName(protoreflect.Name(name))
-	switch {
-	case fd == nil:
-		return 0, fmt.Errorf("%s has no field %s", md.FullName(), name)
-	case fd.Kind() != kind || fd.Cardinality() == protoreflect.Repeated:
-		return 0, fmt.Errorf("%s is a %v %v, read as a singular %v", fd.FullName(), fd.Cardinality(), fd.Kind(), kind)
-	}
-	return fd.Number(), nil
-}
-
-func mustSchemaField(md protoreflect.MessageDescriptor, name string, kind protoreflect.Kind) protowire.Number {
-	n, err := schemaField(md, name, kind)
-	if err != nil {
-		panic("state: the hand-decoded fields moved: " + err.Error())
-	}
-	return n
-}
 
 // storedReceived reads event.received_unix_ms out of an encoded
 // StoredEvent without decoding the rest. It is on the ingest path
