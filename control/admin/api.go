@@ -14,7 +14,6 @@ import (
 	"crypto/subtle"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -22,6 +21,7 @@ import (
 	"lookout/cluster/clusterapi"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channels"
+	"lookout/control/keyauth"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
@@ -144,8 +144,8 @@ func (a *API) Register(mux *http.ServeMux) {
 func (a *API) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		addr := clientAddr(r)
-		scheme, token, found := strings.Cut(r.Header.Get("Authorization"), " ")
-		if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		token, _, err := keyauth.BearerToken(r)
+		if err != nil || token == "" {
 			if ok, wait := a.throttle.check(addr, a.now(), func() bool { return true }); !ok {
 				writeThrottled(w, wait)
 				return

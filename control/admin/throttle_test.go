@@ -101,3 +101,43 @@ func TestConcurrentWrongTokensAreThrottled(t *testing.T) {
 		t.Fatalf("answers %v, want 10 401s and 40 429s", counts)
 	}
 }
+
+// Beyond the tracked addresses' cap the new ones share one bucket, but it
+// never keeps the right token out: an attacker who fills the table and
+// empties the shared bucket does not lock the operator out.
+func TestRightTokenPassesOnceTableIsFull(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	api := admin.New(admin.Options{Cluster: &resultCluster{}, Token: "right", Now: func() time.Time { return now }})
+	mux := http.NewServeMux()
+	api.Register(mux)
+	send := func(addr, auth string) int {
+		req := httptest.NewRequest("GET", "/admin/v1/cluster", nil)
+		req.RemoteAddr = addr
+		req.Header.Set("Authorization", auth)
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, req)
+		return w.Code
+	}
+	addr := func(i int) string { return fmt.Sprintf("10.%d.%d.%d:1", i>>16&0xff, i>>8&0xff, i&0xff) }
+	const tracked = 10_000
+	for i := range tracked {
+		if code := send(addr(i), "Bearer guess"); code != http.StatusUnauthorized {
+			t.Fatalf("wrong token from address %d: %d, want 401", i, code)
+		}
+	}
+	// Past the cap: the shared bucket takes 10 failures, then 429s.
+	for i := range 10 {
+		if code := send(addr(tracked+i), "Bearer guess"); code != http.StatusUnauthorized {
+			t.Fatalf("wrong token from overflow address %d: %d, want 401", i, code)
+		}
+	}
+	if code := send(addr(tracked+10), "Bearer guess"); code != http.StatusTooManyRequests {
+		t.Fatalf("wrong token once the shared bucket is empty: %d, want 429", code)
+	}
+	if code := send(addr(tracked+11), "Bearer right"); code != http.StatusOK {
+		t.Fatalf("the right token from a new address past the cap: %d, want 200", code)
+	}
+	if code := send(addr(tracked+12), "Bearer guess"); code != http.StatusTooManyRequests {
+		t.Fatalf("wrong token after the right one: %d, want 429", code)
+	}
+}

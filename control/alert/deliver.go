@@ -36,9 +36,6 @@ func (d *Dispatcher) deliver(ctx context.Context, a *statev1.Alert, dl *statev1.
 		log.Warn("reading the alert channel failed", "error", err)
 		return time.Time{}
 	}
-	if dl.GetAttempts() == 0 {
-		d.o.Metrics.Queued(typ)
-	}
 	if err == nil {
 		sctx, cancel := context.WithTimeout(ctx, d.o.SendTimeout)
 		err = ch.Send(sctx, d.payload(a))
@@ -67,6 +64,9 @@ func (d *Dispatcher) deliver(ctx context.Context, a *statev1.Alert, dl *statev1.
 	if res.GetStatus() != raftv1.Status_STATUS_OK {
 		log.Warn("recording the alert delivery refused", "status", res.GetStatus(), "message", res.GetMessage())
 		return time.Time{}
+	}
+	if dl.GetAttempts() == 0 {
+		d.o.Metrics.Queued(typ)
 	}
 	switch {
 	case rec.GetDelivered():

@@ -138,10 +138,18 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request, c *caller, now time
 // for one this node does not know (answered, and counted, as an error).
 func outcomeLabel(o raftv1.EventOutcome) string {
 	switch o {
-	case raftv1.EventOutcome_EVENT_OUTCOME_STORED, raftv1.EventOutcome_EVENT_OUTCOME_DUPLICATE,
-		raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_RATE,
-		raftv1.EventOutcome_EVENT_OUTCOME_SUSPENDED, raftv1.EventOutcome_EVENT_OUTCOME_UNAUTHORIZED:
-		return strings.ToLower(strings.TrimPrefix(o.String(), "EVENT_OUTCOME_"))
+	case raftv1.EventOutcome_EVENT_OUTCOME_STORED:
+		return "stored"
+	case raftv1.EventOutcome_EVENT_OUTCOME_DUPLICATE:
+		return "duplicate"
+	case raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT:
+		return "monitor_limit"
+	case raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_RATE:
+		return "monitor_rate"
+	case raftv1.EventOutcome_EVENT_OUTCOME_SUSPENDED:
+		return "suspended"
+	case raftv1.EventOutcome_EVENT_OUTCOME_UNAUTHORIZED:
+		return "unauthorized"
 	}
 	return ""
 }

@@ -14,15 +14,8 @@ import (
 	"crypto/x509"
 	"net"
 	"time"
-)
 
-// Defaults of a check's config, the same as internal/manifest fills in (a
-// stored config already has them; a zero value here means the default).
-const (
-	DefaultTimeout     = 10 * time.Second
-	DefaultMethod      = "GET"
-	DefaultWarningDays = 30
-	DefaultAlertDays   = 7
+	"lookout/internal/manifest"
 )
 
 // Prober makes one attempt of a check. It never returns without a Result:
@@ -41,7 +34,7 @@ type Target struct {
 	URL string
 	// Method is the HTTP method; "" means GET.
 	Method string
-	// Timeout bounds the whole attempt; 0 means DefaultTimeout.
+	// Timeout bounds the whole attempt; 0 means manifest.DefaultCheckTimeout seconds.
 	Timeout time.Duration
 	// ExpectedStatus is the status the final answer must have; 0 means
 	// unset (then any 2xx or 3xx passes).
@@ -63,19 +56,19 @@ type Target struct {
 func (t Target) Thresholds() (warning, alert int) {
 	warning, alert = t.WarningDays, t.AlertDays
 	if warning == 0 {
-		warning = DefaultWarningDays
+		warning = manifest.DefaultWarningDays
 	}
 	if alert == 0 {
-		alert = min(DefaultAlertDays, warning)
+		alert = min(manifest.DefaultAlertDays, warning)
 	}
 	return warning, alert
 }
 
-// EffectiveTimeout returns the timeout of an attempt, DefaultTimeout when
-// unset.
+// EffectiveTimeout returns the timeout of an attempt,
+// manifest.DefaultCheckTimeout seconds when unset.
 func (t Target) EffectiveTimeout() time.Duration {
 	if t.Timeout <= 0 {
-		return DefaultTimeout
+		return manifest.DefaultCheckTimeout * time.Second
 	}
 	return t.Timeout
 }

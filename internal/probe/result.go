@@ -6,8 +6,7 @@ import "time"
 type Result struct {
 	// Err is nil when the check passed.
 	Err *Error
-	// Started is when the attempt began; Duration how long it took.
-	Started  time.Time
+	// Duration is how long the attempt took.
 	Duration time.Duration
 	// HTTP is set by an http_check attempt that got as far as sending
 	// the request (fields it did not reach are zero).

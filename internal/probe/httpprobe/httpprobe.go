@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"lookout/internal/manifest"
 	"lookout/internal/probe"
 )
 
@@ -53,7 +54,6 @@ func New(opts probe.Options) *Prober {
 func (p *Prober) Probe(ctx context.Context, t probe.Target) (res probe.Result) {
 	clock := p.opts.Clock()
 	started := time.Now()
-	res.Started = started
 	defer func() { res.Duration = time.Since(started) }()
 	timeout := t.EffectiveTimeout()
 	attempt, cancel := context.WithTimeout(ctx, timeout)
@@ -61,7 +61,7 @@ func (p *Prober) Probe(ctx context.Context, t probe.Target) (res probe.Result) {
 
 	method := strings.ToUpper(t.Method)
 	if method == "" {
-		method = probe.DefaultMethod
+		method = manifest.DefaultMethod
 	}
 	tm := newTimer(started)
 	req, err := http.NewRequestWithContext(tm.trace(attempt), method, t.URL, nil)

@@ -35,7 +35,6 @@ func New(opts probe.Options) *Prober {
 // still inspected: Result.SSL is set whenever the handshake completed.
 func (p *Prober) Probe(ctx context.Context, t probe.Target) (res probe.Result) {
 	started := time.Now()
-	res.Started = started
 	defer func() { res.Duration = time.Since(started) }()
 	timeout := t.EffectiveTimeout()
 	attempt, cancel := context.WithTimeout(ctx, timeout)
