@@ -31,6 +31,10 @@ const RegionControl = "control"
 // a RecordExecutions command does not say.
 const DefaultExecutionRetention = 1000
 
+// MaxExecutionRetention bounds a RecordExecutions' retention count (and so
+// what deleting a check deletes in one entry).
+const MaxExecutionRetention = 10_000
+
 // Bounds of a RecordExecutions command. With them one execution encodes
 // to at most about 6.5 KiB and a whole command to about 110 KiB: a 128 KiB
 // bound per command holds it.

@@ -133,6 +133,9 @@ func CheckCommand(cmd *raftv1.Command) error {
 		return checkSmall("fire deadline", c, c.GetAccountId(), c.GetMonitorUuid(), c.GetKind())
 	case *raftv1.Command_RecordExecutions:
 		c := op.RecordExecutions
+		if n := c.GetRetentionCount(); n > MaxExecutionRetention {
+			return fmt.Errorf("record executions: retention of %d, at most %d", n, MaxExecutionRetention)
+		}
 		var parts []string
 		for _, e := range c.GetExecutions() {
 			parts = append(parts, e.GetAccountId(), e.GetCheckUuid(), e.GetRegion())

@@ -185,6 +185,7 @@ func worstCases() map[string]worstCase {
 		"prune_events":         pruneWorstCase(),
 		"prune_alerts":         pruneAlertsWorstCase(),
 		"delete_monitor":       deleteWorstCase(),
+		"delete_monitor/check": deleteCheckWorstCase(),
 		"put_monitors/renames": putMonitorsWorstCase(),
 		"put_monitors/creates": {
 			// As many of the longest manifests as the bytes allow.
@@ -481,5 +482,31 @@ func recordExecutionsWorstCase() worstCase {
 		want: raftv1.Status_STATUS_OK,
 		over: cmd(&raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: []*raftv1.Execution{{
 			AccountId: "a", CheckUuid: id(0), Region: RegionControl, SlotUnixMs: t0, Status: ExecFailed, Error: long(MaxCommandBytes)}}}}}),
+	}
+}
+
+func deleteCheckWorstCase() worstCase {
+	const id = "40000000-0000-4000-8000-000000000001"
+	return worstCase{
+		// A check holding MaxExecutionRetention executions: deleting it
+		// deletes them all in its entry.
+		setup: func(t *testing.T, s *Store) {
+			mustOK(t, s, putMonitorsCmd("a", []*raftv1.MonitorSpec{{Uuid: id, Kind: KindHTTPCheck, Name: "site", Enabled: true, Schedule: "1m",
+				Config: &raftv1.CheckConfig{Url: "https://example.com/", Method: "GET", Timeout: 10}}}, nil))
+			for slot := 0; slot < MaxExecutionRetention; slot += MaxExecutionsPerCommand {
+				execs := make([]*raftv1.Execution, MaxExecutionsPerCommand)
+				for i := range execs {
+					execs[i] = &raftv1.Execution{AccountId: "a", CheckUuid: id, Region: RegionControl, SlotUnixMs: t0 + int64(slot+i)*60_000, Status: ExecSuccess, Attempts: 1}
+				}
+				mustOK(t, s, cmd(&raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: execs, RetentionCount: MaxExecutionRetention}}}))
+			}
+		},
+		worst: func(*testing.T, *Store) *raftv1.Command { return deleteMonitor("a", id) },
+		want:  raftv1.Status_STATUS_OK,
+		over: cmd(&raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: []*raftv1.Execution{{
+			AccountId: "a", CheckUuid: id, Region: RegionControl, SlotUnixMs: t0, Status: ExecSuccess}}, RetentionCount: MaxExecutionRetention + 1}}}),
+		// 10,001 deletions: more writes than a Small transaction allows
+		// (6,553); the default options hold them.
+		smallGap: "deleting a check with MaxExecutionRetention executions does not fit a Small transaction",
 	}
 }

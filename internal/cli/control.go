@@ -149,8 +149,8 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	if c.retentionCount < 1 || c.retentionAge < time.Hour {
 		return nil, usageError{"--event-retention-count must be at least 1 and --event-retention-age at least 1h"}
 	}
-	if c.execRetention < 1 || c.execRetention > 10000 {
-		return nil, usageError{"--execution-retention-count must be 1 to 10000"}
+	if c.execRetention < 1 || c.execRetention > state.MaxExecutionRetention {
+		return nil, usageError{fmt.Sprintf("--execution-retention-count must be 1 to %d", state.MaxExecutionRetention)}
 	}
 	if err := c.resolveAdvertise(); err != nil {
 		return nil, err
