@@ -1,9 +1,7 @@
 package state
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/dgraph-io/badger/v4"
@@ -74,11 +72,13 @@ func route(txn *badger.Txn, m *statev1.Monitor) ([]*statev1.Delivery, error) {
 		if err := getProto(txn, k(prefixGroup, acct, string(gid)), &group); err != nil {
 			return nil, err
 		}
-		var channels []struct {
-			Type string `json:"type"`
-		}
-		if err := json.Unmarshal(group.GetChannelsJson(), &channels); err != nil {
-			return nil, fmt.Errorf("group %s: channels: %w", group.GetId(), err)
+		// Channels it cannot read (empty, not an array of channel objects:
+		// stored before CreateNotificationGroup checked them) are no
+		// channels, the same on every node, rather than an error that
+		// would fail the entry on every node at every replay.
+		channels, err := parseGroupChannels(group.GetChannelsJson())
+		if err != nil {
+			channels = nil
 		}
 		out := make([]*statev1.Delivery, len(channels))
 		for i, c := range channels {

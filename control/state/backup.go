@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
@@ -63,14 +62,14 @@ func CheckBackup(r io.Reader) (BackupInfo, error) {
 		return bad("%v", err)
 	}
 	for records := 0; ; records++ {
-		key, err := hr.chunk()
+		key, err := readChunk(hr)
 		if err != nil {
 			return bad("truncated or damaged after %d records: %v", records, err)
 		}
 		if len(key) == 0 {
 			break
 		}
-		if _, err := hr.chunk(); err != nil {
+		if _, err := readChunk(hr); err != nil {
 			return bad("truncated or damaged after %d records: %v", records, err)
 		}
 	}
@@ -110,20 +109,4 @@ func (r *hashingReader) ReadByte() (byte, error) {
 		r.n++
 	}
 	return b, err
-}
-
-// chunk reads one length-prefixed chunk of a snapshot stream.
-func (r *hashingReader) chunk() ([]byte, error) {
-	n, err := binary.ReadUvarint(r)
-	if err != nil {
-		return nil, err
-	}
-	if n > 64<<20 {
-		return nil, fmt.Errorf("chunk of %d bytes is too large", n)
-	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, io.ErrUnexpectedEOF
-	}
-	return b, nil
 }

@@ -81,14 +81,28 @@ func (s *Store) NotificationGroupByName(accountID, name string) (*statev1.Notifi
 // checkGroupChannels checks a group's channels_json as route reads it: a
 // JSON array of objects, at most MaxGroupChannels of them.
 func checkGroupChannels(raw []byte) error {
-	var channels []struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(raw, &channels); err != nil || channels == nil {
-		return errors.New("channels must be a JSON array of channel objects")
+	channels, err := parseGroupChannels(raw)
+	if err != nil {
+		return err
 	}
 	if len(channels) > MaxGroupChannels {
 		return fmt.Errorf("%d channels, at most %d", len(channels), MaxGroupChannels)
 	}
 	return nil
+}
+
+// groupChannel is one channel object of a group's channels_json, as route
+// reads it.
+type groupChannel struct {
+	Type string `json:"type"`
+}
+
+// parseGroupChannels reads a group's channels_json: a JSON array of channel
+// objects (empty, null, or anything else is an error).
+func parseGroupChannels(raw []byte) ([]groupChannel, error) {
+	var channels []groupChannel
+	if err := json.Unmarshal(raw, &channels); err != nil || channels == nil {
+		return nil, errors.New("channels must be a JSON array of channel objects")
+	}
+	return channels, nil
 }

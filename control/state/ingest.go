@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
-	"google.golang.org/protobuf/proto"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
@@ -80,13 +79,9 @@ type ingest struct {
 // Outcomes other than STORED store nothing and count nothing (a refused
 // creation is not counted against the creation rate either).
 func applyIngestBatch(txn *badger.Txn, ctx applyCtx, b *raftv1.IngestBatch) (*raftv1.Result, error) {
+	// The batch's bounds (IngestBatchMaxEvents, IngestBatchMaxBytes) are
+	// checked by CheckCommand before any apply function runs.
 	evs := b.GetEvents()
-	if len(evs) > IngestBatchMaxEvents {
-		return invalid("ingest batch: %d events, at most %d", len(evs), IngestBatchMaxEvents), nil
-	}
-	if n := proto.Size(b); n > IngestBatchMaxBytes {
-		return invalid("ingest batch: %d bytes, at most %d", n, IngestBatchMaxBytes), nil
-	}
 	in := &ingest{
 		txn: txn, ctx: ctx, keep: b.GetRetentionCount(), trims: len(evs) + trimSlack,
 		accts: map[string]*acctState{}, names: map[string]*monState{},
@@ -186,11 +181,7 @@ func (in *ingest) account(id string) (*acctState, error) {
 	if err != nil {
 		return nil, err
 	}
-	created, err := readCreationWindow(in.txn, id)
-	if err != nil {
-		return nil, err
-	}
-	a.acct, a.quota, a.monitors, a.created = acct, q, n, created
+	a.acct, a.quota, a.monitors = acct, q, n
 	in.acctOrder = append(in.acctOrder, a)
 	return a, nil
 }
@@ -217,6 +208,15 @@ func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, raftv1
 	}
 	if limit, has := monitorLimit(a.acct.GetPlan()); has && int64(a.monitors) >= limit {
 		return nil, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT, nil
+	}
+	if !a.created.loaded {
+		// Read only when a monitor is about to be created: most batches
+		// create none.
+		created, err := readCreationWindow(in.txn, a.id)
+		if err != nil {
+			return nil, 0, err
+		}
+		a.created = created
 	}
 	if !a.created.take(in.ctx.now, uint64(MonitorsCreatedPerMinute(a.acct.GetPlan()))) {
 		return nil, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_RATE, nil

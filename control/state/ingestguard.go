@@ -39,6 +39,7 @@ func MonitorsCreatedPerMinute(p *raftv1.Plan) int64 { return plans.MonitorsCreat
 type creationWindow struct {
 	minute, count uint64
 	dirty         bool
+	loaded        bool // read from the store (readCreationWindow)
 }
 
 func monitorRateKey(accountID string) []byte { return k(prefixMonitorRate, accountID) }
@@ -47,7 +48,7 @@ func monitorRateKey(accountID string) []byte { return k(prefixMonitorRate, accou
 func readCreationWindow(txn *badger.Txn, accountID string) (creationWindow, error) {
 	v, err := getRaw(txn, monitorRateKey(accountID))
 	if errors.Is(err, ErrNotFound) {
-		return creationWindow{}, nil
+		return creationWindow{loaded: true}, nil
 	}
 	if err != nil {
 		return creationWindow{}, err
@@ -55,7 +56,7 @@ func readCreationWindow(txn *badger.Txn, accountID string) (creationWindow, erro
 	if len(v) != 16 {
 		return creationWindow{}, fmt.Errorf("monitor creation window of account %s: %d bytes, want 16", accountID, len(v))
 	}
-	return creationWindow{minute: binary.BigEndian.Uint64(v), count: binary.BigEndian.Uint64(v[8:])}, nil
+	return creationWindow{minute: binary.BigEndian.Uint64(v), count: binary.BigEndian.Uint64(v[8:]), loaded: true}, nil
 }
 
 // take counts one creation at nowMs (the entry's leader-stamped time) and

@@ -178,7 +178,11 @@ func SnapshotAppliedIndex(r io.Reader) (uint64, error) {
 	return binary.BigEndian.Uint64(hdr[len(snapshotMagic):]), nil
 }
 
-func readChunk(r *bufio.Reader) ([]byte, error) {
+// readChunk reads one length-prefixed chunk of a snapshot stream.
+func readChunk(r interface {
+	io.Reader
+	io.ByteReader
+}) ([]byte, error) {
 	n, err := binary.ReadUvarint(r)
 	if err != nil {
 		return nil, err
@@ -187,8 +191,13 @@ func readChunk(r *bufio.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("chunk of %d bytes is too large", n)
 	}
 	b := make([]byte, n)
-	_, err = io.ReadFull(r, b)
-	return b, err
+	if _, err := io.ReadFull(r, b); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF // the length was read: the body is missing
+		}
+		return nil, err
+	}
+	return b, nil
 }
 
 type countingWriter struct {
