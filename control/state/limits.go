@@ -194,8 +194,8 @@ func checkPutMonitors(c *raftv1.PutMonitors) error {
 	return nil
 }
 
-// checkIngestBatch bounds an IngestBatch: its events and size (as
-// applyIngestBatch does) and the strings that become keys.
+// checkIngestBatch bounds an IngestBatch: its events, its size and the
+// strings that become keys.
 func checkIngestBatch(b *raftv1.IngestBatch) error {
 	if n := len(b.GetEvents()); n > IngestBatchMaxEvents {
 		return fmt.Errorf("ingest batch: %d events, at most %d", n, IngestBatchMaxEvents)
