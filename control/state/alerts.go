@@ -22,9 +22,10 @@ func alertPendingKey(id string) []byte { return k(prefixAlertPending, id) }
 // per channel it is routed to: the channels of the monitor's notification
 // group, or else the account's default channels. Its id is derived from
 // the entry (index) and the alert's position in it, so it is the same on
-// every node and never reused.
-func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ string, at int64, ev *statev1.StoredEvent) error {
-	id := alertID(ctx, pos, m, typ)
+// every node and never reused. The alert carries the ping event ev or the
+// check execution exec that raised it.
+func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ string, at int64, ev *statev1.StoredEvent, exec *raftv1.Execution) error {
+	id := uuid.NewSHA1(alertNamespace, []byte(m.GetUuid()+"\x00"+strconv.FormatUint(ctx.index, 10)+"\x00"+strconv.Itoa(pos)+"\x00"+typ)).String()
 	deliveries, err := route(txn, m)
 	if err != nil {
 		return err
@@ -32,7 +33,7 @@ func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ 
 	for _, d := range deliveries {
 		d.NextTryUnixMs = ctx.now
 	}
-	a := &statev1.Alert{Id: id, AccountId: m.GetAccountId(), MonitorUuid: m.GetUuid(), Type: typ, OccurredUnixMs: at, Event: ev, Deliveries: deliveries}
+	a := &statev1.Alert{Id: id, AccountId: m.GetAccountId(), MonitorUuid: m.GetUuid(), Type: typ, OccurredUnixMs: at, Event: ev, Execution: exec, Deliveries: deliveries}
 	if err := setProto(txn, alertKey(id), a); err != nil {
 		return err
 	}
@@ -49,12 +50,6 @@ func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ 
 		}
 	}
 	return txn.Set(alertPendingKey(id), nil)
-}
-
-// alertID is the id raiseAlert gives the alert of type typ at pos of the
-// entry.
-func alertID(ctx applyCtx, pos int, m *statev1.Monitor, typ string) string {
-	return uuid.NewSHA1(alertNamespace, []byte(m.GetUuid()+"\x00"+strconv.FormatUint(ctx.index, 10)+"\x00"+strconv.Itoa(pos)+"\x00"+typ)).String()
 }
 
 // route lists the deliveries of an alert of m.

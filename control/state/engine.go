@@ -64,7 +64,7 @@ func onPing(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, se *stat
 	if alert == "" {
 		return changed, nil
 	}
-	return true, raiseAlert(txn, ctx, pos, m, alert, se.GetEventTimeUnixMs(), se)
+	return true, raiseAlert(txn, ctx, pos, m, alert, se.GetEventTimeUnixMs(), se, nil)
 }
 
 // applyFireDeadline applies a deadline the leader saw pass. A deadline that
@@ -95,7 +95,7 @@ func applyFireDeadline(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadline) (*
 		}
 	}
 	if alert != "" {
-		if err := raiseAlert(txn, ctx, 0, m, alert, c.GetDueUnixMs(), missed); err != nil {
+		if err := raiseAlert(txn, ctx, 0, m, alert, c.GetDueUnixMs(), missed, nil); err != nil {
 			return nil, err
 		}
 	}

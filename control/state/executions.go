@@ -242,25 +242,11 @@ func onVerdict(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, cs *s
 	}
 	cs.Alert = standing
 	for i, typ := range raise {
-		if err := raiseCheckAlert(txn, ctx, pos*2+i, m, typ, e); err != nil {
+		if err := raiseAlert(txn, ctx, pos*2+i, m, typ, e.GetFinishedUnixMs(), nil, e); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// raiseCheckAlert raises an alert of m with the execution e in it.
-func raiseCheckAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ string, e *raftv1.Execution) error {
-	if err := raiseAlert(txn, ctx, pos, m, typ, e.GetFinishedUnixMs(), nil); err != nil {
-		return err
-	}
-	key := alertKey(alertID(ctx, pos, m, typ))
-	var a statev1.Alert
-	if err := getProto(txn, key, &a); err != nil {
-		return err
-	}
-	a.Execution = e
-	return setProto(txn, key, &a)
 }
 
 // getCheckStatus reads a check's status record (empty when it has none).
