@@ -233,16 +233,6 @@ func (s *Scheduler) Run(ctx context.Context) {
 	}
 }
 
-// eligible tells whether the leader runs m: an enabled check without
-// regions (agents run those) whose schedule parses.
-func eligible(m *statev1.Monitor) (schedule.Schedule, bool) {
-	if m.GetKind() == state.KindPing || !m.GetEnabled() || len(m.GetRegions()) > 0 {
-		return schedule.Schedule{}, false
-	}
-	sc, err := schedule.Parse(m.GetSchedule())
-	return sc, err == nil
-}
-
 // rebuild schedules every check afresh. A check whose latest slot passed
 // at most MaxLate ago without a verdict (the former leader died while it
 // was due) runs it now. An execution an earlier runner left unfinished is
@@ -265,7 +255,7 @@ func (t *term) rebuild(ctx context.Context) {
 		if e == nil || !e.running { // a running one is this term's own
 			strand = t.stranded(m.GetUuid())
 		}
-		sc, ok := eligible(m)
+		sc, ok := state.LeaderSchedule(m)
 		if !ok {
 			t.settle(strand)
 			return nil
@@ -309,7 +299,7 @@ func (t *term) refresh(id string) {
 	}
 	sc, ok := schedule.Schedule{}, false
 	if err == nil {
-		sc, ok = eligible(m)
+		sc, ok = state.LeaderSchedule(m)
 	}
 	if !ok {
 		if e != nil {

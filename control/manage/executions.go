@@ -6,7 +6,6 @@ import (
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
-	"lookout/internal/schedule"
 )
 
 // executionJSON is one execution of a check (decisions.md section 6).
@@ -142,7 +141,7 @@ func (a *API) withCheckStatus(m *statev1.Monitor) monitorWithStatus {
 		d := cs.GetDaysLeft()
 		s.DaysLeft = &d
 	}
-	if sc, err := schedule.Parse(m.GetSchedule()); err == nil && m.GetEnabled() && len(m.GetRegions()) == 0 {
+	if sc, ok := state.LeaderSchedule(m); ok {
 		next := sc.NextFor(m.GetUuid(), a.now())
 		s.NextRunAt = optTime(next.UnixMilli())
 	}

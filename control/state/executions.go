@@ -13,6 +13,7 @@ import (
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/schedule"
 )
 
 // Execution statuses (api.md 3.3); success and failed are final.
@@ -57,6 +58,17 @@ const executionTrimSlack = 100
 // failed so that it is final, but it is no verdict on the target (see
 // Interrupted).
 const ErrorInterrupted = "interrupted"
+
+// LeaderSchedule returns the schedule of m when the control plane's leader
+// runs it: an enabled check without regions (agents run those) whose
+// schedule parses. The scheduler follows it and the API shows its next run.
+func LeaderSchedule(m *statev1.Monitor) (schedule.Schedule, bool) {
+	if m.GetKind() == KindPing || !m.GetEnabled() || len(m.GetRegions()) > 0 {
+		return schedule.Schedule{}, false
+	}
+	sc, err := schedule.Parse(m.GetSchedule())
+	return sc, err == nil
+}
 
 // FinalStatus tells whether an execution status is final: success or
 // failed (never changed once stored). A final execution is a verdict on
