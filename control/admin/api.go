@@ -143,7 +143,7 @@ func (a *API) Register(mux *http.ServeMux) {
 // over its budget is answered 429 before its token is looked at.
 func (a *API) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		addr := clientAddr(r)
+		addr := keyauth.ClientAddr(r)
 		token, _, err := keyauth.BearerToken(r)
 		if err != nil || token == "" {
 			if ok, wait := a.throttle.check(addr, a.now(), func() bool { return true }); !ok {

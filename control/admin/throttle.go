@@ -2,7 +2,6 @@ package admin
 
 import (
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -101,23 +100,6 @@ func (t *throttle) sweep(now time.Time) {
 			delete(t.m, addr)
 		}
 	}
-}
-
-// clientAddr is the address a request is throttled by: the remote IP, and
-// for IPv6 its /64 (one host usually has a whole /64).
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	ip := net.ParseIP(host)
-	if ip == nil {
-		return host
-	}
-	if ip.To4() != nil {
-		return ip.String()
-	}
-	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }
 
 // writeThrottled answers 429 with Retry-After (whole seconds, at least 1).

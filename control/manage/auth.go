@@ -3,7 +3,6 @@ package manage
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -50,7 +49,7 @@ func (a *API) auth(scope string, next http.HandlerFunc) http.Handler {
 		}
 		limitID := "key:" + key.GetId()
 		if key == nil {
-			limitID = "addr:" + clientAddr(r)
+			limitID = "addr:" + keyauth.ClientAddr(r)
 		}
 		if !a.limits.take(w, limitID, a.now()) {
 			writeError(w, http.StatusTooManyRequests, "rate_limited", "more than 60 requests a minute; try again later")
@@ -84,14 +83,4 @@ func (a *API) authenticate(r *http.Request) (*raftv1.Key, string, error) {
 		return nil, "", err
 	}
 	return key, "", nil
-}
-
-// clientAddr is the request's remote host, for limiting unauthenticated
-// requests.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
