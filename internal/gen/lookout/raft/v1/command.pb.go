@@ -1185,7 +1185,11 @@ type Event struct {
 	// state machine checks it again when it applies the batch: an event whose
 	// key was revoked (or is not an ingest key of account_id) is not stored.
 	// Empty only in entries written before the check existed.
-	KeyId         string `protobuf:"bytes,120,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	KeyId string `protobuf:"bytes,120,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	// region is the agent region the event came through (stamped by the
+	// control node from the agent's token); empty when a control node
+	// received the ping itself.
+	Region        string `protobuf:"bytes,121,opt,name=region,proto3" json:"region,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1321,6 +1325,13 @@ func (x *Event) GetEventId() string {
 func (x *Event) GetKeyId() string {
 	if x != nil {
 		return x.KeyId
+	}
+	return ""
+}
+
+func (x *Event) GetRegion() string {
+	if x != nil {
+		return x.Region
 	}
 	return ""
 }
@@ -2788,7 +2799,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x04hash\x18\x04 \x01(\fR\x04hash\"f\n" +
 	"\vIngestBatch\x12.\n" +
 	"\x06events\x18\x01 \x03(\v2\x16.lookout.raft.v1.EventR\x06events\x12'\n" +
-	"\x0fretention_count\x18\x02 \x01(\x03R\x0eretentionCount\"\xd8\x03\n" +
+	"\x0fretention_count\x18\x02 \x01(\x03R\x0eretentionCount\"\xf0\x03\n" +
 	"\x05Event\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x18\n" +
@@ -2807,7 +2818,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x10received_unix_ms\x18\f \x01(\x03R\x0ereceivedUnixMs\x12\x16\n" +
 	"\x06series\x18\r \x01(\tR\x06series\x12\x19\n" +
 	"\bevent_id\x18\x0e \x01(\tR\aeventId\x12\x15\n" +
-	"\x06key_id\x18x \x01(\tR\x05keyIdB\v\n" +
+	"\x06key_id\x18x \x01(\tR\x05keyId\x12\x16\n" +
+	"\x06region\x18y \x01(\tR\x06regionB\v\n" +
 	"\t_durationB\f\n" +
 	"\n" +
 	"_exit_codeB\f\n" +
