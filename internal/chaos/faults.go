@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"time"
+)
+
+// The faults of a round, in order.
+const (
+	faultKillLeader        = "kill-leader"
+	faultPartitionLeader   = "partition-leader"
+	faultPartitionFollower = "partition-follower"
+)
+
+// fault is one injected fault: when it started, when it was undone (the
+// node restarted, the links healed) and how long the cluster then took
+// to be healthy again.
+type fault struct {
+	Round      int
+	Kind, Node string
+	Mode       string // partitions: hold or drop
+	Leader     string // the leader once healthy again
+	Start, End time.Duration
+	Recovery   time.Duration
+	Err        string
+}
+
+func (f fault) String() string {
+	s := fmt.Sprintf("round %d %-18s %s", f.Round, f.Kind, f.Node)
+	if f.Mode != "" {
+		s += " (" + f.Mode + ")"
+	}
+	s += fmt.Sprintf("  t=%6.1fs..%6.1fs", f.Start.Seconds(), f.End.Seconds())
+	if f.Err != "" {
+		return s + "  FAILED: " + f.Err
+	}
+	return s + fmt.Sprintf("  healthy %.1fs after, leader %s", f.Recovery.Seconds(), f.Leader)
+}
+
+// faulter injects the faults of each round into a cluster.
+type faulter struct {
+	c        *cluster
+	start    time.Time
+	rng      *rand.Rand
+	hold     time.Duration // how long a node stays killed or cut off
+	settle   time.Duration // quiet time after the cluster is healthy again
+	recovery time.Duration // bound on getting healthy again
+	out      io.Writer
+	faults   []fault
+}
+
+// rounds runs n rounds of kill-leader, partition-leader and
+// partition-follower; it stops early when the cluster does not recover.
+func (f *faulter) rounds(ctx context.Context, n int) error {
+	for r := 1; r <= n; r++ {
+		for i, kind := range []string{faultKillLeader, faultPartitionLeader, faultPartitionFollower} {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			mode := ""
+			if kind != faultKillLeader {
+				mode = "hold"
+				if (r+i)%2 == 0 {
+					mode = "drop"
+				}
+			}
+			ft := f.inject(ctx, r, kind, mode)
+			f.faults = append(f.faults, ft)
+			fmt.Fprintf(f.out, "%s  %s\n", time.Now().UTC().Format("15:04:05"), ft)
+			if ft.Err != "" {
+				return fmt.Errorf("%s", ft.Err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(f.settle):
+			}
+		}
+	}
+	return nil
+}
+
+// inject applies one fault, undoes it and waits for the cluster to be
+// healthy.
+func (f *faulter) inject(ctx context.Context, round int, kind, mode string) fault {
+	ft := fault{Round: round, Kind: kind, Mode: mode}
+	leader, err := f.c.leader(ctx)
+	if err != nil {
+		ft.Err = err.Error()
+		return ft
+	}
+	target := leader
+	if kind == faultPartitionFollower {
+		var followers []*node
+		for _, n := range f.c.nodes {
+			if n != leader {
+				followers = append(followers, n)
+			}
+		}
+		target = followers[f.rng.IntN(len(followers))]
+	}
+	ft.Node = target.id
+	ft.Start = time.Since(f.start)
+	switch kind {
+	case faultKillLeader:
+		target.kill()
+		sleep(ctx, f.hold)
+		if err := target.start(f.c.binary); err != nil {
+			ft.Err = err.Error()
+			return ft
+		}
+	default:
+		f.c.net.Isolate(target.id, f.c.ids(), mode == "drop")
+		sleep(ctx, f.hold)
+		f.c.net.Heal()
+	}
+	ft.End = time.Since(f.start)
+	rec, err := f.c.waitHealthy(ctx, f.recovery)
+	if err != nil {
+		ft.Err = err.Error()
+		return ft
+	}
+	ft.Recovery = rec
+	if l, err := f.c.leader(ctx); err == nil {
+		ft.Leader = l.id
+	}
+	return ft
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

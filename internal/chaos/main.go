@@ -1,0 +1,340 @@
+// Command chaos is Lookout's chaos suite (`make chaos`): it starts the
+// built binary as three control nodes on loopback, each behind a
+// fault-injecting TCP proxy on its raft and node-RPC ports (which the
+// nodes advertise, so peers dial the proxies), and for a number of rounds
+// kills the leader with SIGKILL and restarts it, cuts the leader off from
+// the others, and cuts a follower off, healing after each. Meanwhile
+// clients record a history of Management API operations on a few
+// monitors, checked for linearizability with porcupine, and ping clients
+// count their acknowledged pings, each of which must be stored exactly
+// once on every node at the end. It prints the rounds, the faults, the
+// operation counts and the verdicts, and exits non-zero on a violation.
+// See docs/reliability.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"lookout/internal/client"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chaos:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the command line.
+type options struct {
+	binary        string
+	rounds        int
+	hold, settle  time.Duration
+	manageClients int
+	pingClients   int
+	monitors      int
+	seed          uint64
+	dir           string
+	keep          bool
+	checkTimeout  time.Duration
+	logLevel      string
+}
+
+func parse(args []string) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
+	fs.StringVar(&o.binary, "lookout", "bin/lookout", "the lookout binary to run")
+	fs.IntVar(&o.rounds, "rounds", 4, "rounds of faults (each: kill the leader, partition the leader, partition a follower)")
+	fs.DurationVar(&o.hold, "hold", 8*time.Second, "how long a killed node stays down and a partition lasts")
+	fs.DurationVar(&o.settle, "settle", 3*time.Second, "quiet time after the cluster is healthy again")
+	fs.IntVar(&o.manageClients, "manage-clients", 4, "concurrent Management API clients recording the history")
+	fs.IntVar(&o.pingClients, "ping-clients", 3, "concurrent ping clients")
+	fs.IntVar(&o.monitors, "monitors", 5, "monitors the history operates on")
+	fs.Uint64Var(&o.seed, "seed", 0, "random seed (0: from the clock)")
+	fs.StringVar(&o.dir, "dir", "", "where node data, logs and the history visualization go (default: a new temporary directory)")
+	fs.BoolVar(&o.keep, "keep", false, "keep -dir after a run without violations (it is always kept after one with)")
+	fs.DurationVar(&o.checkTimeout, "check-timeout", 3*time.Minute, "bound on porcupine's search (past it the verdict is unknown)")
+	fs.StringVar(&o.logLevel, "log-level", "info", "the nodes' --log-level")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if o.rounds < 0 || o.manageClients < 1 || o.pingClients < 0 || o.monitors < 1 {
+		return nil, errors.New("-rounds must be 0 or more, -manage-clients and -monitors at least 1, -ping-clients 0 or more")
+	}
+	if o.seed == 0 {
+		o.seed = uint64(time.Now().UnixNano())
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	o, err := parse(args)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(o.binary); err != nil {
+		return fmt.Errorf("the lookout binary: %w (run make build)", err)
+	}
+	if o.dir == "" {
+		if o.dir, err = os.MkdirTemp("", "lookout-chaos-"); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(o.dir, 0o755); err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(o.seed, 0))
+	fmt.Fprintf(out, "chaos: %s, 3 nodes, %d rounds, hold %s, %d management clients on %d monitors, %d ping clients, seed %d\n",
+		o.binary, o.rounds, o.hold, o.manageClients, o.monitors, o.pingClients, o.seed)
+	fmt.Fprintf(out, "chaos: data and logs in %s\n", o.dir)
+
+	c, err := startCluster(ctx, o.binary, o.dir, o.logLevel, 3)
+	if err != nil {
+		return err
+	}
+	defer c.stop()
+	w, err := setup(ctx, c, o)
+	if err != nil {
+		return err
+	}
+
+	// The clients, then the faults.
+	start := time.Now()
+	hist := newHistory(start)
+	pings := newPingLog()
+	httpc := &http.Client{Timeout: 15 * time.Second}
+	wctx, stopClients := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var names []string
+	for i := 0; i < o.monitors; i++ {
+		names = append(names, fmt.Sprintf("reg-%d", i))
+	}
+	for i := 0; i < o.manageClients; i++ {
+		mc := &manageClient{id: i, keys: w.manageKeys[i], urls: c.urls(), names: names, hist: hist, httpc: httpc, rng: rand.New(rand.NewPCG(rng.Uint64(), 1))}
+		wg.Add(1)
+		go func() { defer wg.Done(); mc.run(wctx) }()
+	}
+	for i := 0; i < o.pingClients; i++ {
+		pc := &pingClient{id: i, key: w.ingestKey, urls: c.urls(), log: pings, httpc: httpc, rng: rand.New(rand.NewPCG(rng.Uint64(), 2)), retryFor: 30 * time.Second}
+		wg.Add(1)
+		go func() { defer wg.Done(); pc.run(wctx) }()
+	}
+	sleep(ctx, o.settle)
+	f := &faulter{c: c, start: start, rng: rng, hold: o.hold, settle: o.settle, recovery: 90 * time.Second, out: out}
+	faultErr := f.rounds(ctx, o.rounds)
+	sleep(ctx, o.settle)
+	stopClients()
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	// Heal everything and let the cluster settle before counting.
+	c.net.Heal()
+	for _, n := range c.nodes {
+		if !n.running() {
+			if err := n.start(c.binary); err != nil {
+				return err
+			}
+		}
+	}
+	_, healthErr := c.waitHealthy(ctx, 90*time.Second)
+
+	r := &report{o: o, faults: f.faults, elapsed: elapsed, faultErr: faultErr, healthErr: healthErr, hist: hist}
+	r.checkHistory(ctx)
+	r.checkPings(ctx, c, w, pings)
+	for _, n := range c.nodes {
+		r.proxies = append(r.proxies, fmt.Sprintf("%s raft %d/%d/%d http %d/%d/%d", n.id,
+			n.raftProxy.Carried.Load(), n.raftProxy.Dropped.Load(), n.raftProxy.Unknown.Load(),
+			n.httpProxy.Carried.Load(), n.httpProxy.Dropped.Load(), n.httpProxy.Unknown.Load()))
+	}
+	failed := r.print(out)
+	c.stop()
+	if failed {
+		return fmt.Errorf("violations found; node logs in %s", o.dir)
+	}
+	if !o.keep {
+		os.RemoveAll(o.dir)
+	}
+	return nil
+}
+
+// workload is what setup made: the keys of the clients.
+type workload struct {
+	manageKeys [][]string // per management client
+	ingestKey  string
+	pingMgmt   string // management key of the pings' account
+}
+
+// setup makes two accounts through the operator API: one whose monitors
+// the history works on (two management keys per client, since the rate
+// limit is per key and node), one that receives the pings (no ingest
+// limits).
+func setup(ctx context.Context, c *cluster, o *options) (*workload, error) {
+	admin := client.NewAdmin(c.urls()[0], adminToken, nil)
+	w := &workload{}
+	var hist *client.CreatedAccount
+	if err := retry(ctx, func() (err error) {
+		hist, err = admin.CreateAccount(ctx, client.CreateAccountRequest{Email: "chaos-history@example.com"})
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("create the history account: %w", err)
+	}
+	for i := 0; i < o.manageClients; i++ {
+		var keys []string
+		for j := 0; j < 2; j++ {
+			var k *client.CreatedKey
+			if err := retry(ctx, func() (err error) {
+				k, err = admin.CreateKey(ctx, hist.ID, client.CreateKeyRequest{Type: client.KeyTypeManagement, Name: fmt.Sprintf("client-%d-%d", i, j)})
+				return err
+			}); err != nil {
+				return nil, fmt.Errorf("create a management key: %w", err)
+			}
+			keys = append(keys, k.Key)
+		}
+		w.manageKeys = append(w.manageKeys, keys)
+	}
+	rate, burst, creations := 1e6, int64(1e6), int64(100_000)
+	var pa *client.CreatedAccount
+	if err := retry(ctx, func() (err error) {
+		pa, err = admin.CreateAccount(ctx, client.CreateAccountRequest{Email: "chaos-pings@example.com",
+			Plan: &client.PlanRequest{IngestRatePerSecond: &rate, IngestBurst: &burst, MonitorsCreatedPerMinute: &creations}})
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("create the pings account: %w", err)
+	}
+	w.ingestKey, w.pingMgmt = pa.IngestKey, pa.ManagementKey
+	// Every node holds the keys before the clients start (a node that
+	// does not would ask the leader, which is fine, but not the point).
+	if _, err := c.waitHealthy(ctx, 30*time.Second); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// report is the outcome of a run.
+type report struct {
+	o                   *options
+	faults              []fault
+	elapsed             time.Duration
+	faultErr, healthErr error
+	hist                *history
+	ops                 int
+	unknown             int
+	verdict             porcupine.CheckResult
+	vizPath             string
+	vizErr              error
+	pings               []*pingCount
+	pingErr             error
+	acked, sent         int
+	pingErrs            map[string]int
+	proxies             []string
+}
+
+// checkHistory runs porcupine on the history; on anything but Ok it
+// writes the visualization, with the faults as annotations.
+func (r *report) checkHistory(ctx context.Context) {
+	ops := r.hist.operations()
+	r.ops = len(ops)
+	for _, op := range ops {
+		if op.Output.(mOutput).Unknown {
+			r.unknown++
+		}
+	}
+	model := monitorModel()
+	res, info := porcupine.CheckOperationsVerbose(model, ops, r.o.checkTimeout)
+	r.verdict = res
+	if res == porcupine.Ok {
+		return
+	}
+	var notes []porcupine.Annotation
+	for _, f := range r.faults {
+		notes = append(notes, porcupine.Annotation{Tag: "faults", Start: int64(f.Start), End: int64(f.End),
+			Description: f.Kind + " " + f.Node, Details: f.String()})
+	}
+	info.AddAnnotations(notes)
+	r.vizPath = filepath.Join(r.o.dir, "history.html")
+	r.vizErr = porcupine.VisualizePath(model, info, r.vizPath)
+}
+
+// checkPings counts the pings through every node.
+func (r *report) checkPings(ctx context.Context, c *cluster, w *workload, log *pingLog) {
+	log.mu.Lock()
+	r.sent, r.acked, r.pingErrs = len(log.monitor), len(log.acked), log.errs
+	log.mu.Unlock()
+	if r.o.pingClients == 0 {
+		return
+	}
+	httpc := &http.Client{Timeout: 30 * time.Second}
+	for _, url := range c.urls() {
+		pc, err := countPings(ctx, url, w.pingMgmt, log, httpc)
+		if err != nil {
+			r.pingErr = fmt.Errorf("%s: %w", url, err)
+			return
+		}
+		r.pings = append(r.pings, pc)
+	}
+}
+
+// print writes the report and tells whether anything was violated.
+func (r *report) print(out io.Writer) (failed bool) {
+	fmt.Fprintf(out, "\n== chaos report (seed %d) ==\n", r.o.seed)
+	fmt.Fprintf(out, "clients ran %.0fs; %d faults injected:\n", r.elapsed.Seconds(), len(r.faults))
+	for _, f := range r.faults {
+		fmt.Fprintf(out, "  %s\n", f)
+	}
+	if r.faultErr != nil {
+		fmt.Fprintf(out, "VIOLATION: the faults stopped early: %v\n", r.faultErr)
+		failed = true
+	}
+	if r.healthErr != nil {
+		fmt.Fprintf(out, "VIOLATION: the cluster is not healthy after the heal: %v\n", r.healthErr)
+		failed = true
+	}
+	fmt.Fprintf(out, "proxies (carried/dropped/unidentified connections): %v\n", r.proxies)
+	fmt.Fprintf(out, "management operations: %d in the history (%d with unknown outcome)\n", r.ops, r.unknown)
+	fmt.Fprintf(out, "  by outcome: %v\n", r.hist.summary())
+	switch r.verdict {
+	case porcupine.Ok:
+		fmt.Fprintln(out, "linearizability (porcupine): OK")
+	case porcupine.Illegal:
+		fmt.Fprintf(out, "VIOLATION: linearizability (porcupine): ILLEGAL; visualization %s (%v)\n", r.vizPath, r.vizErr)
+		failed = true
+	default:
+		fmt.Fprintf(out, "VIOLATION: linearizability (porcupine): UNKNOWN (no verdict within %s); visualization %s (%v)\n", r.o.checkTimeout, r.vizPath, r.vizErr)
+		failed = true
+	}
+	fmt.Fprintf(out, "pings: %d sent, %d acknowledged; attempts not acknowledged: %v\n", r.sent, r.acked, r.pingErrs)
+	if r.pingErr != nil {
+		fmt.Fprintf(out, "VIOLATION: could not count the stored pings: %v\n", r.pingErr)
+		failed = true
+	}
+	for _, p := range r.pings {
+		fmt.Fprintf(out, "  %s: %d stored, acknowledged and lost %d, stored twice %d, unsent %d, stored though not acknowledged %d\n",
+			p.node, p.stored, p.lost, p.duplicated, p.foreign, p.unackedButStored)
+		if p.lost+p.duplicated+p.foreign > 0 {
+			fmt.Fprintf(out, "VIOLATION: pings through %s: %v\n", p.node, p.examples)
+			failed = true
+		}
+	}
+	if failed {
+		fmt.Fprintln(out, "RESULT: FAIL")
+	} else {
+		fmt.Fprintln(out, "RESULT: PASS")
+	}
+	return failed
+}
