@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"sync"
 	"syscall"
 	"time"
@@ -55,6 +56,7 @@ type options struct {
 	keep          bool
 	checkTimeout  time.Duration
 	logLevel      string
+	staleReads    bool
 }
 
 func parse(args []string) (*options, error) {
@@ -72,6 +74,7 @@ func parse(args []string) (*options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "keep -dir after a run without violations (it is always kept after one with)")
 	fs.DurationVar(&o.checkTimeout, "check-timeout", 3*time.Minute, "bound on porcupine's search (past it the verdict is unknown)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "the nodes' --log-level")
+	fs.BoolVar(&o.staleReads, "stale-reads", false, "self-test of the checker: the history's reads ask for ?stale=true, which the contract does not promise to be linearizable, so a run with partitions should report a violation")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -119,6 +122,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	hist := newHistory(start)
 	pings := newPingLog()
 	httpc := &http.Client{Timeout: 15 * time.Second}
+	mhttpc := httpc
+	if o.staleReads {
+		mhttpc = &http.Client{Timeout: 15 * time.Second, Transport: staleReads{http.DefaultTransport}}
+	}
 	wctx, stopClients := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	var names []string
@@ -126,7 +133,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		names = append(names, fmt.Sprintf("reg-%d", i))
 	}
 	for i := 0; i < o.manageClients; i++ {
-		mc := &manageClient{id: i, keys: w.manageKeys[i], urls: c.urls(), names: names, hist: hist, httpc: httpc, rng: rand.New(rand.NewPCG(rng.Uint64(), 1))}
+		mc := &manageClient{id: i, keys: w.manageKeys[i], urls: c.urls(), names: names, hist: hist, httpc: mhttpc, rng: rand.New(rand.NewPCG(rng.Uint64(), 1))}
 		wg.Add(1)
 		go func() { defer wg.Done(); mc.run(wctx) }()
 	}
@@ -161,6 +168,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		r.proxies = append(r.proxies, fmt.Sprintf("%s raft %d/%d/%d http %d/%d/%d", n.id,
 			n.raftProxy.Carried.Load(), n.raftProxy.Dropped.Load(), n.raftProxy.Unknown.Load(),
 			n.httpProxy.Carried.Load(), n.httpProxy.Dropped.Load(), n.httpProxy.Unknown.Load()))
+		for _, p := range []*Proxy{n.raftProxy, n.httpProxy} {
+			if why, ok := p.lastUnknown.Load().(string); ok {
+				r.proxies = append(r.proxies, "last unidentified: "+why)
+			}
+		}
 	}
 	failed := r.print(out)
 	c.stop()
@@ -236,6 +248,7 @@ type report struct {
 	ops                 int
 	unknown             int
 	verdict             porcupine.CheckResult
+	illegal             []string // monitors whose history is not linearizable
 	vizPath             string
 	vizErr              error
 	pings               []*pingCount
@@ -260,6 +273,18 @@ func (r *report) checkHistory(ctx context.Context) {
 	r.verdict = res
 	if res == porcupine.Ok {
 		return
+	}
+	if res == porcupine.Illegal { // name the monitors whose history is not linearizable
+		byName := map[string][]porcupine.Operation{}
+		for _, op := range ops {
+			byName[op.Input.(mInput).Name] = append(byName[op.Input.(mInput).Name], op)
+		}
+		for name, part := range byName {
+			if porcupine.CheckOperationsTimeout(model, part, r.o.checkTimeout) == porcupine.Illegal {
+				r.illegal = append(r.illegal, name)
+			}
+		}
+		sort.Strings(r.illegal)
 	}
 	var notes []porcupine.Annotation
 	for _, f := range r.faults {
@@ -312,7 +337,7 @@ func (r *report) print(out io.Writer) (failed bool) {
 	case porcupine.Ok:
 		fmt.Fprintln(out, "linearizability (porcupine): OK")
 	case porcupine.Illegal:
-		fmt.Fprintf(out, "VIOLATION: linearizability (porcupine): ILLEGAL; visualization %s (%v)\n", r.vizPath, r.vizErr)
+		fmt.Fprintf(out, "VIOLATION: linearizability (porcupine): ILLEGAL on monitors %v; visualization %s (%v)\n", r.illegal, r.vizPath, r.vizErr)
 		failed = true
 	default:
 		fmt.Fprintf(out, "VIOLATION: linearizability (porcupine): UNKNOWN (no verdict within %s); visualization %s (%v)\n", r.o.checkTimeout, r.vizPath, r.vizErr)
@@ -337,4 +362,17 @@ func (r *report) print(out io.Writer) (failed bool) {
 		fmt.Fprintln(out, "RESULT: PASS")
 	}
 	return failed
+}
+
+// staleReads adds stale=true to every GET (-stale-reads).
+type staleReads struct{ next http.RoundTripper }
+
+func (s staleReads) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodGet {
+		req = req.Clone(req.Context())
+		q := req.URL.Query()
+		q.Set("stale", "true")
+		req.URL.RawQuery = q.Encode()
+	}
+	return s.next.RoundTrip(req)
 }

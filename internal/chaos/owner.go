@@ -80,7 +80,10 @@ func findInode(file string, lport, rport int) (string, error) {
 		if len(fields) < 10 {
 			continue
 		}
-		if portOf(fields[1]) == lport && portOf(fields[2]) == rport && fields[9] != "0" {
+		if portOf(fields[1]) == lport && portOf(fields[2]) == rport {
+			if fields[9] == "0" { // TIME_WAIT and the like: no process holds it
+				return "", fmt.Errorf("the dialer closed its socket (port %d, state %s)", lport, fields[3])
+			}
 			return fields[9], nil
 		}
 	}

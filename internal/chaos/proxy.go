@@ -110,6 +110,7 @@ type Proxy struct {
 	// Counters: connections carried, refused because the link dropped,
 	// closed because their dialer could not be identified.
 	Carried, Dropped, Unknown atomic.Int64
+	lastUnknown               atomic.Value // string: why the last unidentified one was
 }
 
 // NewProxy listens on 127.0.0.1 (a free port) in front of target, the
@@ -152,6 +153,7 @@ func (p *Proxy) handle(c net.Conn) {
 	from, err := p.identify(c)
 	if err != nil {
 		p.Unknown.Add(1)
+		p.lastUnknown.Store(err.Error())
 		c.Close()
 		return
 	}
