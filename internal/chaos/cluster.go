@@ -115,6 +115,19 @@ func (n *node) kill() {
 	n.signal(syscall.SIGKILL)
 }
 
+// pause stops the process (SIGSTOP) without it noticing; resume
+// continues it (SIGCONT).
+func (n *node) pause()  { n.send(syscall.SIGSTOP) }
+func (n *node) resume() { n.send(syscall.SIGCONT) }
+
+func (n *node) send(sig os.Signal) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.cmd != nil && n.cmd.Process != nil {
+		n.cmd.Process.Signal(sig)
+	}
+}
+
 func (n *node) signal(sig os.Signal) {
 	n.mu.Lock()
 	cmd, done := n.cmd, n.done
@@ -256,6 +269,7 @@ func (c *cluster) healthy(ctx context.Context) error {
 func (c *cluster) stop() {
 	var wg sync.WaitGroup
 	for _, n := range c.nodes {
+		n.resume() // a node paused when the run was interrupted
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

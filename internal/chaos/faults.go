@@ -13,6 +13,7 @@ const (
 	faultKillLeader        = "kill-leader"
 	faultPartitionLeader   = "partition-leader"
 	faultPartitionFollower = "partition-follower"
+	faultPauseLeader       = "pause-leader"
 )
 
 // fault is one injected fault: when it started, when it was undone (the
@@ -52,16 +53,17 @@ type faulter struct {
 	faults   []fault
 }
 
-// rounds runs n rounds of kill-leader, partition-leader and
-// partition-follower; it stops early when the cluster does not recover.
+// rounds runs n rounds of kill-leader, partition-leader,
+// partition-follower and pause-leader; it stops early when the cluster
+// does not recover.
 func (f *faulter) rounds(ctx context.Context, n int) error {
 	for r := 1; r <= n; r++ {
-		for i, kind := range []string{faultKillLeader, faultPartitionLeader, faultPartitionFollower} {
+		for i, kind := range []string{faultKillLeader, faultPartitionLeader, faultPartitionFollower, faultPauseLeader} {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			mode := ""
-			if kind != faultKillLeader {
+			if kind == faultPartitionLeader || kind == faultPartitionFollower {
 				mode = "hold"
 				if (r+i)%2 == 0 {
 					mode = "drop"
@@ -111,6 +113,12 @@ func (f *faulter) inject(ctx context.Context, round int, kind, mode string) faul
 			ft.Err = err.Error()
 			return ft
 		}
+	case faultPauseLeader:
+		// SIGSTOP: a process that stalls (a long GC pause, a frozen
+		// VM) and wakes up still believing it leads.
+		target.pause()
+		sleep(ctx, f.hold)
+		target.resume()
 	default:
 		f.c.net.Isolate(target.id, f.c.ids(), mode == "drop")
 		sleep(ctx, f.hold)

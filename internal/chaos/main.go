@@ -3,7 +3,8 @@
 // fault-injecting TCP proxy on its raft and node-RPC ports (which the
 // nodes advertise, so peers dial the proxies), and for a number of rounds
 // kills the leader with SIGKILL and restarts it, cuts the leader off from
-// the others, and cuts a follower off, healing after each. Meanwhile
+// the others, cuts a follower off, and pauses the leader with SIGSTOP,
+// healing after each. Meanwhile
 // clients record a history of Management API operations on a few
 // monitors, checked for linearizability with porcupine, and ping clients
 // count their acknowledged pings, each of which must be stored exactly
@@ -63,8 +64,8 @@ func parse(args []string) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	fs.StringVar(&o.binary, "lookout", "bin/lookout", "the lookout binary to run")
-	fs.IntVar(&o.rounds, "rounds", 4, "rounds of faults (each: kill the leader, partition the leader, partition a follower)")
-	fs.DurationVar(&o.hold, "hold", 8*time.Second, "how long a killed node stays down and a partition lasts")
+	fs.IntVar(&o.rounds, "rounds", 4, "rounds of faults (each: kill the leader, partition the leader, partition a follower, pause the leader)")
+	fs.DurationVar(&o.hold, "hold", 6*time.Second, "how long a killed node stays down, a partition lasts and a paused node stays stopped")
 	fs.DurationVar(&o.settle, "settle", 3*time.Second, "quiet time after the cluster is healthy again")
 	fs.IntVar(&o.manageClients, "manage-clients", 4, "concurrent Management API clients recording the history")
 	fs.IntVar(&o.pingClients, "ping-clients", 3, "concurrent ping clients")
@@ -153,6 +154,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	// Heal everything and let the cluster settle before counting.
 	c.net.Heal()
 	for _, n := range c.nodes {
+		n.resume()
 		if !n.running() {
 			if err := n.start(c.binary); err != nil {
 				return err
