@@ -23,13 +23,9 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"sort"
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/anishathalye/porcupine"
 
 	"lookout/internal/client"
 )
@@ -165,6 +161,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	r := &report{o: o, faults: f.faults, elapsed: elapsed, faultErr: faultErr, healthErr: healthErr, hist: hist}
 	r.checkHistory(ctx)
+	r.checkConverged(ctx, c, w)
 	r.checkPings(ctx, c, w, pings)
 	for _, n := range c.nodes {
 		r.proxies = append(r.proxies, fmt.Sprintf("%s raft %d/%d/%d http %d/%d/%d", n.id,
@@ -238,132 +235,6 @@ func setup(ctx context.Context, c *cluster, o *options) (*workload, error) {
 		return nil, err
 	}
 	return w, nil
-}
-
-// report is the outcome of a run.
-type report struct {
-	o                   *options
-	faults              []fault
-	elapsed             time.Duration
-	faultErr, healthErr error
-	hist                *history
-	ops                 int
-	unknown             int
-	verdict             porcupine.CheckResult
-	illegal             []string // monitors whose history is not linearizable
-	vizPath             string
-	vizErr              error
-	pings               []*pingCount
-	pingErr             error
-	acked, sent         int
-	pingErrs            map[string]int
-	proxies             []string
-}
-
-// checkHistory runs porcupine on the history; on anything but Ok it
-// writes the visualization, with the faults as annotations.
-func (r *report) checkHistory(ctx context.Context) {
-	ops := r.hist.operations()
-	r.ops = len(ops)
-	for _, op := range ops {
-		if op.Output.(mOutput).Unknown {
-			r.unknown++
-		}
-	}
-	model := monitorModel()
-	res, info := porcupine.CheckOperationsVerbose(model, ops, r.o.checkTimeout)
-	r.verdict = res
-	if res == porcupine.Ok {
-		return
-	}
-	if res == porcupine.Illegal { // name the monitors whose history is not linearizable
-		byName := map[string][]porcupine.Operation{}
-		for _, op := range ops {
-			byName[op.Input.(mInput).Name] = append(byName[op.Input.(mInput).Name], op)
-		}
-		for name, part := range byName {
-			if porcupine.CheckOperationsTimeout(model, part, r.o.checkTimeout) == porcupine.Illegal {
-				r.illegal = append(r.illegal, name)
-			}
-		}
-		sort.Strings(r.illegal)
-	}
-	var notes []porcupine.Annotation
-	for _, f := range r.faults {
-		notes = append(notes, porcupine.Annotation{Tag: "faults", Start: int64(f.Start), End: int64(f.End),
-			Description: f.Kind + " " + f.Node, Details: f.String()})
-	}
-	info.AddAnnotations(notes)
-	r.vizPath = filepath.Join(r.o.dir, "history.html")
-	r.vizErr = porcupine.VisualizePath(model, info, r.vizPath)
-}
-
-// checkPings counts the pings through every node.
-func (r *report) checkPings(ctx context.Context, c *cluster, w *workload, log *pingLog) {
-	log.mu.Lock()
-	r.sent, r.acked, r.pingErrs = len(log.monitor), len(log.acked), log.errs
-	log.mu.Unlock()
-	if r.o.pingClients == 0 {
-		return
-	}
-	httpc := &http.Client{Timeout: 30 * time.Second}
-	for _, url := range c.urls() {
-		pc, err := countPings(ctx, url, w.pingMgmt, log, httpc)
-		if err != nil {
-			r.pingErr = fmt.Errorf("%s: %w", url, err)
-			return
-		}
-		r.pings = append(r.pings, pc)
-	}
-}
-
-// print writes the report and tells whether anything was violated.
-func (r *report) print(out io.Writer) (failed bool) {
-	fmt.Fprintf(out, "\n== chaos report (seed %d) ==\n", r.o.seed)
-	fmt.Fprintf(out, "clients ran %.0fs; %d faults injected:\n", r.elapsed.Seconds(), len(r.faults))
-	for _, f := range r.faults {
-		fmt.Fprintf(out, "  %s\n", f)
-	}
-	if r.faultErr != nil {
-		fmt.Fprintf(out, "VIOLATION: the faults stopped early: %v\n", r.faultErr)
-		failed = true
-	}
-	if r.healthErr != nil {
-		fmt.Fprintf(out, "VIOLATION: the cluster is not healthy after the heal: %v\n", r.healthErr)
-		failed = true
-	}
-	fmt.Fprintf(out, "proxies (carried/dropped/unidentified connections): %v\n", r.proxies)
-	fmt.Fprintf(out, "management operations: %d in the history (%d with unknown outcome)\n", r.ops, r.unknown)
-	fmt.Fprintf(out, "  by outcome: %v\n", r.hist.summary())
-	switch r.verdict {
-	case porcupine.Ok:
-		fmt.Fprintln(out, "linearizability (porcupine): OK")
-	case porcupine.Illegal:
-		fmt.Fprintf(out, "VIOLATION: linearizability (porcupine): ILLEGAL on monitors %v; visualization %s (%v)\n", r.illegal, r.vizPath, r.vizErr)
-		failed = true
-	default:
-		fmt.Fprintf(out, "VIOLATION: linearizability (porcupine): UNKNOWN (no verdict within %s); visualization %s (%v)\n", r.o.checkTimeout, r.vizPath, r.vizErr)
-		failed = true
-	}
-	fmt.Fprintf(out, "pings: %d sent, %d acknowledged; attempts not acknowledged: %v\n", r.sent, r.acked, r.pingErrs)
-	if r.pingErr != nil {
-		fmt.Fprintf(out, "VIOLATION: could not count the stored pings: %v\n", r.pingErr)
-		failed = true
-	}
-	for _, p := range r.pings {
-		fmt.Fprintf(out, "  %s: %d stored, acknowledged and lost %d, stored twice %d, unsent %d, stored though not acknowledged %d\n",
-			p.node, p.stored, p.lost, p.duplicated, p.foreign, p.unackedButStored)
-		if p.lost+p.duplicated+p.foreign > 0 {
-			fmt.Fprintf(out, "VIOLATION: pings through %s: %v\n", p.node, p.examples)
-			failed = true
-		}
-	}
-	if failed {
-		fmt.Fprintln(out, "RESULT: FAIL")
-	} else {
-		fmt.Fprintln(out, "RESULT: PASS")
-	}
-	return failed
 }
 
 // staleReads adds stale=true to every GET (-stale-reads).
