@@ -108,6 +108,11 @@ type manageClient struct {
 	httpc *http.Client
 	rng   *rand.Rand
 	seq   int
+	// proc is the porcupine client id of the next operation: id, then
+	// id + n*clients after each operation whose outcome is unknown (that
+	// one never ends, as a hung process in Jepsen), so each id's
+	// operations stay sequential in the visualization.
+	proc, clients int
 }
 
 // run sends operations until ctx ends.
@@ -166,7 +171,10 @@ func (c *manageClient) one(ctx context.Context) {
 		}
 		out, ret = mOutput{Unknown: true}, unknownReturn
 	}
-	c.hist.add(porcupine.Operation{ClientId: c.id, Input: in, Call: call, Output: out, Return: ret}, outcome)
+	c.hist.add(porcupine.Operation{ClientId: c.proc, Input: in, Call: call, Output: out, Return: ret}, outcome)
+	if outcome == "unknown" {
+		c.proc += c.clients
+	}
 }
 
 // send performs a write or a get.
@@ -221,7 +229,7 @@ func (c *manageClient) list(ctx context.Context, m *client.Manage) {
 		if mf, ok := seen[name]; ok {
 			out = mOutput{Found: true, UUID: mf.UUID, Value: mf.DisplayName}
 		}
-		c.hist.add(porcupine.Operation{ClientId: c.id, Input: mInput{Op: opRead, Name: name}, Call: call, Output: out, Return: ret}, "ok")
+		c.hist.add(porcupine.Operation{ClientId: c.proc, Input: mInput{Op: opRead, Name: name}, Call: call, Output: out, Return: ret}, "ok")
 	}
 }
 

@@ -130,7 +130,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		names = append(names, fmt.Sprintf("reg-%d", i))
 	}
 	for i := 0; i < o.manageClients; i++ {
-		mc := &manageClient{id: i, keys: w.manageKeys[i], urls: c.urls(), names: names, hist: hist, httpc: mhttpc, rng: rand.New(rand.NewPCG(rng.Uint64(), 1))}
+		mc := &manageClient{id: i, proc: i, clients: o.manageClients, keys: w.manageKeys[i], urls: c.urls(), names: names, hist: hist, httpc: mhttpc, rng: rand.New(rand.NewPCG(rng.Uint64(), 1))}
 		wg.Add(1)
 		go func() { defer wg.Done(); mc.run(wctx) }()
 	}
