@@ -89,6 +89,10 @@ func (f *faulter) rounds(ctx context.Context, n int) error {
 func (f *faulter) inject(ctx context.Context, round int, kind, mode string) fault {
 	ft := fault{Round: round, Kind: kind, Mode: mode}
 	leader, err := f.c.leader(ctx)
+	for deadline := time.Now().Add(15 * time.Second); err != nil && time.Now().Before(deadline); {
+		sleep(ctx, 500*time.Millisecond) // a slow answer on a loaded machine
+		leader, err = f.c.leader(ctx)
+	}
 	if err != nil {
 		ft.Err = err.Error()
 		return ft
