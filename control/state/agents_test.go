@@ -67,7 +67,9 @@ func TestRecordAgentSeen(t *testing.T) {
 func TestRegionOfflineOncePerAccount(t *testing.T) {
 	s := openStore(t)
 	mustOK(t, s, newAccount("a"), newAccount("b"), createChannelCmd("a", "c1", true), createChannelCmd("b", "c1", true))
-	ra := func(id string, n int64) *raftv1.RegionAccount { return &raftv1.RegionAccount{AccountId: id, Monitors: n} }
+	ra := func(id string, n int64) *raftv1.RegionAccount {
+		return &raftv1.RegionAccount{AccountId: id, Monitors: n}
+	}
 	since := t0 + 1000
 	mustOK(t, s, regionCmd(since, "eu", true, since, false, ra("a", 2)))
 	mustOK(t, s, regionCmd(since+10, "eu", true, since, true, ra("a", 2), ra("b", 1), ra("gone", 1)))
