@@ -17,11 +17,6 @@ import (
 const (
 	// DefaultOfflineAfter is --agent-offline-after's default.
 	DefaultOfflineAfter = 60 * time.Second
-	// ConnectedWindow: an agent that said it is connected counts as
-	// connected while its record is at most this old. Records are written
-	// at least every DefaultMinInterval while it heartbeats (every ~5 s),
-	// so this leaves room for two lost heartbeats.
-	ConnectedWindow = 30 * time.Second
 )
 
 // State is what the Watcher reads of the replicated state (*state.Store).
@@ -172,18 +167,12 @@ func (w *Watcher) read(now time.Time) (map[string]*region, error) {
 	for _, a := range agents {
 		r := get(a.GetRegion())
 		r.lastSeen = max(r.lastSeen, a.GetLastSeenUnixMs())
-		if Connected(a, now) {
+		if state.AgentConnected(a, now.UnixMilli()) {
 			r.connected++
 			r.draining = r.draining || a.GetBufferedEvents() > 0
 		}
 	}
 	return out, nil
-}
-
-// Connected tells whether agent a counts as connected at now: it said so,
-// in a record at most ConnectedWindow old.
-func Connected(a *statev1.Agent, now time.Time) bool {
-	return a.GetConnected() && now.UnixMilli()-a.GetLastSeenUnixMs() <= ConnectedWindow.Milliseconds()
 }
 
 // notify proposes the verdict (offline, since) on region with the accounts

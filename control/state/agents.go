@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/google/uuid"
@@ -34,6 +35,18 @@ const (
 	AlertAgentOffline = "agent.offline"
 	AlertAgentOnline  = "agent.online"
 )
+
+// AgentConnectedWindow: an agent that said it is connected counts as
+// connected while its record is at most this old. Its control node writes
+// it at least every 10 s while it heartbeats (every ~5 s), so this leaves
+// room for two lost heartbeats.
+const AgentConnectedWindow = 30 * time.Second
+
+// AgentConnected tells whether agent a counts as connected at nowMs: it
+// said so, in a record at most AgentConnectedWindow old.
+func AgentConnected(a *statev1.Agent, nowMs int64) bool {
+	return a.GetConnected() && nowMs-a.GetLastSeenUnixMs() <= AgentConnectedWindow.Milliseconds()
+}
 
 func agentKey(id string) []byte { return k(prefixAgent, id) }
 
