@@ -152,6 +152,10 @@ func (w *Watcher) read(now time.Time) (map[string]*region, error) {
 	if err != nil {
 		return nil, err
 	}
+	// An agent counts as connected while its record is at most
+	// state.AgentConnectedWindow old, or OfflineAfter when shorter (then
+	// its node records it at least every OfflineAfter/4).
+	window := min(state.AgentConnectedWindow, w.o.OfflineAfter).Milliseconds()
 	out := map[string]*region{}
 	get := func(name string) *region {
 		r := out[name]
@@ -167,7 +171,7 @@ func (w *Watcher) read(now time.Time) (map[string]*region, error) {
 	for _, a := range agents {
 		r := get(a.GetRegion())
 		r.lastSeen = max(r.lastSeen, a.GetLastSeenUnixMs())
-		if state.AgentConnected(a, now.UnixMilli()) {
+		if a.GetConnected() && now.UnixMilli()-a.GetLastSeenUnixMs() <= window {
 			r.connected++
 			r.draining = r.draining || a.GetBufferedEvents() > 0
 		}
