@@ -86,6 +86,8 @@ func TestRecorderThrottles(t *testing.T) {
 	step("same state", s, 2)
 	clk.Advance(time.Second)
 	step("10 s later", s, 3)
+	s.BufferedEvents = 2
+	step("a buffer that fills waits", s, 3)
 	s.Connected = false
 	step("stream closed", s, 4)
 	s.Connected = true
@@ -130,18 +132,19 @@ func TestNewLeaderWaitsOfflineAfter(t *testing.T) {
 	}
 }
 
-// TestDrainingRegionStaysHeld: a connected agent with buffered events
-// holds its region's monitors and does not bring an offline region back;
+// TestDrainingRegionStaysHeld: a connected agent with a few events in its
+// buffer holds nothing; but one returning with buffered events holds its
+// region's monitors and does not bring an offline region back;
 // once its buffer is empty the region is back and no longer held.
 func TestDrainingRegionStaysHeld(t *testing.T) {
 	st, clk, c := newStore(t)
 	ctx := context.Background()
 	r := presence.NewRecorder(presence.RecorderOptions{Cluster: c, Now: clk.Now})
 	w := presence.NewWatcher(presence.WatcherOptions{Cluster: c, State: st, OfflineAfter: time.Minute, Now: clk.Now})
-	r.Seen(ctx, presence.Seen{AgentID: "ag", Region: "eu", Connected: true})
+	r.Seen(ctx, presence.Seen{AgentID: "ag", Region: "eu", Connected: true, BufferedEvents: 4})
 	w.Refresh(ctx)
 	if w.Held("eu") {
-		t.Fatal("held with a connected agent and an empty buffer")
+		t.Fatal("held with a connected, busy agent")
 	}
 	r.Seen(ctx, presence.Seen{AgentID: "ag", Region: "eu", Connected: false})
 	clk.Advance(time.Minute)

@@ -84,7 +84,9 @@ func NewRecorder(o RecorderOptions) *Recorder {
 }
 
 // Seen records s unless the same agent was written less than MinInterval
-// ago with the same connection, buffer emptiness and labels. It returns
+// ago with the same connection and labels, and its buffers did not just
+// become empty (a drained buffer is what brings a region back, so it is
+// written at once; a buffer that fills waits for the next write). It returns
 // the error of the write, if one was made (the next heartbeat tries
 // again).
 func (r *Recorder) Seen(ctx context.Context, s Seen) error {
@@ -119,8 +121,12 @@ func (r *Recorder) Seen(ctx context.Context, s Seen) error {
 	return nil
 }
 
+// sameButTime tells whether b (now) needs no write after a: only the
+// time moved, or a buffer that was empty is no longer.
 func sameButTime(a, b written) bool {
 	a.at = b.at
+	a.noEvents = a.noEvents && b.noEvents
+	a.noRes = a.noRes && b.noRes
 	return a == b
 }
 

@@ -72,8 +72,10 @@ func NewWatcher(o WatcherOptions) *Watcher {
 }
 
 // Held tells whether the monitors of region must not be judged now: the
-// region is offline, or none of its agents is connected with an empty
-// buffer (the pings that would move their deadlines may be on the way).
+// region is offline, or none of its agents is connected, or it was held
+// and its returning agents have not drained their buffers yet (the pings
+// that would move their deadlines may be in them). A connected region
+// whose busy agents always have a few events buffered is not held.
 // Regions no agent ever reported are not held.
 func (w *Watcher) Held(region string) bool {
 	w.mu.Lock()
@@ -121,7 +123,7 @@ func (w *Watcher) Refresh(ctx context.Context) {
 	for name, r := range regions {
 		judgeable := r.connected > 0 && !r.draining
 		if r.lastSeen > 0 {
-			held[name] = r.rec.GetOffline() || !judgeable
+			held[name] = r.rec.GetOffline() || r.connected == 0 || (w.Held(name) && !judgeable)
 			w.o.Metrics.SetAgentsConnected(name, r.connected)
 		}
 		if ctx.Err() != nil {
