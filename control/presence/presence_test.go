@@ -7,10 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"lookout/control/controltest"
 	"lookout/control/presence"
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/metrics"
 )
 
 // clock is a test clock.
@@ -140,12 +143,20 @@ func TestDrainingRegionStaysHeld(t *testing.T) {
 	st, clk, c := newStore(t)
 	ctx := context.Background()
 	r := presence.NewRecorder(presence.RecorderOptions{Cluster: c, Now: clk.Now})
-	w := presence.NewWatcher(presence.WatcherOptions{Cluster: c, State: st, OfflineAfter: time.Minute, Now: clk.Now})
+	reg := prometheus.NewRegistry()
+	met := metrics.NewControl(reg).Agents
+	w := presence.NewWatcher(presence.WatcherOptions{Cluster: c, State: st, OfflineAfter: time.Minute, Now: clk.Now, Metrics: met})
 	r.Seen(ctx, presence.Seen{AgentID: "ag", Region: "eu", Connected: true, BufferedEvents: 4})
+	r.Seen(ctx, presence.Seen{AgentID: "ag2", Region: "eu", Connected: true})
+	r.Seen(ctx, presence.Seen{AgentID: "ag3", Region: "us", Connected: false})
 	w.Refresh(ctx)
 	if w.Held("eu") {
 		t.Fatal("held with a connected, busy agent")
 	}
+	if got := connected(t, reg); len(got) != 2 || got["eu"] != 2 || got["us"] != 0 {
+		t.Fatalf("agents connected %v", got)
+	}
+	r.Seen(ctx, presence.Seen{AgentID: "ag2", Region: "eu", Connected: false})
 	r.Seen(ctx, presence.Seen{AgentID: "ag", Region: "eu", Connected: false})
 	clk.Advance(time.Minute)
 	w.Refresh(ctx)
@@ -171,4 +182,23 @@ func TestDrainingRegionStaysHeld(t *testing.T) {
 	if w.Held("eu") {
 		t.Fatal("held after the region is back")
 	}
+}
+
+// connected is lookout_agents_connected by region.
+func connected(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != "lookout_agents_connected" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			out[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+		}
+	}
+	return out
 }
