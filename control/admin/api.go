@@ -51,6 +51,10 @@ type State interface {
 	// Channel returns an alert channel of the account, or an error
 	// wrapping state.ErrNotFound.
 	Channel(accountID, id string) (*statev1.Channel, error)
+	// Agents and Regions are what the control plane knows of the edge
+	// agents and the leader's verdicts on their regions.
+	Agents() ([]*statev1.Agent, error)
+	Regions() ([]*statev1.Region, error)
 	// Snapshot opens a point-in-time view of the local state.
 	Snapshot() (clusterapi.Snapshot, error)
 }
@@ -130,6 +134,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/channels", a.handleCreateChannel)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/channels/{channel_id}/test", a.handleTestChannel)
 	routes.HandleFunc("POST /admin/v1/agent-tokens", a.handleCreateAgentToken)
+	routes.HandleFunc("GET /admin/v1/agents", a.handleAgents)
 	routes.HandleFunc("GET /admin/v1/cluster", a.handleCluster)
 	registerPprof(routes)
 	routes.HandleFunc("GET /admin/v1/snapshot", a.handleSaveSnapshot)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"lookout/control/alert/channel"
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -15,6 +17,9 @@ import (
 // when it is gone, what the alert and its event tell of it), the event
 // behind the alert, and the link to the monitor in the panel.
 func (d *Dispatcher) payload(a *statev1.Alert) channel.Alert {
+	if a.GetRegion() != "" {
+		return d.regionPayload(a)
+	}
 	out := channel.Alert{
 		ID:         a.GetId(),
 		Type:       a.GetType(),
@@ -94,4 +99,25 @@ func executionEvent(x *raftv1.Execution) *channel.Event {
 		EventType: "execution", Status: x.GetStatus(), Message: x.GetError(),
 		Timestamp: ms(x.GetFinishedUnixMs()), ReceivedAt: ms(x.GetFinishedUnixMs()), Execution: e,
 	}
+}
+
+// regionNamespace is the UUID namespace of the stand-in monitor uuid of an
+// account's agent region.
+var regionNamespace = uuid.MustParse("8d0f2c4e-3b7a-4e51-9c2d-6a1f0e9b7d35")
+
+// regionPayload is an agent.offline or agent.online alert: about an agent
+// region of the account, not one monitor.
+func (d *Dispatcher) regionPayload(a *statev1.Alert) channel.Alert {
+	out := channel.Alert{
+		ID: a.GetId(), Type: a.GetType(), OccurredAt: time.UnixMilli(a.GetOccurredUnixMs()).UTC(), AccountID: a.GetAccountId(),
+		Monitor: channel.Monitor{
+			UUID: uuid.NewSHA1(regionNamespace, []byte(a.GetAccountId()+"\x00"+a.GetRegion())).String(),
+			Kind: "region", Name: a.GetRegion(),
+		},
+		Region: &channel.Region{Name: a.GetRegion(), Monitors: a.GetRegionMonitors()},
+	}
+	if d.o.PanelURL != "" {
+		out.PanelURL = strings.TrimRight(d.o.PanelURL, "/") + "/"
+	}
+	return out
 }

@@ -43,6 +43,14 @@ type DeadlineOptions struct {
 	// time and the time of the proposal (the engine's lag). It is called
 	// from several goroutines at once.
 	OnFire func(due, proposed time.Time)
+	// Held, if set, tells whether the monitors whose newest ping came
+	// through an agent region must not be judged now (the region is
+	// offline, or its agents' buffers may still hold their pings:
+	// control/presence). Their deadlines wait; HeldChanged makes the
+	// engine look at every monitor again, so a deadline that passed
+	// meanwhile fires then, once.
+	Held        func(region string) bool
+	HeldChanged <-chan struct{}
 	// OnAlerts, if set, is called when applied entries raised alerts (the
 	// engine reads the state's change feed, so it passes this on: the
 	// alert dispatcher's Notify).
@@ -171,6 +179,8 @@ func (d *Deadlines) Run(ctx context.Context) {
 			for _, id := range ids {
 				t.refresh(id)
 			}
+		case <-d.o.HeldChanged:
+			t.rebuild()
 		case r := <-results:
 			t.finish(ctx, r)
 		case <-timer:
@@ -224,6 +234,9 @@ func (t *term) schedule(k monKey, m *statev1.Monitor) {
 		return
 	}
 	timeout, late, missed := pingstate.Deadlines(state.PingSettings(m), state.PingState(m))
+	if r := m.GetPing().GetLastRegion(); r != "" && t.d.o.Held != nil && t.d.o.Held(r) {
+		timeout, late, missed = 0, 0, 0 // not judged while its region is held
+	}
 	acct := t.names.acct(m.GetAccountId())
 	for kind, due := range [...]int64{kindTimeout: timeout, kindLate: late, kindMissed: missed} {
 		if due != 0 && t.inFlight[slot{k, uint8(kind)}] == due {

@@ -31,7 +31,26 @@ func (a *API) withStatus(m *statev1.Monitor) monitorWithStatus {
 	if m.GetKind() != manifest.KindPing {
 		return a.withCheckStatus(m)
 	}
-	return withStatus(m)
+	out := withStatus(m)
+	if r := m.GetPing().GetLastRegion(); r != "" && m.GetEnabled() && a.regionOffline(r) {
+		out.Status.(*monitorStatus).State = stateUnknown
+	}
+	return out
+}
+
+// stateUnknown is the status of a monitor whose agent region is offline
+// (decisions.md sections 6 and 7): a ping monitor whose newest ping came
+// through it, a check all of whose regions are offline.
+const stateUnknown = "unknown"
+
+// regionOffline tells whether region is offline (false when it cannot
+// be read: the status is then the engine's).
+func (a *API) regionOffline(region string) bool {
+	off, err := a.state.RegionOffline(region)
+	if err != nil {
+		a.log.Warn("reading a region's state failed", "region", region, "error", err)
+	}
+	return off
 }
 
 // withStatus adds the status of a ping monitor to its manifest.

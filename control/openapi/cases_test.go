@@ -316,6 +316,18 @@ func cases(f *fixture) []endpointCase {
 		{name: "create agent token storage failure", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"eu-1","name":"factory"}`, status: 500, setup: failApply(broken)},
 		{name: "create agent token without leader", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"eu-1","name":"factory"}`, status: 503, setup: failApply(noLeader)},
 
+		// Operator API: GET /admin/v1/agents.
+		{name: "agents", method: "GET", path: "/admin/v1/agents", headers: bearer(admin), status: 200, contains: `"buffered_events":3`, setup: func(f *fixture) func() {
+			for _, c := range []*raftv1.Command{
+				{Op: &raftv1.Command_RecordAgentSeen{RecordAgentSeen: &raftv1.RecordAgentSeen{AgentId: "ag-1", Region: "eu-1", Name: "edge-1", Version: "test", Connected: true, BufferedEvents: 3}}},
+				{Op: &raftv1.Command_SetRegionState{SetRegionState: &raftv1.SetRegionState{Region: "eu-1", Offline: true, SinceUnixMs: 1, Done: true}}},
+			} {
+				f.srv.Cluster.Apply(context.Background(), c)
+			}
+			return func() {}
+		}},
+		{name: "agents without token", method: "GET", path: "/admin/v1/agents", status: 401},
+
 		// Operator API: GET /admin/v1/cluster.
 		{name: "cluster", method: "GET", path: "/admin/v1/cluster", headers: bearer(admin), status: 200},
 		{name: "cluster without leader", method: "GET", path: "/admin/v1/cluster", headers: bearer(admin), status: 200, contains: `"leader":""`, setup: func(f *fixture) func() {

@@ -30,10 +30,16 @@ func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ 
 	if err != nil {
 		return err
 	}
+	a := &statev1.Alert{Id: id, AccountId: m.GetAccountId(), MonitorUuid: m.GetUuid(), Type: typ, OccurredUnixMs: at, Event: ev, Execution: exec, Deliveries: deliveries}
+	return storeAlert(txn, ctx, a)
+}
+
+// storeAlert puts alert a, with its deliveries due now, in the outbox.
+func storeAlert(txn *badger.Txn, ctx applyCtx, a *statev1.Alert) error {
+	id, deliveries := a.GetId(), a.GetDeliveries()
 	for _, d := range deliveries {
 		d.NextTryUnixMs = ctx.now
 	}
-	a := &statev1.Alert{Id: id, AccountId: m.GetAccountId(), MonitorUuid: m.GetUuid(), Type: typ, OccurredUnixMs: at, Event: ev, Execution: exec, Deliveries: deliveries}
 	if err := setProto(txn, alertKey(id), a); err != nil {
 		return err
 	}

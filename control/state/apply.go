@@ -238,6 +238,10 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applyDeleteMonitor(txn, ctx, op.DeleteMonitor)
 	case *raftv1.Command_RecordExecutions:
 		return applyRecordExecutions(txn, ctx, op.RecordExecutions)
+	case *raftv1.Command_RecordAgentSeen:
+		return applyRecordAgentSeen(txn, ctx, op.RecordAgentSeen)
+	case *raftv1.Command_SetRegionState:
+		return applySetRegionState(txn, ctx, op.SetRegionState)
 	default:
 		return invalid("command has no known operation"), nil
 	}

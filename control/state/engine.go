@@ -80,6 +80,18 @@ func applyFireDeadline(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadline) (*
 	if err != nil {
 		return nil, err
 	}
+	// The monitor's newest ping came through a region the leader declared
+	// offline: it is unknown, not missed; the leader judges it again when
+	// the region is back.
+	if r := m.GetPing().GetLastRegion(); r != "" {
+		off, err := regionOffline(txn, r)
+		if err != nil {
+			return nil, err
+		}
+		if off {
+			return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Stale: true, Message: "region offline"}, nil
+		}
+	}
 	muted, err := suspendedAt(txn, m.GetAccountId(), ctx.now)
 	if err != nil {
 		return nil, err

@@ -54,7 +54,7 @@ func (in *ingest) store(pos int, m *monState, ev *raftv1.Event) error {
 	}
 	p.Events++
 	if at >= p.LastPingUnixMs {
-		p.LastPingUnixMs, p.LastStatus = at, lastStatus(ev)
+		p.LastPingUnixMs, p.LastStatus, p.LastRegion = at, lastStatus(ev), ev.GetRegion()
 	}
 	m.dirty = true
 	// The monitor's state machine: a ping may raise an alert.

@@ -56,6 +56,12 @@ import (
 //
 //	exec:<check uuid>:<uint64 slot ms><region> -> raftv1.Execution
 //	check:<check uuid>                    -> statev1.CheckStatus
+//
+// Agents and regions (agents.go):
+//
+//	agent:<agent id>                      -> statev1.Agent
+//	region:<region>                       -> statev1.Region
+//	region-acct:<region>:<account id>     -> statev1.AlertedAccount
 var (
 	keyApplied         = []byte("meta:applied")
 	prefixAccount      = []byte("acct:")
@@ -89,6 +95,10 @@ var (
 
 	prefixExecution   = []byte("exec:")
 	prefixCheckStatus = []byte("check:")
+
+	prefixAgent      = []byte("agent:")
+	prefixRegion     = []byte("region:")
+	prefixRegionAcct = []byte("region-acct:")
 )
 
 // k joins a prefix and parts with ':' between the parts.

@@ -49,7 +49,11 @@ import (
 //     MaxCommandBytes; each may raise one alert.
 //   - PruneAlerts deletes two keys per alert (no value read), at most
 //     MaxPruneAlerts alerts.
-//   - Alerts (raised by IngestBatch, FireDeadline and RecordExecutions)
+//   - RecordAgentSeen writes one agent record. SetRegionState holds at
+//     most MaxRegionAccounts accounts, each alerted once (an alert, its
+//     deliveries and a mark): about 3,400 writes at most.
+//   - Alerts (raised by IngestBatch, FireDeadline, RecordExecutions and
+//     SetRegionState)
 //     carry one delivery
 //     per channel: MaxGroupChannels and MaxAccountChannels bound them.
 const (
@@ -141,6 +145,19 @@ func CheckCommand(cmd *raftv1.Command) error {
 			parts = append(parts, e.GetAccountId(), e.GetCheckUuid(), e.GetRegion())
 		}
 		return checkSmall("record executions", c, parts...)
+	case *raftv1.Command_RecordAgentSeen:
+		c := op.RecordAgentSeen
+		return checkSmall("record agent seen", c, c.GetAgentId(), c.GetRegion())
+	case *raftv1.Command_SetRegionState:
+		c := op.SetRegionState
+		if n := len(c.GetAccounts()); n > MaxRegionAccounts {
+			return fmt.Errorf("set region state: %d accounts, at most %d", n, MaxRegionAccounts)
+		}
+		parts := []string{c.GetRegion()}
+		for _, a := range c.GetAccounts() {
+			parts = append(parts, a.GetAccountId())
+		}
+		return checkSmall("set region state", c, parts...)
 	case *raftv1.Command_RecordDelivery:
 		c := op.RecordDelivery
 		return checkSmall("record delivery", c, c.GetAlertId(), c.GetChannelRef())

@@ -206,6 +206,15 @@ func worstCases() map[string]worstCase {
 		"fire_deadline":     fireWorstCase(),
 		"record_executions": recordExecutionsWorstCase(),
 		"record_delivery":   recordWorstCase(),
+		"record_agent_seen": {
+			worst: func(*testing.T, *Store) *raftv1.Command {
+				return agentSeenCmd(&raftv1.RecordAgentSeen{AgentId: long(MaxKeyPartBytes), TokenId: long(MaxKeyPartBytes), Region: long(MaxKeyPartBytes),
+					Name: wide(255), Version: long(1000), Node: long(1000), Connected: true, BufferedEvents: 1 << 40, BufferedResults: 1 << 40})
+			},
+			want: raftv1.Status_STATUS_OK,
+			over: agentSeenCmd(&raftv1.RecordAgentSeen{AgentId: long(MaxKeyPartBytes + 1), Region: "eu"}),
+		},
+		"set_region_state": regionWorstCase(),
 	}
 }
 

@@ -131,6 +131,9 @@ func adminCommands() []adminCommand {
 				return c.CreateAgentToken(ctx, client.CreateAgentTokenRequest{Region: *region, Name: *name})
 			}
 		}},
+		{name: "agent list", about: "list the edge agents and whether their regions are online (works without a leader)", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
+			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) { return c.Agents(ctx) }
+		}},
 		{name: "cluster", about: "show the cluster as the node sees it (works without a leader)", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) { return c.ClusterStatus(ctx) }
 		}},

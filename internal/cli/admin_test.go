@@ -15,6 +15,7 @@ import (
 	"lookout/control/state"
 	"lookout/internal/apikey"
 	"lookout/internal/client"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
 // adminEnv is the environment of a test run against srv.
@@ -121,6 +122,18 @@ func TestAdminGroupsTokensCluster(t *testing.T) {
 	mustRunAdmin(t, srv, &tok, "agent-token", "create", "--region", "eu-west", "--name", "fra")
 	if tok.Region != "eu-west" || !strings.HasPrefix(tok.Token, apikey.Agent) {
 		t.Errorf("token %+v", tok)
+	}
+
+	var agents client.AgentList
+	mustRunAdmin(t, srv, &agents, "agent", "list")
+	if agents.Agents == nil || len(agents.Agents) != 0 || agents.Regions == nil {
+		t.Errorf("agents %+v", agents)
+	}
+	srv.Cluster.Apply(context.Background(), &raftv1.Command{Op: &raftv1.Command_RecordAgentSeen{RecordAgentSeen: &raftv1.RecordAgentSeen{
+		AgentId: "ag-1", Region: "eu-west", Name: "fra-1", Version: "v1", Connected: true, BufferedResults: 2}}})
+	mustRunAdmin(t, srv, &agents, "agent", "list")
+	if len(agents.Agents) != 1 || agents.Agents[0].Name != "fra-1" || !agents.Agents[0].Connected || agents.Agents[0].BufferedResults != 2 || agents.Agents[0].LastSeen.IsZero() {
+		t.Errorf("agents %+v", agents)
 	}
 
 	var st client.ClusterStatus

@@ -24,6 +24,7 @@ import (
 	"lookout/control/ingest"
 	"lookout/control/manage"
 	"lookout/control/openapi"
+	"lookout/control/presence"
 	"lookout/control/state"
 	"lookout/internal/httpserver"
 	"lookout/internal/metrics"
@@ -49,6 +50,8 @@ type controlConfig struct {
 	publicURL       string
 	alertRetryFor   time.Duration
 	alertRetention  time.Duration
+	// agentOfflineAfter: a region with no agent seen this long is offline.
+	agentOfflineAfter time.Duration
 
 	// --advertise-*, and what the node tells its peers (resolveAdvertise):
 	// "" keeps the bound address, a port of 0 means the bound port.
@@ -83,6 +86,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
 	fs.DurationVar(&c.alertRetryFor, "alert-retry-for", 24*time.Hour, "how long an alert's failed deliveries are retried")
 	fs.DurationVar(&c.alertRetention, "alert-retention", 30*24*time.Hour, "how long an alert is kept after its last delivery is delivered or given up")
+	fs.DurationVar(&c.agentOfflineAfter, "agent-offline-after", presence.DefaultOfflineAfter, "an agent region none of whose agents was seen this long is offline: one agent.offline alert per account, its monitors unknown (at least 10s)")
 	fs.StringVar(&c.publicURL, "public-url", "", "the address people reach this service at, for links in alerts (default: http://<http-addr>, https:// with --tls-cert)")
 	fs.StringVar(&c.smtp.Addr, "smtp-addr", "", "SMTP server (host:port) for e-mail alerts; STARTTLS when offered (default: none, e-mail channels are refused)")
 	fs.StringVar(&c.smtp.User, "smtp-user", "", "SMTP user, AUTH PLAIN (default: no authentication)")
@@ -139,6 +143,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if c.alertRetryFor < time.Minute {
 		return nil, usageError{"--alert-retry-for must be at least 1m"}
+	}
+	if c.agentOfflineAfter < 10*time.Second {
+		return nil, usageError{"--agent-offline-after must be at least 10s (agents heartbeat every 5 s)"}
 	}
 	if c.maxConnections < 1 {
 		return nil, usageError{"--max-connections must be at least 1"}
@@ -255,6 +262,10 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	ingestAPI.Register(mux)
 	ingestAPI.Start()
 	defer ingestAPI.Stop()
+	// Agent presence: the agents' heartbeats, throttled, through raft.
+	// control/agentrpc's Heartbeat reports to it.
+	agentPresence := presence.NewRecorder(presence.RecorderOptions{Cluster: node, MinInterval: recordInterval(cfg.agentOfflineAfter), Logger: log.Named("presence")})
+	_ = agentPresence // TODO(lead): hand to control/agentrpc as its Presence
 	manage.New(manage.Options{Cluster: node, State: st, Logger: log.Named("manage")}).Register(mux)
 	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, SpoolDir: cfg.dataDir, Logger: log.Named("admin")})
 	adminAPI.Register(mux)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseControl(t *testing.T) {
@@ -19,6 +20,9 @@ func TestParseControl(t *testing.T) {
 		if c.nodeID != "dev" || c.bootstrapExpect != 1 || c.gossipAddr != "" || c.httpAddr != "127.0.0.1:8080" || c.dataDir != "./lookout-data" {
 			t.Fatalf("%+v", c)
 		}
+		if c.agentOfflineAfter != time.Minute {
+			t.Fatalf("agent offline after %v, want 1m", c.agentOfflineAfter)
+		}
 		if c.maxConnections != 10_000 {
 			t.Fatalf("max connections %d, want 10000", c.maxConnections)
 		}
@@ -26,12 +30,12 @@ func TestParseControl(t *testing.T) {
 	t.Run("environment, and the command line wins", func(t *testing.T) {
 		c, err := parseControl([]string{"--node-id", "flag"}, env(map[string]string{
 			"LOOKOUT_NODE_ID": "env", "LOOKOUT_ADMIN_TOKEN": "tok", "LOOKOUT_BOOTSTRAP_EXPECT": "3",
-			"LOOKOUT_JOIN": "a:1, b:2", "LOOKOUT_REMOVE_GONE_AFTER": "1h",
+			"LOOKOUT_JOIN": "a:1, b:2", "LOOKOUT_REMOVE_GONE_AFTER": "1h", "LOOKOUT_AGENT_OFFLINE_AFTER": "15s",
 		}), io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.nodeID != "flag" || c.adminToken != "tok" || c.bootstrapExpect != 3 || strings.Join(c.join, "|") != "a:1|b:2" || c.removeGoneAfter.String() != "1h0m0s" {
+		if c.nodeID != "flag" || c.adminToken != "tok" || c.bootstrapExpect != 3 || strings.Join(c.join, "|") != "a:1|b:2" || c.removeGoneAfter.String() != "1h0m0s" || c.agentOfflineAfter != 15*time.Second {
 			t.Fatalf("%+v", c)
 		}
 	})
@@ -48,6 +52,7 @@ func TestParseControl(t *testing.T) {
 		{"negative expect", []string{"--admin-token", "t", "--join", "x:1", "--bootstrap-expect", "-1"}, nil, "0 or more"},
 		{"bad env value", []string{"--dev"}, map[string]string{"LOOKOUT_BOOTSTRAP_EXPECT": "three"}, "LOOKOUT_BOOTSTRAP_EXPECT"},
 		{"no connections", []string{"--dev", "--max-connections", "0"}, nil, "--max-connections must be at least 1"},
+		{"agent offline after under 10s", []string{"--dev", "--agent-offline-after", "9s"}, nil, "--agent-offline-after must be at least 10s"},
 		{"alert retention under 1h", []string{"--dev", "--alert-retention", "59m"}, nil, "--alert-retention must be at least 1h"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

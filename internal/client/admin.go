@@ -110,6 +110,16 @@ func (a *Admin) CreateAgentToken(ctx context.Context, req CreateAgentTokenReques
 	return &out, nil
 }
 
+// Agents lists the edge agents and the verdicts on their regions. It
+// works without a leader.
+func (a *Admin) Agents(ctx context.Context) (*AgentList, error) {
+	var out AgentList
+	if err := a.t.do(ctx, http.MethodGet, "/admin/v1/agents", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // ClusterStatus returns the cluster as the node that answers sees it. It
 // works without a leader.
 func (a *Admin) ClusterStatus(ctx context.Context) (*ClusterStatus, error) {

@@ -172,3 +172,30 @@ type ClusterNode struct {
 	LastContactMs int64  `json:"last_contact_ms"`
 	AppliedIndex  uint64 `json:"applied_index"`
 }
+
+// AgentList is GET /admin/v1/agents: every agent the control plane has
+// heard of, and the leader's verdicts on their regions.
+type AgentList struct {
+	Agents  []Agent       `json:"agents"`
+	Regions []AgentRegion `json:"regions"`
+}
+
+// Agent is one edge agent as the control plane last heard of it.
+type Agent struct {
+	ID              string    `json:"id"`
+	Name            string    `json:"name"`
+	Region          string    `json:"region"`
+	Version         string    `json:"version"`
+	Connected       bool      `json:"connected"`
+	LastSeen        time.Time `json:"last_seen"`
+	BufferedEvents  int64     `json:"buffered_events"`
+	BufferedResults int64     `json:"buffered_results"`
+}
+
+// AgentRegion is the leader's verdict on an agent region: online or
+// offline, since when.
+type AgentRegion struct {
+	Name  string    `json:"name"`
+	State string    `json:"state"`
+	Since time.Time `json:"since"`
+}

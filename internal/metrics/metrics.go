@@ -23,6 +23,7 @@ type Control struct {
 	Cluster *Cluster
 	Alerts  *Alerts
 	Checks  *Checks
+	Agents  *Agents
 }
 
 // NewRegistry returns a registry with the Go runtime and process
@@ -41,6 +42,7 @@ func NewControl(reg prometheus.Registerer) *Control {
 		Cluster: newCluster(reg),
 		Alerts:  newAlerts(reg),
 		Checks:  newChecks(reg),
+		Agents:  newAgents(reg),
 	}
 }
 
@@ -204,4 +206,32 @@ func channelLabel(typ string) string {
 		return "unknown"
 	}
 	return strings.ToLower(typ)
+}
+
+// Agents is what the leader knows of the edge agents.
+type Agents struct {
+	connected *prometheus.GaugeVec
+}
+
+func newAgents(reg prometheus.Registerer) *Agents {
+	m := &Agents{connected: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: namespace, Subsystem: "agents", Name: "connected",
+		Help: "Edge agents connected to the control plane, by region (reported by the leader; 0 elsewhere).",
+	}, []string{"region"})}
+	reg.MustRegister(m.connected)
+	return m
+}
+
+// SetAgentsConnected sets the agents connected in region.
+func (m *Agents) SetAgentsConnected(region string, n int) {
+	if m != nil {
+		m.connected.WithLabelValues(region).Set(float64(n))
+	}
+}
+
+// ResetAgents forgets every region (leadership lost).
+func (m *Agents) ResetAgents() {
+	if m != nil {
+		m.connected.Reset()
+	}
 }

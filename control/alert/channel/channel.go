@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"sort"
 	"time"
@@ -46,6 +47,19 @@ type Alert struct {
 	Event *Event
 	// PanelURL links to the monitor in the web panel.
 	PanelURL string
+	// Region is set on agent.offline and agent.online, which are about an
+	// agent region of the account rather than one monitor; Monitor then
+	// stands for the region (kind "region", its name, and a uuid stable
+	// per account and region, so incident tools pair the two).
+	Region *Region
+}
+
+// Region is the agent region of an agent.offline or agent.online alert.
+type Region struct {
+	Name string `json:"name"`
+	// Monitors counts the account's monitors in the region: checks that
+	// name it and ping monitors whose newest ping came through it.
+	Monitors int64 `json:"monitors"`
 }
 
 // Monitor is the monitor an alert is about.
@@ -125,6 +139,11 @@ func (a Alert) Title() string {
 	name := a.Monitor.DisplayName
 	if name == "" {
 		name = a.Monitor.Name
+	}
+	if r := a.Region; r != nil && a.Type == AgentOffline {
+		return fmt.Sprintf("Region %s: no agent connected, %d monitors unknown", r.Name, r.Monitors)
+	} else if r != nil {
+		return fmt.Sprintf("Region %s: agents back online, %d monitors judged again", r.Name, r.Monitors)
 	}
 	what := map[string]string{
 		MonitorFailed: "failed", MonitorTimeout: "timed out", MonitorSlow: "ran too long",

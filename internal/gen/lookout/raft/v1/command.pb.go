@@ -240,6 +240,8 @@ type Command struct {
 	//	*Command_RecordDelivery
 	//	*Command_RecordExecutions
 	//	*Command_PruneAlerts
+	//	*Command_RecordAgentSeen
+	//	*Command_SetRegionState
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -438,6 +440,24 @@ func (x *Command) GetPruneAlerts() *PruneAlerts {
 	return nil
 }
 
+func (x *Command) GetRecordAgentSeen() *RecordAgentSeen {
+	if x != nil {
+		if x, ok := x.Op.(*Command_RecordAgentSeen); ok {
+			return x.RecordAgentSeen
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetSetRegionState() *SetRegionState {
+	if x != nil {
+		if x, ok := x.Op.(*Command_SetRegionState); ok {
+			return x.SetRegionState
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -502,6 +522,14 @@ type Command_PruneAlerts struct {
 	PruneAlerts *PruneAlerts `protobuf:"bytes,140,opt,name=prune_alerts,json=pruneAlerts,proto3,oneof"`
 }
 
+type Command_RecordAgentSeen struct {
+	RecordAgentSeen *RecordAgentSeen `protobuf:"bytes,220,opt,name=record_agent_seen,json=recordAgentSeen,proto3,oneof"`
+}
+
+type Command_SetRegionState struct {
+	SetRegionState *SetRegionState `protobuf:"bytes,221,opt,name=set_region_state,json=setRegionState,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -531,6 +559,10 @@ func (*Command_RecordDelivery) isCommand_Op() {}
 func (*Command_RecordExecutions) isCommand_Op() {}
 
 func (*Command_PruneAlerts) isCommand_Op() {}
+
+func (*Command_RecordAgentSeen) isCommand_Op() {}
+
+func (*Command_SetRegionState) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -2476,6 +2508,266 @@ func (x *PruneAlerts) GetMax() int64 {
 	return 0
 }
 
+// RecordAgentSeen records what an agent said of itself in its latest
+// heartbeat (or when its stream opened or closed); last_seen is the
+// command's time. Proposed by the control node the agent talks to, at most
+// every few seconds per agent unless connected or the emptiness of its
+// buffer changed (control/presence). Field numbers 220+ are the agent
+// presence range.
+type RecordAgentSeen struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	AgentId string                 `protobuf:"bytes,220,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	TokenId string                 `protobuf:"bytes,221,opt,name=token_id,json=tokenId,proto3" json:"token_id,omitempty"`
+	Region  string                 `protobuf:"bytes,222,opt,name=region,proto3" json:"region,omitempty"`
+	Name    string                 `protobuf:"bytes,223,opt,name=name,proto3" json:"name,omitempty"`
+	Version string                 `protobuf:"bytes,224,opt,name=version,proto3" json:"version,omitempty"`
+	// node is the id of the control node the agent is connected to.
+	Node                 string `protobuf:"bytes,225,opt,name=node,proto3" json:"node,omitempty"`
+	Connected            bool   `protobuf:"varint,226,opt,name=connected,proto3" json:"connected,omitempty"`
+	BufferedEvents       int64  `protobuf:"varint,227,opt,name=buffered_events,json=bufferedEvents,proto3" json:"buffered_events,omitempty"`
+	BufferedResults      int64  `protobuf:"varint,228,opt,name=buffered_results,json=bufferedResults,proto3" json:"buffered_results,omitempty"`
+	OldestBufferedUnixMs int64  `protobuf:"varint,229,opt,name=oldest_buffered_unix_ms,json=oldestBufferedUnixMs,proto3" json:"oldest_buffered_unix_ms,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *RecordAgentSeen) Reset() {
+	*x = RecordAgentSeen{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordAgentSeen) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordAgentSeen) ProtoMessage() {}
+
+func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
+func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *RecordAgentSeen) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
+}
+
+func (x *RecordAgentSeen) GetTokenId() string {
+	if x != nil {
+		return x.TokenId
+	}
+	return ""
+}
+
+func (x *RecordAgentSeen) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
+}
+
+func (x *RecordAgentSeen) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *RecordAgentSeen) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *RecordAgentSeen) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
+}
+
+func (x *RecordAgentSeen) GetConnected() bool {
+	if x != nil {
+		return x.Connected
+	}
+	return false
+}
+
+func (x *RecordAgentSeen) GetBufferedEvents() int64 {
+	if x != nil {
+		return x.BufferedEvents
+	}
+	return 0
+}
+
+func (x *RecordAgentSeen) GetBufferedResults() int64 {
+	if x != nil {
+		return x.BufferedResults
+	}
+	return 0
+}
+
+func (x *RecordAgentSeen) GetOldestBufferedUnixMs() int64 {
+	if x != nil {
+		return x.OldestBufferedUnixMs
+	}
+	return 0
+}
+
+// SetRegionState is the leader's verdict on an agent region: offline (no
+// agent seen for --agent-offline-after) or back online (an agent is
+// connected and its buffer drained). The first command of a transition
+// carries a since_unix_ms the region does not have; the accounts to alert
+// follow in that command and the next ones of the same since (at most
+// state.MaxRegionAccounts each), the last with done set. Each listed
+// account gets one agent.offline (or agent.online) alert per transition,
+// however often it is listed.
+type SetRegionState struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Region        string                 `protobuf:"bytes,220,opt,name=region,proto3" json:"region,omitempty"`
+	Offline       bool                   `protobuf:"varint,221,opt,name=offline,proto3" json:"offline,omitempty"`
+	SinceUnixMs   int64                  `protobuf:"varint,222,opt,name=since_unix_ms,json=sinceUnixMs,proto3" json:"since_unix_ms,omitempty"`
+	Accounts      []*RegionAccount       `protobuf:"bytes,223,rep,name=accounts,proto3" json:"accounts,omitempty"`
+	Done          bool                   `protobuf:"varint,224,opt,name=done,proto3" json:"done,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetRegionState) Reset() {
+	*x = SetRegionState{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetRegionState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetRegionState) ProtoMessage() {}
+
+func (x *SetRegionState) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
+func (*SetRegionState) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *SetRegionState) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
+}
+
+func (x *SetRegionState) GetOffline() bool {
+	if x != nil {
+		return x.Offline
+	}
+	return false
+}
+
+func (x *SetRegionState) GetSinceUnixMs() int64 {
+	if x != nil {
+		return x.SinceUnixMs
+	}
+	return 0
+}
+
+func (x *SetRegionState) GetAccounts() []*RegionAccount {
+	if x != nil {
+		return x.Accounts
+	}
+	return nil
+}
+
+func (x *SetRegionState) GetDone() bool {
+	if x != nil {
+		return x.Done
+	}
+	return false
+}
+
+// RegionAccount is an account with monitors in a region, and how many.
+type RegionAccount struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,220,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Monitors      int64                  `protobuf:"varint,221,opt,name=monitors,proto3" json:"monitors,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegionAccount) Reset() {
+	*x = RegionAccount{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegionAccount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegionAccount) ProtoMessage() {}
+
+func (x *RegionAccount) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
+func (*RegionAccount) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *RegionAccount) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *RegionAccount) GetMonitors() int64 {
+	if x != nil {
+		return x.Monitors
+	}
+	return 0
+}
+
 // QuotaStatus is an account's monthly quota as of one event.
 type QuotaStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2493,7 +2785,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2505,7 +2797,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2518,7 +2810,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -2562,7 +2854,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2574,7 +2866,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2587,7 +2879,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -2640,7 +2932,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2652,7 +2944,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2665,7 +2957,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Result) GetStatus() Status {
@@ -2721,7 +3013,8 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xa3\t\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xc2\n" +
+	"\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -2745,7 +3038,9 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\rfire_deadline\x18\x15 \x01(\v2\x1d.lookout.raft.v1.FireDeadlineH\x00R\ffireDeadline\x12J\n" +
 	"\x0frecord_delivery\x18\x16 \x01(\v2\x1f.lookout.raft.v1.RecordDeliveryH\x00R\x0erecordDelivery\x12Q\n" +
 	"\x11record_executions\x18\xc8\x01 \x01(\v2!.lookout.raft.v1.RecordExecutionsH\x00R\x10recordExecutions\x12B\n" +
-	"\fprune_alerts\x18\x8c\x01 \x01(\v2\x1c.lookout.raft.v1.PruneAlertsH\x00R\vpruneAlertsB\x04\n" +
+	"\fprune_alerts\x18\x8c\x01 \x01(\v2\x1c.lookout.raft.v1.PruneAlertsH\x00R\vpruneAlerts\x12O\n" +
+	"\x11record_agent_seen\x18\xdc\x01 \x01(\v2 .lookout.raft.v1.RecordAgentSeenH\x00R\x0frecordAgentSeen\x12L\n" +
+	"\x10set_region_state\x18\xdd\x01 \x01(\v2\x1f.lookout.raft.v1.SetRegionStateH\x00R\x0esetRegionStateB\x04\n" +
 	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -2941,7 +3236,28 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x05level\x18\b \x01(\tR\x05level\"G\n" +
 	"\vPruneAlerts\x12%\n" +
 	"\x0ebefore_unix_ms\x18\x8c\x01 \x01(\x03R\fbeforeUnixMs\x12\x11\n" +
-	"\x03max\x18\x8d\x01 \x01(\x03R\x03max\"\x87\x01\n" +
+	"\x03max\x18\x8d\x01 \x01(\x03R\x03max\"\xd4\x02\n" +
+	"\x0fRecordAgentSeen\x12\x1a\n" +
+	"\bagent_id\x18\xdc\x01 \x01(\tR\aagentId\x12\x1a\n" +
+	"\btoken_id\x18\xdd\x01 \x01(\tR\atokenId\x12\x17\n" +
+	"\x06region\x18\xde\x01 \x01(\tR\x06region\x12\x13\n" +
+	"\x04name\x18\xdf\x01 \x01(\tR\x04name\x12\x19\n" +
+	"\aversion\x18\xe0\x01 \x01(\tR\aversion\x12\x13\n" +
+	"\x04node\x18\xe1\x01 \x01(\tR\x04node\x12\x1d\n" +
+	"\tconnected\x18\xe2\x01 \x01(\bR\tconnected\x12(\n" +
+	"\x0fbuffered_events\x18\xe3\x01 \x01(\x03R\x0ebufferedEvents\x12*\n" +
+	"\x10buffered_results\x18\xe4\x01 \x01(\x03R\x0fbufferedResults\x126\n" +
+	"\x17oldest_buffered_unix_ms\x18\xe5\x01 \x01(\x03R\x14oldestBufferedUnixMs\"\xbb\x01\n" +
+	"\x0eSetRegionState\x12\x17\n" +
+	"\x06region\x18\xdc\x01 \x01(\tR\x06region\x12\x19\n" +
+	"\aoffline\x18\xdd\x01 \x01(\bR\aoffline\x12#\n" +
+	"\rsince_unix_ms\x18\xde\x01 \x01(\x03R\vsinceUnixMs\x12;\n" +
+	"\baccounts\x18\xdf\x01 \x03(\v2\x1e.lookout.raft.v1.RegionAccountR\baccounts\x12\x13\n" +
+	"\x04done\x18\xe0\x01 \x01(\bR\x04done\"L\n" +
+	"\rRegionAccount\x12\x1e\n" +
+	"\n" +
+	"account_id\x18\xdc\x01 \x01(\tR\taccountId\x12\x1b\n" +
+	"\bmonitors\x18\xdd\x01 \x01(\x03R\bmonitors\"\x87\x01\n" +
 	"\vQuotaStatus\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x19\n" +
 	"\x05limit\x18\x02 \x01(\x03H\x00R\x05limit\x88\x01\x01\x12\x12\n" +
@@ -2993,7 +3309,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -3022,9 +3338,12 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*ExecutionHTTP)(nil),           // 24: lookout.raft.v1.ExecutionHTTP
 	(*ExecutionSSL)(nil),            // 25: lookout.raft.v1.ExecutionSSL
 	(*PruneAlerts)(nil),             // 26: lookout.raft.v1.PruneAlerts
-	(*QuotaStatus)(nil),             // 27: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 28: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 29: lookout.raft.v1.Result
+	(*RecordAgentSeen)(nil),         // 27: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 28: lookout.raft.v1.SetRegionState
+	(*RegionAccount)(nil),           // 29: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 30: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 31: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 32: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -3042,28 +3361,31 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	21, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
 	22, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
 	26, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
-	0,  // 15: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 16: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 17: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 18: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 19: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 20: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	13, // 21: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	16, // 22: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	17, // 23: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	17, // 24: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	23, // 25: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	24, // 26: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	25, // 27: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	1,  // 28: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	27, // 29: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 30: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	28, // 31: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	32, // [32:32] is the sub-list for method output_type
-	32, // [32:32] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	27, // 15: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	28, // 16: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	0,  // 17: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 18: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 19: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 20: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 21: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 22: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	13, // 23: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	16, // 24: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	17, // 25: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	17, // 26: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	23, // 27: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	24, // 28: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	25, // 29: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	29, // 30: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	1,  // 31: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	30, // 32: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 33: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	31, // 34: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	35, // [35:35] is the sub-list for method output_type
+	35, // [35:35] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -3087,19 +3409,21 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_RecordDelivery)(nil),
 		(*Command_RecordExecutions)(nil),
 		(*Command_PruneAlerts)(nil),
+		(*Command_RecordAgentSeen)(nil),
+		(*Command_SetRegionState)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[10].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[14].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[24].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[27].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   27,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -718,9 +718,14 @@ type Alert struct {
 	Event          *StoredEvent           `protobuf:"bytes,6,opt,name=event,proto3" json:"event,omitempty"`
 	Deliveries     []*Delivery            `protobuf:"bytes,7,rep,name=deliveries,proto3" json:"deliveries,omitempty"`
 	// execution is the check execution behind a check alert.
-	Execution     *v1.Execution `protobuf:"bytes,200,opt,name=execution,proto3" json:"execution,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Execution *v1.Execution `protobuf:"bytes,200,opt,name=execution,proto3" json:"execution,omitempty"`
+	// region is set on the account-level alerts agent.offline and
+	// agent.online (monitor_uuid empty): the agent region, and how many of
+	// the account's monitors are in it.
+	Region         string `protobuf:"bytes,220,opt,name=region,proto3" json:"region,omitempty"`
+	RegionMonitors int64  `protobuf:"varint,221,opt,name=region_monitors,json=regionMonitors,proto3" json:"region_monitors,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Alert) Reset() {
@@ -809,6 +814,20 @@ func (x *Alert) GetExecution() *v1.Execution {
 	return nil
 }
 
+func (x *Alert) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
+}
+
+func (x *Alert) GetRegionMonitors() int64 {
+	if x != nil {
+		return x.RegionMonitors
+	}
+	return 0
+}
+
 // PingState is what the last pings of a monitor left behind.
 type PingState struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -819,7 +838,10 @@ type PingState struct {
 	// events counts the events kept for the monitor.
 	Events int64 `protobuf:"varint,3,opt,name=events,proto3" json:"events,omitempty"`
 	// next_seq numbers the monitor's next event.
-	NextSeq       uint64 `protobuf:"varint,4,opt,name=next_seq,json=nextSeq,proto3" json:"next_seq,omitempty"`
+	NextSeq uint64 `protobuf:"varint,4,opt,name=next_seq,json=nextSeq,proto3" json:"next_seq,omitempty"`
+	// last_region is the agent region the newest ping came through (empty:
+	// a control node received it).
+	LastRegion    string `protobuf:"bytes,220,opt,name=last_region,json=lastRegion,proto3" json:"last_region,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -880,6 +902,13 @@ func (x *PingState) GetNextSeq() uint64 {
 		return x.NextSeq
 	}
 	return 0
+}
+
+func (x *PingState) GetLastRegion() string {
+	if x != nil {
+		return x.LastRegion
+	}
+	return ""
 }
 
 // Project groups monitors of an account by name.
@@ -1343,6 +1372,268 @@ func (x *CheckStatus) GetExecutions() int64 {
 	return 0
 }
 
+// Agent is what the control plane knows of one edge agent
+// (agent:<agent id>), from its heartbeats (RecordAgentSeen).
+type Agent struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Id      string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	TokenId string                 `protobuf:"bytes,2,opt,name=token_id,json=tokenId,proto3" json:"token_id,omitempty"`
+	Region  string                 `protobuf:"bytes,3,opt,name=region,proto3" json:"region,omitempty"`
+	Name    string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	Version string                 `protobuf:"bytes,5,opt,name=version,proto3" json:"version,omitempty"`
+	Node    string                 `protobuf:"bytes,6,opt,name=node,proto3" json:"node,omitempty"`
+	// connected is what the agent last said (its stream open); whether it
+	// is still connected is judged with last_seen.
+	Connected            bool  `protobuf:"varint,7,opt,name=connected,proto3" json:"connected,omitempty"`
+	BufferedEvents       int64 `protobuf:"varint,8,opt,name=buffered_events,json=bufferedEvents,proto3" json:"buffered_events,omitempty"`
+	BufferedResults      int64 `protobuf:"varint,9,opt,name=buffered_results,json=bufferedResults,proto3" json:"buffered_results,omitempty"`
+	OldestBufferedUnixMs int64 `protobuf:"varint,10,opt,name=oldest_buffered_unix_ms,json=oldestBufferedUnixMs,proto3" json:"oldest_buffered_unix_ms,omitempty"`
+	// last_seen_unix_ms is the leader time of the latest record.
+	LastSeenUnixMs  int64 `protobuf:"varint,11,opt,name=last_seen_unix_ms,json=lastSeenUnixMs,proto3" json:"last_seen_unix_ms,omitempty"`
+	FirstSeenUnixMs int64 `protobuf:"varint,12,opt,name=first_seen_unix_ms,json=firstSeenUnixMs,proto3" json:"first_seen_unix_ms,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *Agent) Reset() {
+	*x = Agent{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Agent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Agent) ProtoMessage() {}
+
+func (x *Agent) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Agent.ProtoReflect.Descriptor instead.
+func (*Agent) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *Agent) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Agent) GetTokenId() string {
+	if x != nil {
+		return x.TokenId
+	}
+	return ""
+}
+
+func (x *Agent) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
+}
+
+func (x *Agent) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Agent) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *Agent) GetNode() string {
+	if x != nil {
+		return x.Node
+	}
+	return ""
+}
+
+func (x *Agent) GetConnected() bool {
+	if x != nil {
+		return x.Connected
+	}
+	return false
+}
+
+func (x *Agent) GetBufferedEvents() int64 {
+	if x != nil {
+		return x.BufferedEvents
+	}
+	return 0
+}
+
+func (x *Agent) GetBufferedResults() int64 {
+	if x != nil {
+		return x.BufferedResults
+	}
+	return 0
+}
+
+func (x *Agent) GetOldestBufferedUnixMs() int64 {
+	if x != nil {
+		return x.OldestBufferedUnixMs
+	}
+	return 0
+}
+
+func (x *Agent) GetLastSeenUnixMs() int64 {
+	if x != nil {
+		return x.LastSeenUnixMs
+	}
+	return 0
+}
+
+func (x *Agent) GetFirstSeenUnixMs() int64 {
+	if x != nil {
+		return x.FirstSeenUnixMs
+	}
+	return 0
+}
+
+// Region is the leader's verdict on an agent region (region:<name>).
+type Region struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Name    string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Offline bool                   `protobuf:"varint,2,opt,name=offline,proto3" json:"offline,omitempty"`
+	// since_unix_ms is when the current verdict was reached.
+	SinceUnixMs int64 `protobuf:"varint,3,opt,name=since_unix_ms,json=sinceUnixMs,proto3" json:"since_unix_ms,omitempty"`
+	// notified: every account of the transition got its alert.
+	Notified      bool `protobuf:"varint,4,opt,name=notified,proto3" json:"notified,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Region) Reset() {
+	*x = Region{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Region) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Region) ProtoMessage() {}
+
+func (x *Region) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Region.ProtoReflect.Descriptor instead.
+func (*Region) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *Region) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Region) GetOffline() bool {
+	if x != nil {
+		return x.Offline
+	}
+	return false
+}
+
+func (x *Region) GetSinceUnixMs() int64 {
+	if x != nil {
+		return x.SinceUnixMs
+	}
+	return 0
+}
+
+func (x *Region) GetNotified() bool {
+	if x != nil {
+		return x.Notified
+	}
+	return false
+}
+
+// AlertedAccount marks an account alerted agent.offline for a region
+// (region-acct:<region>:<account id>); agent.online removes it.
+type AlertedAccount struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SinceUnixMs   int64                  `protobuf:"varint,1,opt,name=since_unix_ms,json=sinceUnixMs,proto3" json:"since_unix_ms,omitempty"`
+	Monitors      int64                  `protobuf:"varint,2,opt,name=monitors,proto3" json:"monitors,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AlertedAccount) Reset() {
+	*x = AlertedAccount{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AlertedAccount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AlertedAccount) ProtoMessage() {}
+
+func (x *AlertedAccount) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AlertedAccount.ProtoReflect.Descriptor instead.
+func (*AlertedAccount) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *AlertedAccount) GetSinceUnixMs() int64 {
+	if x != nil {
+		return x.SinceUnixMs
+	}
+	return 0
+}
+
+func (x *AlertedAccount) GetMonitors() int64 {
+	if x != nil {
+		return x.Monitors
+	}
+	return 0
+}
+
 var File_lookout_state_v1_state_proto protoreflect.FileDescriptor
 
 const file_lookout_state_v1_state_proto_rawDesc = "" +
@@ -1417,7 +1708,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"last_error\x18\x04 \x01(\tR\tlastError\x12'\n" +
 	"\x10next_try_unix_ms\x18\x05 \x01(\x03R\rnextTryUnixMs\x12\x1c\n" +
 	"\tdelivered\x18\x06 \x01(\bR\tdelivered\x12\x19\n" +
-	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\xc3\x02\n" +
+	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\x86\x03\n" +
 	"\x05Alert\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -1429,13 +1720,17 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\n" +
 	"deliveries\x18\a \x03(\v2\x1a.lookout.state.v1.DeliveryR\n" +
 	"deliveries\x129\n" +
-	"\texecution\x18\xc8\x01 \x01(\v2\x1a.lookout.raft.v1.ExecutionR\texecution\"\x8a\x01\n" +
+	"\texecution\x18\xc8\x01 \x01(\v2\x1a.lookout.raft.v1.ExecutionR\texecution\x12\x17\n" +
+	"\x06region\x18\xdc\x01 \x01(\tR\x06region\x12(\n" +
+	"\x0fregion_monitors\x18\xdd\x01 \x01(\x03R\x0eregionMonitors\"\xac\x01\n" +
 	"\tPingState\x12)\n" +
 	"\x11last_ping_unix_ms\x18\x01 \x01(\x03R\x0elastPingUnixMs\x12\x1f\n" +
 	"\vlast_status\x18\x02 \x01(\tR\n" +
 	"lastStatus\x12\x16\n" +
 	"\x06events\x18\x03 \x01(\x03R\x06events\x12\x19\n" +
-	"\bnext_seq\x18\x04 \x01(\x04R\anextSeq\"E\n" +
+	"\bnext_seq\x18\x04 \x01(\x04R\anextSeq\x12 \n" +
+	"\vlast_region\x18\xdc\x01 \x01(\tR\n" +
+	"lastRegion\"E\n" +
 	"\aProject\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12&\n" +
 	"\x0fcreated_unix_ms\x18\x02 \x01(\x03R\rcreatedUnixMs\"\xbe\x01\n" +
@@ -1478,7 +1773,29 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"executions\x18\b \x01(\x03R\n" +
 	"executionsB\f\n" +
 	"\n" +
-	"_days_leftB\xb3\x01\n" +
+	"_days_left\"\x8d\x03\n" +
+	"\x05Agent\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
+	"\btoken_id\x18\x02 \x01(\tR\atokenId\x12\x16\n" +
+	"\x06region\x18\x03 \x01(\tR\x06region\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x05 \x01(\tR\aversion\x12\x12\n" +
+	"\x04node\x18\x06 \x01(\tR\x04node\x12\x1c\n" +
+	"\tconnected\x18\a \x01(\bR\tconnected\x12'\n" +
+	"\x0fbuffered_events\x18\b \x01(\x03R\x0ebufferedEvents\x12)\n" +
+	"\x10buffered_results\x18\t \x01(\x03R\x0fbufferedResults\x125\n" +
+	"\x17oldest_buffered_unix_ms\x18\n" +
+	" \x01(\x03R\x14oldestBufferedUnixMs\x12)\n" +
+	"\x11last_seen_unix_ms\x18\v \x01(\x03R\x0elastSeenUnixMs\x12+\n" +
+	"\x12first_seen_unix_ms\x18\f \x01(\x03R\x0ffirstSeenUnixMs\"v\n" +
+	"\x06Region\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aoffline\x18\x02 \x01(\bR\aoffline\x12\"\n" +
+	"\rsince_unix_ms\x18\x03 \x01(\x03R\vsinceUnixMs\x12\x1a\n" +
+	"\bnotified\x18\x04 \x01(\bR\bnotified\"P\n" +
+	"\x0eAlertedAccount\x12\"\n" +
+	"\rsince_unix_ms\x18\x01 \x01(\x03R\vsinceUnixMs\x12\x1a\n" +
+	"\bmonitors\x18\x02 \x01(\x03R\bmonitorsB\xb3\x01\n" +
 	"\x14com.lookout.state.v1B\n" +
 	"StateProtoP\x01Z-lookout/internal/gen/lookout/state/v1;statev1\xa2\x02\x03LSX\xaa\x02\x10Lookout.State.V1\xca\x02\x10Lookout\\State\\V1\xe2\x02\x1cLookout\\State\\V1\\GPBMetadata\xea\x02\x12Lookout::State::V1b\x06proto3"
 
@@ -1494,7 +1811,7 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 	return file_lookout_state_v1_state_proto_rawDescData
 }
 
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Account)(nil),           // 0: lookout.state.v1.Account
 	(*NotificationGroup)(nil), // 1: lookout.state.v1.NotificationGroup
@@ -1511,22 +1828,25 @@ var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Quota)(nil),             // 12: lookout.state.v1.Quota
 	(*Channel)(nil),           // 13: lookout.state.v1.Channel
 	(*CheckStatus)(nil),       // 14: lookout.state.v1.CheckStatus
-	(*v1.Plan)(nil),           // 15: lookout.raft.v1.Plan
-	(*v1.Result)(nil),         // 16: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),    // 17: lookout.raft.v1.CheckConfig
-	(*v1.Execution)(nil),      // 18: lookout.raft.v1.Execution
-	(*v1.Event)(nil),          // 19: lookout.raft.v1.Event
+	(*Agent)(nil),             // 15: lookout.state.v1.Agent
+	(*Region)(nil),            // 16: lookout.state.v1.Region
+	(*AlertedAccount)(nil),    // 17: lookout.state.v1.AlertedAccount
+	(*v1.Plan)(nil),           // 18: lookout.raft.v1.Plan
+	(*v1.Result)(nil),         // 19: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),    // 20: lookout.raft.v1.CheckConfig
+	(*v1.Execution)(nil),      // 21: lookout.raft.v1.Execution
+	(*v1.Event)(nil),          // 22: lookout.raft.v1.Event
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	15, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	16, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	18, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	19, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
 	8,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	17, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	20, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
 	5,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
 	10, // 5: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
 	6,  // 6: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
-	18, // 7: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
-	19, // 8: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	21, // 7: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
+	22, // 8: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
 	9,  // [9:9] is the sub-list for method output_type
 	9,  // [9:9] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
@@ -1548,7 +1868,7 @@ func file_lookout_state_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
