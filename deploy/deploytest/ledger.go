@@ -21,7 +21,7 @@ type sent struct {
 	attempts int
 	via      string // the URL that acknowledged it
 	err      error  // the last error when not acked
-	at       time.Time
+	at, done time.Time
 }
 
 // ledger is every event the test sent, in order.
@@ -115,7 +115,7 @@ func (s *sender) send(ctx context.Context, l *ledger, to *endpoints, phase, moni
 		})
 		l.mu.Lock()
 		if err == nil {
-			ev.acked, ev.via, ev.err = true, url, nil
+			ev.acked, ev.via, ev.err, ev.done = true, url, nil, time.Now()
 		} else {
 			ev.err = err
 		}

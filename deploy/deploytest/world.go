@@ -326,13 +326,15 @@ func (w *world) killLeader(ctx context.Context) (string, error) {
 		return "", err
 	}
 	elected := time.Since(killedAt)
-	time.Sleep(5 * time.Second)
+	time.Sleep(10 * time.Second)
 	close(stop)
 	wg.Wait()
 	stopped = true
 
 	var sentN, ackedN, afterKill int
 	var firstLost *sent
+	var slowest time.Duration
+	slowestAttempts := 0
 	for _, ev := range w.r.l.snapshot() {
 		if ev.phase != "kill" {
 			continue
@@ -341,6 +343,9 @@ func (w *world) killLeader(ctx context.Context) (string, error) {
 		switch {
 		case ev.acked:
 			ackedN++
+			if d := ev.done.Sub(ev.at); d > slowest {
+				slowest, slowestAttempts = d, ev.attempts
+			}
 			if ev.at.After(killedAt) {
 				afterKill++
 			}
@@ -349,8 +354,8 @@ func (w *world) killLeader(ctx context.Context) (string, error) {
 			firstLost = &e
 		}
 	}
-	note := fmt.Sprintf("killed %s; %s leader %s after it; %d pings sent, %d acknowledged (%d sent after the kill)",
-		old, next, elected.Round(100*time.Millisecond), sentN, ackedN, afterKill)
+	note := fmt.Sprintf("killed %s; %s leader %s after it; %d pings sent, %d acknowledged (%d sent after the kill; slowest %s, %d attempts)",
+		old, next, elected.Round(100*time.Millisecond), sentN, ackedN, afterKill, slowest.Round(100*time.Millisecond), slowestAttempts)
 	w.r.facts = append(w.r.facts, "leader kill: "+note)
 	if firstLost != nil {
 		return note, fmt.Errorf("%d pings not acknowledged within 60 s, e.g. %s after %d attempts: %v", sentN-ackedN, firstLost.id, firstLost.attempts, firstLost.err)
