@@ -84,10 +84,12 @@ image-target: ## the deploy target (deploy/target), a FROM-scratch image for doc
 
 # DEPLOY_AGENTS: auto runs the agent steps when the image has `lookout
 # agent` and reports them skipped otherwise; on requires them; off skips.
+# DEPLOY_TLS=1 adds docker-compose.tls.yml (certificates by deploy/certs).
 DEPLOY_AGENTS ?= auto
-deploy-test: image image-target ## docker-compose.yml end to end: leader kill, a region cut off, every acknowledged ping stored once
+DEPLOY_TLS    ?=
+deploy-test: image image-target ## docker-compose.yml end to end: leader kill, a region cut off, every acknowledged ping stored once (see deploy/README.md)
 	command -v docker-compose >/dev/null || (apt-get update && apt-get install -y docker-compose)
-	$(GO) run ./deploy/deploytest -image lookout:$(VERSION) -target-image lookout-target:$(VERSION) -agents $(DEPLOY_AGENTS)
+	$(GO) run ./deploy/deploytest -image lookout:$(VERSION) -target-image lookout-target:$(VERSION) -agents $(DEPLOY_AGENTS) $(if $(DEPLOY_TLS),-tls)
 
 clean:
 	rm -rf bin .tools

@@ -15,7 +15,7 @@ import (
 // project of deploy/docker-compose.yml, and docker on its containers.
 type compose struct {
 	project string
-	file    string
+	files   []string
 	// env is added to this process's environment for docker-compose: the
 	// images, the tokens, and empty host ports (random ones, so nothing
 	// on the machine collides with the test).
@@ -27,7 +27,11 @@ type compose struct {
 // run runs docker-compose with the project, the file and the agents
 // profile (so that down also removes the agents).
 func (c *compose) run(ctx context.Context, args ...string) (string, error) {
-	full := append([]string{"-p", c.project, "-f", c.file, "--profile", "agents"}, args...)
+	full := []string{"-p", c.project}
+	for _, f := range c.files {
+		full = append(full, "-f", f)
+	}
+	full = append(append(full, "--profile", "agents"), args...)
 	return c.exec(ctx, "docker-compose", full...)
 }
 

@@ -15,11 +15,14 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -29,6 +32,7 @@ type config struct {
 	image, targetImage string
 	agents             string // auto, on, off
 	project, file      string
+	tls                bool
 	timeout            time.Duration
 	verbose, keep      bool
 }
@@ -40,6 +44,7 @@ func main() {
 	flag.StringVar(&cfg.agents, "agents", "auto", "agent steps: auto (run them when the image has `lookout agent`), on (required), off")
 	flag.StringVar(&cfg.project, "project", "lookout-deploytest", "docker-compose project name (prefixes containers, networks and volumes)")
 	flag.StringVar(&cfg.file, "file", "deploy/docker-compose.yml", "the compose file")
+	flag.BoolVar(&cfg.tls, "tls", false, "add docker-compose.tls.yml (HTTPS, mutual TLS between nodes) with certificates made by deploy/certs")
 	flag.DurationVar(&cfg.timeout, "timeout", 9*time.Minute, "give up after this long (teardown still runs)")
 	flag.BoolVar(&cfg.verbose, "v", false, "print every docker command and its output")
 	flag.BoolVar(&cfg.keep, "keep", false, "leave the project running at the end (debugging; tear down with docker-compose -p PROJECT down -v)")
@@ -56,6 +61,9 @@ func main() {
 	r := newRun(cfg)
 	start := time.Now()
 	err := r.main(ctx)
+	for _, f := range r.cleanup {
+		f()
+	}
 	r.summary(time.Since(start), err)
 	if err != nil {
 		os.Exit(1)
@@ -82,6 +90,16 @@ type run struct {
 	skipped string
 	// facts for the summary.
 	facts []string
+	// tlsConf trusts the deployment's CA (with -tls).
+	tlsConf *tls.Config
+	cleanup []func()
+}
+
+func (r *run) scheme() string {
+	if r.cfg.tls {
+		return "https"
+	}
+	return "http"
 }
 
 func newRun(cfg config) *run {
@@ -91,7 +109,7 @@ func newRun(cfg config) *run {
 		token: token,
 		l:     &ledger{run: "dt" + runID},
 		c: &compose{
-			project: cfg.project, file: cfg.file, verbose: cfg.verbose,
+			project: cfg.project, files: []string{cfg.file}, verbose: cfg.verbose,
 			env: []string{
 				"LOOKOUT_IMAGE=" + cfg.image, "LOOKOUT_TARGET_IMAGE=" + cfg.targetImage,
 				"LOOKOUT_ADMIN_TOKEN=" + token, "LOOKOUT_LOG_LEVEL=info",
@@ -134,7 +152,7 @@ func (r *run) main(ctx context.Context) (err error) {
 			fmt.Print(indent(r.c.logs(context.Background(), 40)))
 		}
 		if r.cfg.keep {
-			fmt.Printf("==> left running: docker-compose -p %s -f %s --profile agents down -v\n", r.cfg.project, r.cfg.file)
+			fmt.Printf("==> left running: docker-compose -p %s -f %s --profile agents down -v\n", r.cfg.project, strings.Join(r.c.files, " -f "))
 			return
 		}
 		tctx, tcancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -205,7 +223,15 @@ func (r *run) preflight(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("-agents on, but %s", r.skipped)
 	}
 	r.agents = r.skipped == ""
+	if r.cfg.tls {
+		if err := r.makeCerts(ctx); err != nil {
+			return "", err
+		}
+	}
 	note := "docker-compose " + strings.TrimSpace(v) + ", agent steps: "
+	if r.cfg.tls {
+		note = "TLS, " + note
+	}
 	if r.agents {
 		note += "on"
 	} else {
@@ -215,12 +241,42 @@ func (r *run) preflight(ctx context.Context) (string, error) {
 	return note, nil
 }
 
+// makeCerts makes a CA and the certificates of the nodes and agents with
+// deploy/certs, in a temporary directory docker-compose.tls.yml mounts,
+// and trusts the CA.
+func (r *run) makeCerts(ctx context.Context) error {
+	dir, err := os.MkdirTemp("", "lookout-deploytest-tls-")
+	if err != nil {
+		return err
+	}
+	r.cleanup = append(r.cleanup, func() { os.RemoveAll(dir) })
+	if _, err := r.c.exec(ctx, "go", "run", "./deploy/certs", "-dir", dir, "-force"); err != nil {
+		return err
+	}
+	pem, err := os.ReadFile(filepath.Join(dir, "ca.crt"))
+	if err != nil {
+		return err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return fmt.Errorf("%s/ca.crt holds no certificate", dir)
+	}
+	r.tlsConf = &tls.Config{RootCAs: pool, ServerName: "lookout"}
+	r.c.files = append(r.c.files, filepath.Join(filepath.Dir(r.cfg.file), "docker-compose.tls.yml"))
+	r.c.env = append(r.c.env, "LOOKOUT_TLS_DIR="+dir)
+	return nil
+}
+
 func (r *run) summary(took time.Duration, err error) {
 	verdict := "PASS"
 	if err != nil {
 		verdict = "FAIL"
 	}
-	fmt.Printf("\ndeploy test: %s in %s (project %s, image %s)\n", verdict, took.Round(100*time.Millisecond), r.cfg.project, r.cfg.image)
+	mode := "cleartext"
+	if r.cfg.tls {
+		mode = "TLS"
+	}
+	fmt.Printf("\ndeploy test: %s in %s (project %s, image %s, %s)\n", verdict, took.Round(100*time.Millisecond), r.cfg.project, r.cfg.image, mode)
 	for _, s := range r.steps {
 		mark := "ok  "
 		if s.err != nil {

@@ -40,15 +40,22 @@ type world struct {
 // request hanging on a dead pooled connection.
 func (w *world) client() *http.Client {
 	if w.http == nil {
-		w.http = &http.Client{
-			Timeout: 10 * time.Second,
-			Transport: &http.Transport{
-				DialContext:       (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
-				DisableKeepAlives: true,
-			},
-		}
+		w.http = w.newClient(10 * time.Second)
 	}
 	return w.http
+}
+
+// newClient is an HTTP client that trusts the deployment's CA (with -tls;
+// every node certificate names "lookout" too, since the test dials IPs).
+func (w *world) newClient(timeout time.Duration) *http.Client {
+	return &http.Client{
+		Timeout: timeout,
+		Transport: &http.Transport{
+			DialContext:       (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
+			DisableKeepAlives: true,
+			TLSClientConfig:   w.r.tlsConf,
+		},
+	}
 }
 
 // resolve finds the control nodes' addresses (again after a restart).
@@ -64,7 +71,7 @@ func (w *world) resolve(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		w.nodeURL[n] = "http://" + ip + ":8080"
+		w.nodeURL[n] = w.r.scheme() + "://" + ip + ":8080"
 		urls = append(urls, w.nodeURL[n])
 	}
 	w.control.set(urls...)
@@ -78,7 +85,7 @@ func (w *world) url(node string) string {
 }
 
 func (w *world) admin(node string) *client.Admin {
-	return client.NewAdmin(w.url(node), w.r.token, &http.Client{Timeout: 3 * time.Second})
+	return client.NewAdmin(w.url(node), w.r.token, w.newClient(3*time.Second))
 }
 
 // live are the control nodes not killed.
@@ -114,7 +121,7 @@ func (w *world) up(ctx context.Context) (string, error) {
 // healthy is nil when node's /health answers 200.
 func (w *world) healthy(ctx context.Context, node string) error {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, w.url(node)+"/health", nil)
-	resp, err := (&http.Client{Timeout: 3 * time.Second}).Do(req)
+	resp, err := w.newClient(3 * time.Second).Do(req)
 	if err != nil {
 		return err
 	}
