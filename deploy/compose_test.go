@@ -150,3 +150,49 @@ func TestCompose(t *testing.T) {
 		t.Errorf("target command %v: deploytest's check probes http://target:8081/", c)
 	}
 }
+
+// TestComposeTLS checks docker-compose.tls.yml: the nodes' LOOKOUT_TLS_*
+// variables are flags of lookout control and name their own certificate
+// files (as deploy/certs writes them); the agents' commands are valid and
+// dial every node over https.
+func TestComposeTLS(t *testing.T) {
+	data, err := os.ReadFile("docker-compose.tls.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f composeFile
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		t.Fatalf("docker-compose.tls.yml: %v", err)
+	}
+	cflags, aflags := controlFlags(t), agentFlags(t)
+	for _, n := range []string{"n1", "n2", "n3"} {
+		s := f.Services[n]
+		want := map[string]string{"LOOKOUT_TLS_CERT": "/tls/" + n + ".crt", "LOOKOUT_TLS_KEY": "/tls/" + n + ".key", "LOOKOUT_TLS_CA": "/tls/ca.crt"}
+		for k, v := range want {
+			if s.Environment[k] != v {
+				t.Errorf("service %s: %s=%q, want %q", n, k, s.Environment[k], v)
+			}
+			if _, ok := cflags[strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(k, "LOOKOUT_")), "_", "-")]; !ok {
+				t.Errorf("service %s: %s sets no flag of lookout control", n, k)
+			}
+		}
+		if !slices.Contains(s.Volumes, "${LOOKOUT_TLS_DIR:-./tls}:/tls:ro") {
+			t.Errorf("service %s: the certificates are not mounted at /tls: %v", n, s.Volumes)
+		}
+	}
+	for _, region := range []string{"eu", "us"} {
+		name := "agent-" + region
+		s := f.Services[name]
+		if len(s.Command) == 0 || s.Command[0] != "agent" {
+			t.Errorf("service %s: command %v, want lookout agent", name, s.Command)
+			continue
+		}
+		a := parseArgs(t, "docker-compose.tls.yml "+name, s.Command[1:], aflags)
+		if a["control"] != "https://n1:8080,https://n2:8080,https://n3:8080" || a["region"] != region {
+			t.Errorf("service %s: --control %q --region %q", name, a["control"], a["region"])
+		}
+		if a["ca-file"] != "/tls/ca.crt" || a["tls-cert"] != "/tls/"+name+".crt" || a["tls-key"] != "/tls/"+name+".key" {
+			t.Errorf("service %s: --ca-file %q --tls-cert %q --tls-key %q, want the files deploy/certs writes", name, a["ca-file"], a["tls-cert"], a["tls-key"])
+		}
+	}
+}
