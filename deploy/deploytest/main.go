@@ -182,6 +182,8 @@ func (r *run) main(ctx context.Context) (err error) {
 		{"reconnect region eu", true, w.reconnect},
 		{"count: every acknowledged ping stored once", false, w.count},
 		{"agents ran the regional check", true, w.checkExecutions},
+		{"scrape /metrics of every node", false, w.scrape},
+		{"back up: snapshot save, checked", false, w.backup},
 	}
 	for _, s := range steps {
 		if s.agents && !r.agents {
