@@ -4,8 +4,9 @@
 // nodes and the agents, kills the leader with `docker kill` while clients
 // keep pinging, cuts one region off the control plane with
 // `docker network disconnect` and pings its agent, reconnects it, and then
-// counts: every acknowledged ping must be stored exactly once. It always
-// tears the project down (`docker-compose down -v`).
+// counts: every acknowledged ping must be stored exactly once. Then it
+// scrapes /metrics of every node and saves a snapshot (checked whole). It
+// always tears the project down (`docker-compose down -v`).
 //
 // `make deploy-test` runs it. The agent steps run when the image has
 // `lookout agent` (-agents auto); -agents on makes a missing agent a
