@@ -11,7 +11,7 @@ PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X lookout/internal/cli.Version=$(VERSION)
 
-.PHONY: build run test lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage bench-engine bench-checks chaos image clean
+.PHONY: build run test lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage bench-engine bench-checks chaos image image-target deploy-test clean
 
 build: ## bin/lookout, static
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/lookout .
@@ -79,6 +79,21 @@ image: build ## a FROM-scratch image of bin/lookout (docker build, nothing pulle
 	cp bin/lookout deploy/Dockerfile deploy/.build/
 	cp /etc/ssl/certs/ca-certificates.crt deploy/.build/
 	docker build -t lookout:$(VERSION) -t lookout:latest deploy/.build
+
+image-target: ## the deploy target (deploy/target), a FROM-scratch image for docker-compose.yml
+	rm -rf deploy/.build-target && mkdir -p deploy/.build-target
+	CGO_ENABLED=0 $(GO) build -trimpath -o deploy/.build-target/target ./deploy/target
+	cp deploy/target/Dockerfile deploy/.build-target/
+	docker build -t lookout-target:$(VERSION) -t lookout-target:latest deploy/.build-target
+
+# DEPLOY_AGENTS: auto runs the agent steps when the image has `lookout
+# agent` and reports them skipped otherwise; on requires them; off skips.
+# DEPLOY_TLS=1 adds docker-compose.tls.yml (certificates by deploy/certs).
+DEPLOY_AGENTS ?= auto
+DEPLOY_TLS    ?=
+deploy-test: image image-target ## docker-compose.yml end to end: leader kill, a region cut off, every acknowledged ping stored once (see deploy/README.md)
+	command -v docker-compose >/dev/null || (apt-get update && apt-get install -y docker-compose)
+	$(GO) run ./deploy/deploytest -image lookout:$(VERSION) -target-image lookout-target:$(VERSION) -agents $(DEPLOY_AGENTS) $(if $(DEPLOY_TLS),-tls)
 
 clean:
 	rm -rf bin .tools
