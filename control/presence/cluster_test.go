@@ -75,13 +75,17 @@ func (r *receiver) distinct() map[string]int {
 	return out
 }
 
-// regionHooks returns the region of every agent alert.
+// regionHooks returns every agent alert once: a delivery whose record was
+// not committed before a leader change is sent again (at least once, the
+// same alert id), which is not a second alert.
 func (r *receiver) regionHooks() []hook {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []hook
+	seen := map[string]bool{}
 	for _, h := range r.hooks {
-		if h.Region != nil {
+		if h.Region != nil && !seen[h.ID] {
+			seen[h.ID] = true
 			out = append(out, h)
 		}
 	}
