@@ -30,7 +30,6 @@ func LoadID(dataDir string) (string, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return "", fmt.Errorf("create the data dir: %w", err)
 	}
-	atomicfile.Clean(path)
 	var raw [16]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return "", err

@@ -52,7 +52,6 @@ func Open(dir string) (*Store, error) {
 		byHash:  map[string]*agentv1.IngestKey{},
 		changed: make(chan struct{}, 1),
 	}
-	atomicfile.Clean(s.path)
 	b, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil

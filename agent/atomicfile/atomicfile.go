@@ -8,15 +8,16 @@ import (
 	"path/filepath"
 )
 
-// Write replaces path with b: a temporary file in the same directory,
-// fsynced, renamed over path, and the directory fsynced.
+// Write replaces path with b: path+".tmp" written, fsynced, renamed over
+// path, and the directory fsynced. One writer per path at a time (a
+// temporary file a crash left is overwritten by the next Write).
 func Write(path string, b []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp := f.Name()
 	_, err = f.Write(b)
 	if err == nil {
 		err = f.Chmod(perm)
@@ -43,13 +44,4 @@ func Write(path string, b []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: sync the directory: %w", path, err)
 	}
 	return nil
-}
-
-// Clean removes the temporary files a crash during Write left beside
-// path.
-func Clean(path string) {
-	tmps, _ := filepath.Glob(path + ".tmp*")
-	for _, t := range tmps {
-		os.Remove(t)
-	}
 }

@@ -64,6 +64,7 @@ type Pool struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
 	kick chan struct{} // a membership change to read
+	once sync.Once     // stops once, by Close or Kill
 
 	mu      sync.RWMutex
 	members []Member // sorted by ID, live only
@@ -261,26 +262,29 @@ func (p *Pool) rejoin() {
 // Close leaves the region (the others take this agent's checks at once)
 // and stops gossiping.
 func (p *Pool) Close() error {
+	return p.shutdown(true)
+}
+
+func (p *Pool) shutdown(leave bool) error {
 	if p.ml == nil {
 		return nil
 	}
-	close(p.stop)
-	p.wg.Wait()
-	if err := p.ml.Leave(2 * time.Second); err != nil {
-		p.o.Logger.Warn("leaving the region", "error", err)
-	}
-	return p.ml.Shutdown()
+	var err error
+	p.once.Do(func() {
+		close(p.stop)
+		p.wg.Wait()
+		if leave {
+			if err := p.ml.Leave(2 * time.Second); err != nil {
+				p.o.Logger.Warn("leaving the region", "error", err)
+			}
+		}
+		err = p.ml.Shutdown()
+	})
+	return err
 }
 
 // Kill stops gossiping without leaving, as a crash would (tests).
-func (p *Pool) Kill() error {
-	if p.ml == nil {
-		return nil
-	}
-	close(p.stop)
-	p.wg.Wait()
-	return p.ml.Shutdown()
-}
+func (p *Pool) Kill() error { return p.shutdown(false) }
 
 // events keeps the member list current.
 type events struct{ p *Pool }

@@ -22,9 +22,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"lookout/internal/checkrun"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
-	"lookout/internal/checkrun"
 	"lookout/internal/probe"
 	"lookout/internal/probe/httpprobe"
 	"lookout/internal/probe/tlsprobe"
@@ -88,9 +88,13 @@ type Stats struct {
 	Runs, Skipped, NotOwned, Errors uint64
 }
 
-// Runner runs the checks. Run it once.
+// Runner runs the checks. Make it before the assignments stream starts
+// (the checks it holds then are the agent's last, from disk: they run on
+// their schedule; any check added or changed afterwards runs at once).
+// Run it once.
 type Runner struct {
-	o Options
+	o       Options
+	initial []*agentv1.Check // held when New was called
 
 	scheduled                       atomic.Int64
 	runs, skipped, notOwned, errors atomic.Uint64
@@ -123,7 +127,7 @@ func New(o Options) *Runner {
 		po := probe.Options{Version: o.Version}
 		o.Probers = map[string]probe.Prober{checkrun.KindHTTPCheck: httpprobe.New(po), checkrun.KindSSLCheck: tlsprobe.New(po)}
 	}
-	return &Runner{o: o}
+	return &Runner{o: o, initial: o.Checks.Checks()}
 }
 
 // Stats returns the counters; safe at any time.
@@ -152,9 +156,12 @@ func (r *Runner) Run(ctx context.Context) {
 	entries := map[string]*entry{}
 	var h entryHeap
 
-	// The checks held at start (from disk, or the first sync) are
-	// scheduled; only later changes run at once.
-	r.sync(entries, &h, false)
+	// The checks held when the runner was made (from disk) are
+	// scheduled; every later change, even one made before Run, runs at
+	// once.
+	r.sync(entries, &h, r.initial, false)
+	r.initial = nil
+	r.sync(entries, &h, r.o.Checks.Checks(), true)
 	var timer <-chan time.Time
 	var timerAt time.Time
 	for {
@@ -196,7 +203,7 @@ func (r *Runner) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-r.o.Checks.Changed():
-			r.sync(entries, &h, true)
+			r.sync(entries, &h, r.o.Checks.Checks(), true)
 		case id := <-done:
 			e := entries[id]
 			if e == nil {
@@ -217,12 +224,12 @@ func (r *Runner) Run(ctx context.Context) {
 	}
 }
 
-// sync brings the entries in line with the assigned checks. With runNow,
-// a check that is new or whose version changed runs at once.
-func (r *Runner) sync(entries map[string]*entry, h *entryHeap, runNow bool) {
+// sync brings the entries in line with checks. With runNow, a check that
+// is new or whose version changed runs at once.
+func (r *Runner) sync(entries map[string]*entry, h *entryHeap, checks []*agentv1.Check, runNow bool) {
 	now := r.o.Now()
 	seen := map[string]bool{}
-	for _, c := range r.o.Checks.Checks() {
+	for _, c := range checks {
 		id := c.GetId()
 		seen[id] = true
 		e := entries[id]
