@@ -226,7 +226,9 @@ func TestRevokedKeepsAssignments(t *testing.T) {
 	}
 	cp.SetToken("at_ok")
 	cp.PutCheck(check("c2", "1m"))
-	eventually(t, "resumed", func() bool { return has(st, map[string]uint64{"c1": 1, "c2": 1}, "hash-1") && l.State() == link.Connected })
+	eventually(t, "resumed", func() bool {
+		return has(st, map[string]uint64{"c1": 1, "c2": 1}, "hash-1") && l.State() == link.Connected
+	})
 }
 
 func TestWrongRegionStops(t *testing.T) {
