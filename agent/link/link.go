@@ -249,31 +249,48 @@ func (c *Client) Heartbeat(ctx context.Context, req *agentv1.HeartbeatRequest) (
 	})
 }
 
-// Stream is an open assignments stream.
-type Stream = connect.ServerStreamForClient[agentv1.AssignmentsResponse]
+// Stream is an open assignments stream; Close it.
+type Stream struct {
+	*connect.ServerStreamForClient[agentv1.AssignmentsResponse]
+	cancel context.CancelFunc
+}
+
+// Close closes the stream.
+func (s *Stream) Close() error {
+	err := s.ServerStreamForClient.Close()
+	s.cancel()
+	return err
+}
 
 // Assignments opens the assignments stream on the first URL that answers
-// with a first message, and returns the stream and that message (the
-// stream's own Msg until the next Receive). The caller closes the stream.
-// ctx bounds the whole stream.
+// with a first message within the call timeout, and returns the stream
+// with that message as its Msg (until the next Receive). ctx bounds the
+// whole stream; the caller closes it.
 func (c *Client) Assignments(ctx context.Context, req *agentv1.AssignmentsRequest) (*Stream, error) {
 	req.Agent = c.o.Agent
 	var out *Stream
 	err := c.try(ctx, func(ctx context.Context, cl agentv1connect.AgentServiceClient) error {
-		st, err := cl.Assignments(ctx, connect.NewRequest(req))
+		sctx, cancel := context.WithCancel(ctx)
+		// A node that takes the call but says nothing is given up on.
+		first := time.AfterFunc(c.o.CallTimeout, cancel)
+		st, err := cl.Assignments(sctx, connect.NewRequest(req))
 		if err != nil {
+			first.Stop()
+			cancel()
 			return err
 		}
 		// The call's headers (and any refusal) come with the first message.
-		if !st.Receive() {
+		ok := st.Receive()
+		if !first.Stop() || !ok {
 			err := st.Err()
 			st.Close()
-			if err == nil {
-				err = connect.NewError(connect.CodeUnavailable, errors.New("the assignments stream ended before its first message"))
+			cancel()
+			if err == nil || ctx.Err() == nil && sctx.Err() != nil {
+				err = connect.NewError(connect.CodeUnavailable, errors.New("the assignments stream sent no first message"))
 			}
 			return err
 		}
-		out = st
+		out = &Stream{ServerStreamForClient: st, cancel: cancel}
 		return nil
 	})
 	return out, err

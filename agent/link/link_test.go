@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -169,5 +171,39 @@ func TestBackoff(t *testing.T) {
 	b.Reset()
 	if d := b.Next(); d > 100*time.Millisecond {
 		t.Fatalf("after Reset: %s", d)
+	}
+}
+
+// TestAssignmentsSkipsHungNode: a node that takes the stream but sends
+// nothing is given up on after the call timeout, and the next URL serves.
+func TestAssignmentsSkipsHungNode(t *testing.T) {
+	hung := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/connect+proto")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	hung.Config.Protocols = new(http.Protocols)
+	hung.Config.Protocols.SetHTTP1(true)
+	hung.Config.Protocols.SetUnencryptedHTTP2(true)
+	hung.Start()
+	defer hung.Close()
+	cp := agenttest.NewControlPlane(t, "eu-1", "at_ok")
+	c, err := link.New(link.Options{URLs: []string{hung.URL, cp.URL()}, Token: "at_ok", CallTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseIdle()
+	start := time.Now()
+	st, err := c.Assignments(context.Background(), &agentv1.AssignmentsRequest{})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Fatalf("opened after %s: the hung node was not waited on (it did not hang?)", d)
+	}
+	defer st.Close()
+	if !st.Msg().GetSynced() || st.Msg().GetRegion() != "eu-1" || c.URL() != cp.URL() {
+		t.Fatalf("first message %v from %s", st.Msg(), c.URL())
 	}
 }

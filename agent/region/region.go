@@ -45,6 +45,9 @@ type Options struct {
 	// Join are gossip addresses of other agents of the region. Joining is
 	// retried in the background while the agent is alone.
 	Join []string
+	// SecretKey, if set (16, 24 or 32 bytes), encrypts and authenticates
+	// the gossip (AES-GCM): only agents with the same key meet.
+	SecretKey []byte
 	// RejoinInterval is the wait between join attempts while alone
 	// (default 10 s).
 	RejoinInterval time.Duration
@@ -127,6 +130,7 @@ func New(o Options) (*Pool, error) {
 		c.AdvertiseAddr = host
 	}
 	c.Transport = nt
+	c.SecretKey = o.SecretKey
 	c.Logger = logger
 	c.Delegate = meta(o.Name)
 	c.Events = &events{p: p}

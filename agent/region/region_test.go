@@ -10,15 +10,36 @@ import (
 	"lookout/agent/region"
 )
 
-// fast makes memberlist detect a dead member in about a second.
+// fast makes memberlist detect a dead member in about two seconds, with
+// timeouts loose enough for a loaded machine running the race detector.
 func fast(c *memberlist.Config) {
-	c.ProbeInterval = 100 * time.Millisecond
-	c.ProbeTimeout = 50 * time.Millisecond
-	c.GossipInterval = 20 * time.Millisecond
+	c.ProbeInterval = 250 * time.Millisecond
+	c.ProbeTimeout = 200 * time.Millisecond
+	c.GossipInterval = 50 * time.Millisecond
 	c.PushPullInterval = time.Second
-	c.SuspicionMult = 2
+	c.SuspicionMult = 3
 	c.SuspicionMaxTimeoutMult = 2
 	c.TCPTimeout = time.Second
+}
+
+// views returns each pool's members, failing unless they all agree.
+func views(t *testing.T, ps []*region.Pool) []region.Member {
+	t.Helper()
+	first := ps[0].Members()
+	for _, p := range ps[1:] {
+		if got := p.Members(); fmt.Sprint(ids(got)) != fmt.Sprint(ids(first)) {
+			t.Fatalf("%s sees %v, %s sees %v", ps[0].ID(), ids(first), p.ID(), ids(got))
+		}
+	}
+	return first
+}
+
+func ids(ms []region.Member) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
 }
 
 // pools starts n agents of one region on loopback, each joining the
@@ -92,24 +113,16 @@ func TestDeadMemberChecksMoveTuned(t *testing.T) {
 
 func testMove(t *testing.T, tune func(*memberlist.Config), within time.Duration) time.Duration {
 	ps := pools(t, 3, tune)
-	ids := checkIDs(300)
+	checks := checkIDs(300)
+	members := views(t, ps)
 	before := map[string]string{}
 	count := map[string]int{}
-	for _, id := range ids {
-		o := ps[0].Owner(id)
-		for _, p := range ps[1:] {
-			if p.Owner(id) != o {
-				t.Fatalf("check %s: %s says %s, %s says %s", id, ps[0].ID(), o, p.ID(), p.Owner(id))
-			}
-		}
-		owners := 0
+	for _, id := range checks {
+		o := region.Owner(id, members)
 		for _, p := range ps {
-			if p.Owns(id) {
-				owners++
+			if p.Owns(id) != (p.ID() == o) {
+				t.Fatalf("check %s: %s disagrees about its owner %s (members %v)", id, p.ID(), o, p.MemberIDs())
 			}
-		}
-		if owners != 1 {
-			t.Fatalf("check %s is owned by %d agents", id, owners)
 		}
 		before[id] = o
 		count[o]++
@@ -123,11 +136,9 @@ func testMove(t *testing.T, tune func(*memberlist.Config), within time.Duration)
 	dead.Kill()
 	live := []*region.Pool{ps[0], ps[2]}
 	took := waitMembers(t, live, 2, within)
-	for _, id := range ids {
-		o := live[0].Owner(id)
-		if live[1].Owner(id) != o {
-			t.Fatalf("after the death, check %s: %s vs %s", id, o, live[1].Owner(id))
-		}
+	after := views(t, live)
+	for _, id := range checks {
+		o := region.Owner(id, after)
 		switch {
 		case o == dead.ID():
 			t.Fatalf("check %s still on the dead member", id)
@@ -205,5 +216,34 @@ func TestOwnerStable(t *testing.T) {
 	}
 	if region.Owner("x", nil) != "" {
 		t.Fatal("an owner without members")
+	}
+}
+
+// TestGossipKey: agents with the same key meet; one with another key
+// (or none) does not.
+func TestGossipKey(t *testing.T) {
+	k1 := []byte("0123456789abcdef")
+	k2 := []byte("fedcba9876543210")
+	a, err := region.New(region.Options{ID: "ag_a", GossipAddr: "127.0.0.1:0", SecretKey: k1, Config: fast})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Kill()
+	b, err := region.New(region.Options{ID: "ag_b", GossipAddr: "127.0.0.1:0", SecretKey: k1, Join: []string{a.Addr()}, Config: fast})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Kill()
+	waitMembers(t, []*region.Pool{a, b}, 2, 10*time.Second)
+	for i, key := range [][]byte{k2, nil} {
+		c, err := region.New(region.Options{ID: fmt.Sprintf("ag_c%d", i), GossipAddr: "127.0.0.1:0", SecretKey: key, Join: []string{a.Addr()}, Config: fast, RejoinInterval: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if len(c.Members()) != 1 || len(a.Members()) != 2 {
+			t.Fatalf("an agent with key %q met the region: %v / %v", key, c.MemberIDs(), a.MemberIDs())
+		}
+		c.Kill()
 	}
 }

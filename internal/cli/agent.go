@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -39,6 +41,7 @@ type agentConfig struct {
 	httpAddr       string
 	gossipAddr     string
 	join           listFlag
+	gossipKey      []byte
 	bufferMaxBytes int64
 	caFile         string
 	tlsCert        string
@@ -59,6 +62,14 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 	fs.StringVar(&c.httpAddr, "http-addr", "127.0.0.1:8090", "local listener: the Ingest API for local jobs (/ping, /health) and /metrics")
 	fs.StringVar(&c.gossipAddr, "gossip-addr", "", "gossip (memberlist) listener, TCP and UDP, to meet the region's other agents (default: none, a region of one)")
 	fs.Var(&c.join, "join", "gossip addresses of other agents of the region, comma-separated")
+	fs.Func("gossip-key", "base64 of 16, 24 or 32 random bytes: encrypts the region's gossip, and only agents with the same key meet (default: none, cleartext; use it on any network others share)", func(v string) error {
+		k, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
+		if err != nil || (len(k) != 16 && len(k) != 24 && len(k) != 32) {
+			return errors.New("want the base64 of 16, 24 or 32 bytes (e.g. openssl rand -base64 32)")
+		}
+		c.gossipKey = k
+		return nil
+	})
 	fs.Int64Var(&c.bufferMaxBytes, "buffer-max-bytes", DefaultBufferMaxBytes, "bound of the disk buffer; when full, pings get 503 buffer_full and the oldest check results are dropped")
 	fs.StringVar(&c.caFile, "ca-file", "", "PEM CA certificate(s) to verify https:// control nodes with (default: the system roots)")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM client certificate to present to the control nodes (mutual TLS)")
@@ -66,7 +77,10 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 	fs.StringVar(&c.metricsToken, "metrics-token", "", "bearer token GET /metrics requires (default: none, /metrics is open)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageError{err.Error()}
 	}
 	if fs.NArg() > 0 {
 		return nil, usageError{fmt.Sprintf("lookout agent takes no arguments, got %q", fs.Args())}
@@ -84,8 +98,8 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 		return nil, usageError{"--tls-cert and --tls-key go together"}
 	case c.bufferMaxBytes < 1<<20:
 		return nil, usageError{"--buffer-max-bytes must be at least 1048576 (1 MiB)"}
-	case len(c.join) > 0 && c.gossipAddr == "":
-		return nil, usageError{"--join needs --gossip-addr (the address this agent gossips on)"}
+	case (len(c.join) > 0 || c.gossipKey != nil) && c.gossipAddr == "":
+		return nil, usageError{"--join and --gossip-key need --gossip-addr (the address this agent gossips on)"}
 	}
 	for _, u := range c.control {
 		p, err := url.Parse(u)
@@ -173,12 +187,15 @@ func runAgent(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
+	if r := store.Region(); r != "" && r != cfg.region {
+		return usageError{fmt.Sprintf("--data-dir %s holds the assignments of region %q, not --region %q: use another data dir", cfg.dataDir, r, cfg.region)}
+	}
 	if nc, nk := store.Counts(); nc+nk > 0 {
 		log.Info("last assignments read from disk", "checks", nc, "keys", nk)
 	}
 
 	// The region's pool: who runs each check.
-	pool, err := region.New(region.Options{ID: id, Name: cfg.name, GossipAddr: cfg.gossipAddr, Join: cfg.join, Logger: log.Named("region")})
+	pool, err := region.New(region.Options{ID: id, Name: cfg.name, GossipAddr: cfg.gossipAddr, Join: cfg.join, SecretKey: cfg.gossipKey, Logger: log.Named("region")})
 	if err != nil {
 		return err
 	}

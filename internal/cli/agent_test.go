@@ -41,8 +41,10 @@ func TestParseAgent(t *testing.T) {
 		{"bad control URL", []string{"--control", "a:8080"}, "", "want http://host:port"},
 		{"cert without key", []string{"--tls-cert", "c.pem"}, "", "go together"},
 		{"tiny buffer", []string{"--buffer-max-bytes", "1000"}, "", "at least 1048576"},
-		{"join without gossip", []string{"--join", "x:1"}, "", "--join needs --gossip-addr"},
+		{"join without gossip", []string{"--join", "x:1"}, "", "need --gossip-addr"},
 		{"no arguments", []string{"extra"}, "", "takes no arguments"},
+		{"short gossip key", []string{"--gossip-addr", "127.0.0.1:0", "--gossip-key", "c2hvcnQ="}, "", "16, 24 or 32 bytes"},
+		{"gossip key without gossip", []string{"--gossip-key", "MDEyMzQ1Njc4OWFiY2RlZg=="}, "", "need --gossip-addr"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := map[string]string{}
