@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"lookout/agent/forward"
@@ -30,8 +28,9 @@ func (m *metrics) Refused(kind, reason string, n int) {
 func (m *metrics) Executed(status string) { m.executed.WithLabelValues(status).Inc() }
 
 // newMetrics registers the agent's metrics on reg: counters the parts
-// feed, and gauges read from the link, the assignments, the region and
-// the buffer at each scrape.
+// feed, and gauges read from the link, the assignments and the region at
+// each scrape. The buffer registers its own (lookout_agent_buffer_*,
+// agent/buffer).
 func newMetrics(reg prometheus.Registerer, a *Agent) *metrics {
 	m := &metrics{
 		forwarded: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -75,29 +74,6 @@ func newMetrics(reg prometheus.Registerer, a *Agent) *metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Subsystem: subsystem, Name: "region_members",
 			Help: "Live agents of the region as this agent sees them, itself included."},
 			func() float64 { return float64(len(a.o.Pool.MemberIDs())) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Subsystem: subsystem, Name: "buffered",
-			Help: "Items waiting in the buffer, by kind (event, result).", ConstLabels: prometheus.Labels{"kind": forward.KindEvent}},
-			func() float64 { return float64(a.o.Buffer.Stats().Events) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Subsystem: subsystem, Name: "buffered",
-			Help: "Items waiting in the buffer, by kind (event, result).", ConstLabels: prometheus.Labels{"kind": forward.KindResult}},
-			func() float64 { return float64(a.o.Buffer.Stats().Results) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Subsystem: subsystem, Name: "buffer_bytes",
-			Help: "Bytes the buffer holds."},
-			func() float64 { return float64(a.o.Buffer.Stats().Bytes) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: namespace, Subsystem: subsystem, Name: "buffer_oldest_age_seconds",
-			Help: "Age of the oldest buffered item (0 when the buffer is empty)."},
-			func() float64 {
-				if ms := a.o.Buffer.Stats().OldestUnixMs; ms > 0 {
-					return time.Since(time.UnixMilli(ms)).Seconds()
-				}
-				return 0
-			}),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: namespace, Subsystem: subsystem, Name: "buffer_dropped_results_total",
-			Help: "Check results dropped, oldest first, because the buffer was full."},
-			func() float64 { return float64(a.o.Buffer.Stats().DroppedResults) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: namespace, Subsystem: subsystem, Name: "buffer_refused_full_total",
-			Help: "Pings answered 503 buffer_full because the buffer was full."},
-			func() float64 { return float64(a.o.Buffer.Stats().RefusedFull) }),
 	)
 	return m
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
 	"lookout/agent"
@@ -148,6 +149,16 @@ func runAgent(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
+	return serveAgent(ctx, cfg, openAgentLocal, stderr, nil)
+}
+
+// openLocalFunc opens the agent's disk buffer and local ingest.
+type openLocalFunc func(cfg *agentConfig, log hclog.Logger, reg prometheus.Registerer) (*agentLocal, error)
+
+// serveAgent runs the agent of cfg until ctx ends; openLocal opens its
+// buffer and ingest; started, if set, gets the local listener's address.
+func serveAgent(ctx context.Context, cfg *agentConfig, openLocal openLocalFunc, stderr io.Writer, started func(httpAddr string)) error {
+	var err error
 
 	// One logger, a named child per part.
 	log := hclog.New(&hclog.LoggerOptions{Name: "lookout-agent", Level: hclog.LevelFromString(cfg.logLevel), Output: stderr})
@@ -205,7 +216,7 @@ func runAgent(ctx context.Context, args []string, getenv func(string) string, st
 	reg := metrics.NewRegistry()
 
 	// The disk buffer and the local ingest (agent_local.go).
-	local, err := openAgentLocal(cfg, log, reg)
+	local, err := openLocal(cfg, log, reg)
 	if err != nil {
 		return err
 	}
@@ -239,6 +250,9 @@ func runAgent(ctx context.Context, args []string, getenv func(string) string, st
 	})
 	log.Info("agent running", "id", id, "name", cfg.name, "region", cfg.region, "control", cfg.control,
 		"http", "http://"+ln.Addr().String(), "gossip", pool.Addr())
+	if started != nil {
+		started(ln.Addr().String())
+	}
 	err = g.Wait()
 	if ctx.Err() != nil && err == nil {
 		log.Info("stopped")

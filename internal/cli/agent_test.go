@@ -1,10 +1,24 @@
 package cli
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"lookout/agent/agenttest"
+	"lookout/agent/assign"
+	"lookout/agent/forward"
+	agentv1 "lookout/internal/gen/lookout/agent/v1"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
 func TestParseAgent(t *testing.T) {
@@ -59,5 +73,87 @@ func TestParseAgent(t *testing.T) {
 				t.Fatalf("error %v, want a usage error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestServeAgent runs the agent's composition root against a fake control
+// plane, with an in-memory buffer and a stand-in for the local ingest:
+// the assigned check runs and its verdict reaches the control plane, the
+// local listener serves /metrics and the ingest handler (given the
+// assignments' keys), and the agent stops cleanly. A data dir of another
+// region is refused.
+func TestServeAgent(t *testing.T) {
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer target.Close()
+	cp := agenttest.NewControlPlane(t, "eu-1", "at_ok")
+	cp.PutKey(&agentv1.IngestKey{Id: "k1", Hash: []byte("hash-1"), AccountId: "acc1"})
+	cp.PutCheck(&agentv1.Check{Id: "c1", AccountId: "acc1", Kind: "http_check", Schedule: "1h", Config: &raftv1.CheckConfig{Url: target.URL, Timeout: 5}})
+	dir := t.TempDir()
+	cfg, err := parseAgent([]string{"--control", cp.URL(), "--token", "at_ok", "--region", "eu-1", "--data-dir", dir,
+		"--name", "edge-t", "--http-addr", "127.0.0.1:0", "--log-level", "error"}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := agenttest.NewBuffer()
+	closed := false
+	open := func(*agentConfig, hclog.Logger, prometheus.Registerer) (*agentLocal, error) {
+		return &agentLocal{
+			Buffer: buf,
+			Ingest: func(keys *assign.Store, fwd *forward.Forwarder) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					_, ok := keys.KeyByHash([]byte(r.URL.Query().Get("hash")))
+					fmt.Fprintf(w, "known=%v", ok)
+				})
+			},
+			Close: func() error { closed = true; return nil },
+		}, nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc, done := make(chan string, 1), make(chan error, 1)
+	go func() { done <- serveAgent(ctx, cfg, open, io.Discard, func(a string) { addrc <- a }) }()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatalf("the agent stopped: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(cp.Executions()) == 0 || buf.Stats().Results > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the check's verdict did not reach the control plane")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if ex := cp.Executions()[0]; ex.GetStatus() != "success" || ex.GetAgent() != "edge-t" {
+		t.Fatalf("execution %v", ex)
+	}
+	get := func(path string) string {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	m := get("/metrics")
+	for _, want := range []string{`lookout_agent_link_state{state="connected"} 1`, `lookout_agent_forwarded_total{kind="result"} 1`, `lookout_agent_assignments{kind="keys"} 1`, "go_goroutines"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if got := get("/ping?hash=hash-1"); got != "known=true" {
+		t.Fatalf("the ingest handler saw %q", got)
+	}
+	cancel()
+	if err := <-done; err != nil || !closed {
+		t.Fatalf("stop: %v, buffer closed %v", err, closed)
+	}
+
+	cfg.region = "us-1"
+	err = serveAgent(context.Background(), cfg, open, io.Discard, nil)
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `region "eu-1"`) {
+		t.Fatalf("a data dir of another region: %v", err)
 	}
 }
