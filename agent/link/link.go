@@ -176,8 +176,11 @@ func wrap(err error) error {
 	return err
 }
 
-// IsUnauthenticated reports whether err is a refusal of the token.
-func IsUnauthenticated(err error) bool { return errors.Is(err, ErrUnauthenticated) }
+// IsUnauthenticated reports whether err is a refusal of the token (from
+// a call, or the end of a stream).
+func IsUnauthenticated(err error) bool {
+	return errors.Is(err, ErrUnauthenticated) || connect.CodeOf(err) == connect.CodeUnauthenticated
+}
 
 // try calls fn with the client of each URL in turn, starting with the
 // one that last worked, until one answers, the token is refused, or every
@@ -281,12 +284,13 @@ func (c *Client) Assignments(ctx context.Context, req *agentv1.AssignmentsReques
 		}
 		// The call's headers (and any refusal) come with the first message.
 		ok := st.Receive()
-		if !first.Stop() || !ok {
+		timedOut := !first.Stop()
+		if timedOut || !ok {
 			err := st.Err()
 			st.Close()
 			cancel()
-			if err == nil || ctx.Err() == nil && sctx.Err() != nil {
-				err = connect.NewError(connect.CodeUnavailable, errors.New("the assignments stream sent no first message"))
+			if err == nil || timedOut && ctx.Err() == nil {
+				err = connect.NewError(connect.CodeUnavailable, fmt.Errorf("the assignments stream sent no first message within %s", c.o.CallTimeout))
 			}
 			return err
 		}
@@ -300,7 +304,7 @@ func (c *Client) Assignments(ctx context.Context, req *agentv1.AssignmentsReques
 // state becomes Unauthenticated or Disconnected, and the next call starts
 // with the next URL.
 func (c *Client) Lost(err error) {
-	if connect.CodeOf(err) == connect.CodeUnauthenticated || errors.Is(err, ErrUnauthenticated) {
+	if IsUnauthenticated(err) {
 		c.setState(Unauthenticated, c.URL(), err)
 		return
 	}

@@ -54,8 +54,9 @@ type Options struct {
 	// Config, if set, adjusts memberlist's config after Tuned (tests make
 	// it faster).
 	Config func(*memberlist.Config)
-	// OnChange is called (from memberlist's goroutines, so briefly) when
-	// the membership changes.
+	// OnChange is called when the set of live members changes, from
+	// memberlist's goroutines under its lock: it must return at once and
+	// not call the pool's memberlist.
 	OnChange func()
 	Logger   hclog.Logger
 }
@@ -66,11 +67,11 @@ type Pool struct {
 	ml   *memberlist.Memberlist
 	stop chan struct{}
 	wg   sync.WaitGroup
-	kick chan struct{} // a membership change to read
-	once sync.Once     // stops once, by Close or Kill
+	once sync.Once // stops once, by Close or Kill
 
 	mu      sync.RWMutex
-	members []Member // sorted by ID, live only
+	live    map[string]Member // by ID, from memberlist's events
+	members []Member          // the same, sorted by ID
 }
 
 // Tuned returns the memberlist config of the agents: the LAN defaults
@@ -102,7 +103,7 @@ func New(o Options) (*Pool, error) {
 	if o.RejoinInterval <= 0 {
 		o.RejoinInterval = 10 * time.Second
 	}
-	p := &Pool{o: o, stop: make(chan struct{}), kick: make(chan struct{}, 1), members: []Member{{ID: o.ID, Name: o.Name}}}
+	p := &Pool{o: o, stop: make(chan struct{}), live: map[string]Member{o.ID: {ID: o.ID, Name: o.Name}}, members: []Member{{ID: o.ID, Name: o.Name}}}
 	if o.GossipAddr == "" {
 		return p, nil
 	}
@@ -143,8 +144,6 @@ func New(o Options) (*Pool, error) {
 		return nil, fmt.Errorf("gossip on %s: %w", o.GossipAddr, err)
 	}
 	p.ml = ml
-	p.refresh()
-	p.wg.Go(p.follow)
 	if len(o.Join) > 0 {
 		p.join()
 		p.wg.Go(p.rejoin)
@@ -175,11 +174,7 @@ func (p *Pool) Members() []Member {
 func (p *Pool) MemberIDs() []string {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	ids := make([]string, len(p.members))
-	for i, m := range p.members {
-		ids[i] = m.ID
-	}
-	return ids
+	return ids(p.members)
 }
 
 // Owner returns the id of the live member that runs check checkID.
@@ -221,20 +216,41 @@ func weight(checkID, memberID string) uint64 {
 	return x
 }
 
-// refresh rereads the live members from memberlist.
-func (p *Pool) refresh() {
-	var ms []Member
-	for _, n := range p.ml.Members() {
-		ms = append(ms, Member{ID: n.Name, Name: string(n.Meta), Addr: n.Address()})
+// update records a join, update (alive) or leave (gone) of a member.
+// Memberlist calls it under its own lock, the only time its Node may be
+// read; it takes only the pool's.
+func (p *Pool) update(n *memberlist.Node, alive bool) {
+	m := Member{ID: n.Name, Name: string(n.Meta), Addr: n.Address()}
+	p.mu.Lock()
+	old, had := p.live[m.ID]
+	switch {
+	case alive && (!had || old != m):
+		p.live[m.ID] = m
+	case !alive && had && m.ID != p.o.ID:
+		delete(p.live, m.ID)
+	default:
+		p.mu.Unlock()
+		return
+	}
+	ms := make([]Member, 0, len(p.live))
+	for _, m := range p.live {
+		ms = append(ms, m)
 	}
 	slices.SortFunc(ms, func(a, b Member) int { return strings.Compare(a.ID, b.ID) })
-	p.mu.Lock()
-	changed := !slices.Equal(ms, p.members)
+	changed := !slices.Equal(ids(ms), ids(p.members))
 	p.members = ms
 	p.mu.Unlock()
 	if changed && p.o.OnChange != nil {
 		p.o.OnChange()
 	}
+}
+
+func ids(ms []Member) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
 }
 
 // join tries the join addresses once.
@@ -293,30 +309,9 @@ func (p *Pool) Kill() error { return p.shutdown(false) }
 // events keeps the member list current.
 type events struct{ p *Pool }
 
-func (e *events) NotifyJoin(*memberlist.Node)   { e.p.refreshLater() }
-func (e *events) NotifyLeave(*memberlist.Node)  { e.p.refreshLater() }
-func (e *events) NotifyUpdate(*memberlist.Node) { e.p.refreshLater() }
-
-// refreshLater has follow refresh the members outside memberlist's lock
-// (the events are called under it, and Members takes it).
-func (p *Pool) refreshLater() {
-	select {
-	case p.kick <- struct{}{}:
-	default:
-	}
-}
-
-// follow refreshes the members after each change, one at a time.
-func (p *Pool) follow() {
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-p.kick:
-			p.refresh()
-		}
-	}
-}
+func (e *events) NotifyJoin(n *memberlist.Node)   { e.p.update(n, true) }
+func (e *events) NotifyUpdate(n *memberlist.Node) { e.p.update(n, true) }
+func (e *events) NotifyLeave(n *memberlist.Node)  { e.p.update(n, false) }
 
 // meta is the delegate that gossips the agent's name as its meta.
 type meta string
