@@ -76,8 +76,8 @@ type Pool struct {
 
 // Tuned returns the memberlist config of the agents: the LAN defaults
 // (a probe every second, a 500 ms probe timeout) with a short suspicion
-// (at most 2x the minimum, 4 s for a small region) so a member that died
-// is declared dead, and its checks move, well within 15 s; and a dead
+// (4 s, at most 8 s, for a region of up to 10 agents) so a member that
+// died is declared dead, and its checks move, well within 15 s; and a dead
 // member's name may come back from a new address after 10 s (an agent
 // restarted elsewhere keeps its id).
 func Tuned() *memberlist.Config {
