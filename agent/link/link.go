@@ -147,8 +147,8 @@ func (c *Client) CloseIdle() { c.httpc.CloseIdleConnections() }
 
 // setState records the state after a call and logs a change once.
 func (c *Client) setState(s State, url string, err error) {
-	c.state.Store(int32(s))
 	c.mu.Lock()
+	c.state.Store(int32(s))
 	changed := c.lastLog != s
 	c.lastLog = s
 	c.mu.Unlock()

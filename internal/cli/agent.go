@@ -29,8 +29,8 @@ import (
 	"lookout/internal/tlsconf"
 )
 
-// DefaultBufferMaxBytes bounds the agent's disk buffer (1 GiB).
-const DefaultBufferMaxBytes = 1 << 30
+// defaultBufferMaxBytes bounds the agent's disk buffer (1 GiB).
+const defaultBufferMaxBytes = 1 << 30
 
 // agentConfig is the parsed command line of lookout agent.
 type agentConfig struct {
@@ -71,7 +71,7 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 		c.gossipKey = k
 		return nil
 	})
-	fs.Int64Var(&c.bufferMaxBytes, "buffer-max-bytes", DefaultBufferMaxBytes, "bound of the disk buffer; when full, pings get 503 buffer_full and the oldest check results are dropped")
+	fs.Int64Var(&c.bufferMaxBytes, "buffer-max-bytes", defaultBufferMaxBytes, "bound of the disk buffer; when full, pings get 503 buffer_full and the oldest check results are dropped")
 	fs.StringVar(&c.caFile, "ca-file", "", "PEM CA certificate(s) to verify https:// control nodes with (default: the system roots)")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM client certificate to present to the control nodes (mutual TLS)")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
