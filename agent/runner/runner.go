@@ -326,6 +326,7 @@ func (r *Runner) execute(ctx context.Context, sem chan struct{}, c *agentv1.Chec
 		}
 	}
 	ex.FinishedUnixMs = r.o.Now().UnixMilli()
+	checkrun.Bound(ex)
 	if err := r.o.Sink.AppendResult(ex); err != nil {
 		r.errors.Add(1)
 		r.o.Logger.Error("a check's verdict could not be buffered", "check", c.GetId(), "slot", slot, "status", ex.GetStatus(), "error", err)

@@ -9,6 +9,7 @@ package checkrun
 
 import (
 	"time"
+	"unicode/utf8"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	"lookout/internal/probe"
@@ -62,4 +63,43 @@ func Fill(ex *raftv1.Execution, res probe.Result, attempt int) {
 			DnsNames: append([]string(nil), c.DNSNames...), ChainValid: c.ChainValid, HostnameValid: c.HostnameValid, Level: string(c.Level),
 		}
 	}
+}
+
+// The bounds of an execution's fields, the same as control/state's
+// MaxExecution* (a test in control/checks compares them): a longer value
+// is cut by Bound, so the control plane never refuses a verdict for its
+// size.
+const (
+	MaxError    = 1024 // bytes of error
+	MaxText     = 512  // bytes of issuer, subject
+	MaxDNSNames = 16   // entries of dns_names
+	MaxDNSName  = 253  // bytes of one DNS name
+	MaxLabel    = 64   // bytes of region, agent, error_kind
+)
+
+// Bound cuts ex's free-text fields to the bounds above, without splitting
+// a UTF-8 sequence.
+func Bound(ex *raftv1.Execution) {
+	ex.Error = cut(ex.GetError(), MaxError)
+	ex.ErrorKind = cut(ex.GetErrorKind(), MaxLabel)
+	if s := ex.GetSsl(); s != nil {
+		s.Issuer, s.Subject = cut(s.GetIssuer(), MaxText), cut(s.GetSubject(), MaxText)
+		if len(s.DnsNames) > MaxDNSNames {
+			s.DnsNames = s.DnsNames[:MaxDNSNames]
+		}
+		for i, n := range s.DnsNames {
+			s.DnsNames[i] = cut(n, MaxDNSName)
+		}
+	}
+}
+
+// cut shortens s to at most n bytes without splitting a UTF-8 sequence.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

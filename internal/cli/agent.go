@@ -23,6 +23,7 @@ import (
 	"lookout/agent/assign"
 	"lookout/agent/link"
 	"lookout/agent/region"
+	"lookout/internal/checkrun"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	"lookout/internal/httpserver"
 	"lookout/internal/metrics"
@@ -97,6 +98,8 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 		return nil, usageError{"--data-dir (or LOOKOUT_DATA_DIR) is required"}
 	case (c.tlsCert == "") != (c.tlsKey == ""):
 		return nil, usageError{"--tls-cert and --tls-key go together"}
+	case len(c.name) > checkrun.MaxLabel:
+		return nil, usageError{fmt.Sprintf("--name is at most %d bytes", checkrun.MaxLabel)}
 	case c.bufferMaxBytes < 1<<20:
 		return nil, usageError{"--buffer-max-bytes must be at least 1048576 (1 MiB)"}
 	case (len(c.join) > 0 || c.gossipKey != nil) && c.gossipAddr == "":
