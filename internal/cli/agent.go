@@ -57,7 +57,7 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 	fs := flag.NewFlagSet("lookout agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Var(&c.control, "control", "control node URLs (http:// or https://), comma-separated, tried in turn (required)")
-	fs.StringVar(&c.token, "token", "", "agent token (at_...) made with `lookout admin agent-token create`; LOOKOUT_TOKEN keeps it off the command line (required)")
+	fs.StringVar(&c.token, "token", "", "agent token (at_...) made with lookout admin agent-token create; LOOKOUT_TOKEN keeps it off the command line (required)")
 	fs.StringVar(&c.region, "region", "", "the agent's region; must be the token's (required)")
 	fs.StringVar(&c.dataDir, "data-dir", "", "where the agent keeps its id, its last assignments and its buffer (required)")
 	fs.StringVar(&c.name, "name", "", "the agent's name, shown on its executions (default: the host name)")
