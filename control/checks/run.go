@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"lookout/control/state"
+	"lookout/internal/checkrun"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/probe"
@@ -22,12 +23,7 @@ const proposeRetry = 250 * time.Millisecond
 
 // Target is the probe target of check m (its stored config).
 func Target(m *statev1.Monitor) probe.Target {
-	c := m.GetConfig()
-	return probe.Target{
-		URL: c.GetUrl(), Method: c.GetMethod(), Timeout: time.Duration(c.GetTimeout()) * time.Second,
-		ExpectedStatus: int(c.GetExpectedStatus()), ExpectedContent: c.GetExpectedContent(),
-		Domain: c.GetDomain(), WarningDays: int(c.GetWarningDays()), AlertDays: int(c.GetAlertDays()),
-	}
+	return checkrun.Target(m.GetConfig())
 }
 
 // execute runs the execution of j: unless its slot already has a verdict
@@ -72,7 +68,7 @@ func (s *Scheduler) execute(ctx context.Context, j job) {
 		if ctx.Err() != nil {
 			return
 		}
-		fill(ex, res, attempt)
+		checkrun.Fill(ex, res, attempt)
 		if res.OK() {
 			ex.Status = state.ExecSuccess
 			break
@@ -126,30 +122,6 @@ func (s *Scheduler) record(ctx context.Context, tries int, execs ...*raftv1.Exec
 		case <-ctx.Done():
 			return false
 		case <-s.o.After(proposeRetry):
-		}
-	}
-}
-
-// fill writes what attempt number attempt saw into ex.
-func fill(ex *raftv1.Execution, res probe.Result, attempt int) {
-	ex.Attempts = int64(attempt)
-	ex.DurationMs = res.Duration.Milliseconds()
-	ex.Error, ex.ErrorKind = "", ""
-	if res.Err != nil {
-		ex.Error, ex.ErrorKind = res.Err.Message, string(res.Err.Kind)
-	}
-	ex.Http, ex.Ssl = nil, nil
-	if h := res.HTTP; h != nil {
-		ex.Http = &raftv1.ExecutionHTTP{
-			StatusCode: int64(h.StatusCode), ResponseBytes: h.ResponseBytes,
-			DnsMs: h.Timings.DNS.Milliseconds(), ConnectMs: h.Timings.Connect.Milliseconds(), TlsMs: h.Timings.TLS.Milliseconds(),
-			TtfbMs: h.Timings.TTFB.Milliseconds(), TotalMs: h.Timings.Total.Milliseconds(),
-		}
-	}
-	if c := res.SSL; c != nil {
-		ex.Ssl = &raftv1.ExecutionSSL{
-			ExpiresUnixMs: c.ExpiresAt.UnixMilli(), DaysLeft: int64(c.DaysLeft), Issuer: c.Issuer, Subject: c.Subject,
-			DnsNames: append([]string(nil), c.DNSNames...), ChainValid: c.ChainValid, HostnameValid: c.HostnameValid, Level: string(c.Level),
 		}
 	}
 }

@@ -24,6 +24,7 @@ var rules = []rule{
 	{"lookout/control/admin", []string{"github.com/hashicorp/raft", "lookout/cluster"}, "HTTP layers see the cluster through small interfaces and cluster/clusterapi"},
 	{"lookout/cluster/clusterapi", []string{"lookout/cluster", "lookout/control/...", "github.com/hashicorp/raft"}, "clusterapi is a leaf"},
 	{"lookout/cluster", []string{"lookout/control/..."}, "the node drives the state through its StateMachine interface"},
+	{"lookout/agent/...", []string{"lookout/control/...", "lookout/cluster", "lookout/cluster/...", "github.com/hashicorp/raft"}, "the edge agent never imports the control plane; it speaks to it over proto/lookout/agent/v1 only"},
 }
 
 // deps lists the packages pkg depends on, itself excluded.

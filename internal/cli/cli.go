@@ -1,5 +1,5 @@
 // Package cli is the command line of the lookout binary: one composition
-// root per role (lookout control, later lookout agent) and the client
+// root per role (lookout control, lookout agent) and the client
 // commands. Every flag also reads LOOKOUT_<FLAG> from the environment.
 package cli
 
@@ -38,6 +38,7 @@ const usage = `lookout: job monitoring you run yourself.
 
 Usage:
   lookout control [flags]     run a control-plane node (--dev for one node on a laptop)
+  lookout agent [flags]       run an edge agent: checks near private endpoints, local pings, disk buffer
   lookout admin COMMAND ...   operator commands (accounts, keys, groups, agent tokens, cluster)
   lookout ping MONITOR ...    send one event (--status run|complete|fail|skip) to the Ingest API
   lookout exec MONITOR -- CMD run CMD and report its run, then its complete or fail
@@ -58,6 +59,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "control":
 		return runControl(ctx, args[1:], os.Getenv, stdout, stderr)
+	case "agent":
+		return runAgent(ctx, args[1:], os.Getenv, stderr)
 	case "admin":
 		return runAdmin(ctx, args[1:], stdout, stderr)
 	case "ping":

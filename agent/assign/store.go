@@ -1,0 +1,210 @@
+// Package assign keeps the agent's assignments: the checks of its region
+// and the ingest keys it may accept pings with, as the control plane's
+// stream last gave them. The set is kept on disk (one file, replaced
+// atomically after every change), so an agent restarted while cut off
+// keeps probing and accepting pings with its last keys. Watcher follows
+// the stream.
+package assign
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	"lookout/agent/atomicfile"
+
+	agentv1 "lookout/internal/gen/lookout/agent/v1"
+)
+
+// FileName is the assignments file in the data dir.
+const FileName = "assignments.pb"
+
+// Store holds the assignments in memory and on disk. Safe for concurrent
+// use.
+type Store struct {
+	path string
+
+	mu      sync.RWMutex
+	region  string
+	checks  map[string]*agentv1.Check
+	keys    map[string]*agentv1.IngestKey // by id
+	byHash  map[string]*agentv1.IngestKey
+	savedMs int64 // server clock of the last applied change
+	changed chan struct{}
+}
+
+// Open reads the assignments file of dir (an empty set when there is
+// none). A file that cannot be read or decoded is an error: it is only
+// ever replaced whole, so it means a damaged disk.
+func Open(dir string) (*Store, error) {
+	s := &Store{
+		path:    filepath.Join(dir, FileName),
+		checks:  map[string]*agentv1.Check{},
+		keys:    map[string]*agentv1.IngestKey{},
+		byHash:  map[string]*agentv1.IngestKey{},
+		changed: make(chan struct{}, 1),
+	}
+	b, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the last assignments: %w", err)
+	}
+	var saved agentv1.AssignmentsResponse
+	if err := proto.Unmarshal(b, &saved); err != nil {
+		return nil, fmt.Errorf("decode the last assignments in %s: %w", s.path, err)
+	}
+	s.region, s.savedMs = saved.GetRegion(), saved.GetServerUnixMs()
+	for _, c := range saved.GetChecks() {
+		s.checks[c.GetId()] = c
+	}
+	for _, k := range saved.GetKeys() {
+		s.putKey(k)
+	}
+	return s, nil
+}
+
+// Region returns the region the control plane named (empty before the
+// first message ever).
+func (s *Store) Region() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.region
+}
+
+// Checks returns the assigned checks, by id. The messages are shared:
+// do not modify them.
+func (s *Store) Checks() []*agentv1.Check {
+	s.mu.RLock()
+	out := make([]*agentv1.Check, 0, len(s.checks))
+	for _, c := range s.checks {
+		out = append(out, c)
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(out, func(a, b *agentv1.Check) int { return strings.Compare(a.GetId(), b.GetId()) })
+	return out
+}
+
+// KeyByHash returns the ingest key with this hash, if the agent may
+// accept it (the local ingest's key store).
+func (s *Store) KeyByHash(hash []byte) (*agentv1.IngestKey, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	k, ok := s.byHash[string(hash)]
+	return k, ok
+}
+
+// Counts returns how many checks and keys the agent holds.
+func (s *Store) Counts() (checks, keys int) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.checks), len(s.keys)
+}
+
+// Held lists what the agent holds, for the stream's request.
+func (s *Store) Held() (checks, keys []*agentv1.Held) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, c := range s.checks {
+		checks = append(checks, &agentv1.Held{Id: c.GetId(), Version: c.GetVersion()})
+	}
+	for _, k := range s.keys {
+		keys = append(keys, &agentv1.Held{Id: k.GetId(), Version: k.GetVersion()})
+	}
+	return checks, keys
+}
+
+// Changed is signalled after every change of the checks or keys.
+func (s *Store) Changed() <-chan struct{} { return s.changed }
+
+// Apply applies one message of the stream (a keepalive changes nothing)
+// and, when something changed, writes the whole set to disk before it
+// returns. On a write error the change stays applied in memory and is
+// written with the next one.
+func (s *Store) Apply(m *agentv1.AssignmentsResponse) (changed bool, err error) {
+	s.mu.Lock()
+	if r := m.GetRegion(); r != "" && r != s.region {
+		s.region, changed = r, true
+	}
+	for _, c := range m.GetChecks() {
+		if old := s.checks[c.GetId()]; old == nil || !proto.Equal(old, c) {
+			s.checks[c.GetId()], changed = c, true
+		}
+	}
+	for _, id := range m.GetRemovedChecks() {
+		if _, ok := s.checks[id]; ok {
+			delete(s.checks, id)
+			changed = true
+		}
+	}
+	for _, k := range m.GetKeys() {
+		if old := s.keys[k.GetId()]; old == nil || !proto.Equal(old, k) {
+			s.dropKey(k.GetId())
+			s.putKey(k)
+			changed = true
+		}
+	}
+	for _, id := range m.GetRemovedKeys() {
+		if _, ok := s.keys[id]; ok {
+			s.dropKey(id)
+			changed = true
+		}
+	}
+	if !changed {
+		s.mu.Unlock()
+		return false, nil
+	}
+	s.savedMs = m.GetServerUnixMs()
+	b, merr := proto.MarshalOptions{Deterministic: true}.Marshal(s.snapshot())
+	s.mu.Unlock()
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+	if merr != nil {
+		return true, fmt.Errorf("encode the assignments: %w", merr)
+	}
+	if err := atomicfile.Write(s.path, b, 0o600); err != nil {
+		return true, fmt.Errorf("save the assignments: %w", err)
+	}
+	return true, nil
+}
+
+// snapshot is the whole set as the file stores it (mu held).
+func (s *Store) snapshot() *agentv1.AssignmentsResponse {
+	out := &agentv1.AssignmentsResponse{Region: s.region, Synced: true, ServerUnixMs: s.savedMs}
+	for _, c := range s.checks {
+		out.Checks = append(out.Checks, c)
+	}
+	for _, k := range s.keys {
+		out.Keys = append(out.Keys, k)
+	}
+	slices.SortFunc(out.Checks, func(a, b *agentv1.Check) int { return strings.Compare(a.GetId(), b.GetId()) })
+	slices.SortFunc(out.Keys, func(a, b *agentv1.IngestKey) int { return strings.Compare(a.GetId(), b.GetId()) })
+	return out
+}
+
+func (s *Store) putKey(k *agentv1.IngestKey) {
+	s.keys[k.GetId()] = k
+	if len(k.GetHash()) > 0 {
+		s.byHash[string(k.GetHash())] = k
+	}
+}
+
+func (s *Store) dropKey(id string) {
+	if old := s.keys[id]; old != nil {
+		if cur := s.byHash[string(old.GetHash())]; cur != nil && bytes.Equal(cur.GetHash(), old.GetHash()) && cur.GetId() == id {
+			delete(s.byHash, string(old.GetHash()))
+		}
+		delete(s.keys, id)
+	}
+}

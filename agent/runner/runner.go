@@ -1,0 +1,362 @@
+// Package runner runs the agent's checks: for each assigned check this
+// agent owns in its region, an execution at every slot of the check's
+// schedule (internal/schedule: interval slots from a stable per-check
+// offset, cron in UTC), with the probes of internal/probe and the retry
+// policy of decisions.md section 6 (up to 3 retries, 1, 2 and 4 s apart,
+// after a transient failure). Each verdict (success or failed) becomes a
+// raftv1.Execution appended to the buffer, which forwards it.
+//
+// A check that is added or changed runs once at once, then on its
+// schedule. A slot missed (the agent was down, or every worker busy for
+// longer than MaxLate) is not run late; the next one is. Ownership is
+// asked at each slot, so when a member of the region dies the new owner
+// starts on the check's next slot.
+package runner
+
+import (
+	"container/heap"
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"lookout/internal/checkrun"
+	agentv1 "lookout/internal/gen/lookout/agent/v1"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/probe"
+	"lookout/internal/probe/httpprobe"
+	"lookout/internal/probe/tlsprobe"
+	"lookout/internal/schedule"
+)
+
+// Checks are the assigned checks (*assign.Store).
+type Checks interface {
+	Checks() []*agentv1.Check
+	Changed() <-chan struct{}
+}
+
+// Owner says whether this agent runs a check (*region.Pool).
+type Owner interface {
+	Owns(checkID string) bool
+}
+
+// Sink takes the verdicts (the agent's buffer).
+type Sink interface {
+	AppendResult(ex *raftv1.Execution) error
+}
+
+// Metrics counts executions by status (nil: none).
+type Metrics interface {
+	Executed(status string)
+}
+
+// Options configures the runner.
+type Options struct {
+	Checks Checks
+	Owner  Owner
+	Sink   Sink
+	// Region and Agent are stamped on the executions (the control plane
+	// stamps its own view of both too).
+	Region func() string
+	Agent  string
+	// Probers by check kind (default httpprobe and tlsprobe, Version in
+	// the User-Agent).
+	Probers map[string]probe.Prober
+	Version string
+	// Now and After are the clock (default the real one).
+	Now   func() time.Time
+	After func(time.Duration) <-chan time.Time
+	// RetryDelays: the waits before each retry (default 1 s, 2 s, 4 s).
+	RetryDelays []time.Duration
+	// MaxLate is how late a slot may still start (default 30 s).
+	MaxLate time.Duration
+	// Workers bounds the executions running at once (default 32).
+	Workers int
+	Metrics Metrics
+	Logger  hclog.Logger
+}
+
+// Stats are the runner's counters.
+type Stats struct {
+	// Scheduled is the number of checks with a next slot.
+	Scheduled int
+	// Runs counts executions started; Skipped slots not run (too late,
+	// or the check still running); NotOwned slots another member ran;
+	// Errors verdicts the buffer refused.
+	Runs, Skipped, NotOwned, Errors uint64
+}
+
+// Runner runs the checks. Make it before the assignments stream starts
+// (the checks it holds then are the agent's last, from disk: they run on
+// their schedule; any check added or changed afterwards runs at once).
+// Run it once.
+type Runner struct {
+	o       Options
+	initial []*agentv1.Check // held when New was called
+
+	scheduled                       atomic.Int64
+	runs, skipped, notOwned, errors atomic.Uint64
+}
+
+// New makes a runner.
+func New(o Options) *Runner {
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.After == nil {
+		o.After = time.After
+	}
+	if o.RetryDelays == nil {
+		o.RetryDelays = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
+	}
+	if o.MaxLate <= 0 {
+		o.MaxLate = 30 * time.Second
+	}
+	if o.Workers <= 0 {
+		o.Workers = 32
+	}
+	if o.Region == nil {
+		o.Region = func() string { return "" }
+	}
+	if o.Probers == nil {
+		po := probe.Options{Version: o.Version}
+		o.Probers = map[string]probe.Prober{checkrun.KindHTTPCheck: httpprobe.New(po), checkrun.KindSSLCheck: tlsprobe.New(po)}
+	}
+	return &Runner{o: o, initial: o.Checks.Checks()}
+}
+
+// Stats returns the counters; safe at any time.
+func (r *Runner) Stats() Stats {
+	return Stats{Scheduled: int(r.scheduled.Load()), Runs: r.runs.Load(), Skipped: r.skipped.Load(), NotOwned: r.notOwned.Load(), Errors: r.errors.Load()}
+}
+
+// entry is one scheduled check (Run's goroutine only).
+type entry struct {
+	c       *agentv1.Check
+	sched   schedule.Schedule
+	next    time.Time
+	index   int // in the heap, -1 when not
+	running bool
+	rerun   bool // changed while running: run again when done
+	gone    bool // removed while running
+}
+
+// Run schedules and runs the checks until ctx ends, then waits for the
+// running executions to stop (an execution cut short records nothing).
+func (r *Runner) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	sem := make(chan struct{}, r.o.Workers)
+	done := make(chan string, r.o.Workers)
+	entries := map[string]*entry{}
+	var h entryHeap
+
+	// The checks held when the runner was made (from disk) are
+	// scheduled; every later change, even one made before Run, runs at
+	// once.
+	r.sync(entries, &h, r.initial, false)
+	r.initial = nil
+	r.sync(entries, &h, r.o.Checks.Checks(), true)
+	var timer <-chan time.Time
+	var timerAt time.Time
+	for {
+		now := r.o.Now()
+		for h.Len() > 0 && !h[0].next.After(now) {
+			e := heap.Pop(&h).(*entry)
+			slot := e.next.Truncate(time.Millisecond)
+			e.next = e.sched.NextFor(e.c.GetId(), e.next)
+			switch {
+			case now.Sub(slot) > r.o.MaxLate:
+				r.skipped.Add(1) // missed: the next slot runs
+				e.next = e.sched.NextFor(e.c.GetId(), now)
+			case !r.o.Owner.Owns(e.c.GetId()):
+				r.notOwned.Add(1)
+			case e.running:
+				r.skipped.Add(1)
+			default:
+				e.running = true
+				c := e.c
+				wg.Go(func() {
+					r.execute(ctx, sem, c, slot)
+					select {
+					case done <- c.GetId():
+					case <-ctx.Done():
+					}
+				})
+			}
+			heap.Push(&h, e)
+		}
+		r.scheduled.Store(int64(h.Len()))
+		switch {
+		case h.Len() == 0:
+			timer = nil
+		case timer == nil || !h[0].next.Equal(timerAt):
+			timerAt = h[0].next
+			timer = r.o.After(timerAt.Sub(now))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.o.Checks.Changed():
+			r.sync(entries, &h, r.o.Checks.Checks(), true)
+		case id := <-done:
+			e := entries[id]
+			if e == nil {
+				break
+			}
+			e.running = false
+			switch {
+			case e.gone:
+				delete(entries, id)
+			case e.rerun:
+				e.rerun = false
+				e.next = r.o.Now()
+				heap.Fix(&h, e.index)
+			}
+		case <-timer:
+			timer = nil
+		}
+	}
+}
+
+// sync brings the entries in line with checks. With runNow, a check that
+// is new or whose version changed runs at once.
+func (r *Runner) sync(entries map[string]*entry, h *entryHeap, checks []*agentv1.Check, runNow bool) {
+	now := r.o.Now()
+	seen := map[string]bool{}
+	for _, c := range checks {
+		id := c.GetId()
+		seen[id] = true
+		e := entries[id]
+		if e != nil && !e.gone && e.c.GetVersion() == c.GetVersion() {
+			continue
+		}
+		sc, err := schedule.Parse(c.GetSchedule())
+		if err != nil {
+			r.o.Logger.Error("a check has a schedule the agent cannot parse; not running it", "check", id, "schedule", c.GetSchedule(), "error", err)
+			if e != nil {
+				r.remove(entries, h, e)
+			}
+			continue
+		}
+		if e == nil {
+			e = &entry{index: -1}
+			entries[id] = e
+		}
+		e.c, e.sched, e.gone = c, sc, false
+		e.next = sc.NextFor(id, now)
+		switch {
+		case runNow && e.running:
+			e.rerun = true // once the running execution ends
+		case runNow:
+			e.next = now
+		}
+		if e.index >= 0 {
+			heap.Fix(h, e.index)
+		} else {
+			heap.Push(h, e)
+		}
+	}
+	for id, e := range entries {
+		if !seen[id] {
+			r.remove(entries, h, e)
+		}
+	}
+}
+
+func (r *Runner) remove(entries map[string]*entry, h *entryHeap, e *entry) {
+	if e.index >= 0 {
+		heap.Remove(h, e.index)
+	}
+	if e.running {
+		e.gone, e.rerun = true, false
+		return
+	}
+	delete(entries, e.c.GetId())
+}
+
+// execute runs the execution of check c for slot: up to
+// 1+len(RetryDelays) attempts, then the verdict into the sink.
+func (r *Runner) execute(ctx context.Context, sem chan struct{}, c *agentv1.Check, slot time.Time) {
+	select {
+	case sem <- struct{}{}:
+		defer func() { <-sem }()
+	case <-ctx.Done():
+		return
+	}
+	if r.o.Now().Sub(slot) > r.o.MaxLate {
+		r.skipped.Add(1) // waited for a worker past MaxLate
+		return
+	}
+	p := r.o.Probers[c.GetKind()]
+	if p == nil {
+		r.o.Logger.Error("a check of a kind this agent cannot run", "check", c.GetId(), "kind", c.GetKind())
+		return
+	}
+	r.runs.Add(1)
+	target := checkrun.Target(c.GetConfig())
+	started := r.o.Now()
+	ex := &raftv1.Execution{
+		AccountId: c.GetAccountId(), CheckUuid: c.GetId(), Region: r.o.Region(), Agent: r.o.Agent,
+		SlotUnixMs: slot.UnixMilli(), StartedUnixMs: started.UnixMilli(),
+	}
+	for attempt := 1; ; attempt++ {
+		res := p.Probe(ctx, target)
+		if ctx.Err() != nil {
+			return
+		}
+		checkrun.Fill(ex, res, attempt)
+		if res.OK() {
+			ex.Status = checkrun.StatusSuccess
+			break
+		}
+		if !res.Transient() || attempt > len(r.o.RetryDelays) {
+			ex.Status = checkrun.StatusFailed
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.o.After(r.o.RetryDelays[attempt-1]):
+		}
+	}
+	ex.FinishedUnixMs = r.o.Now().UnixMilli()
+	checkrun.Bound(ex)
+	if err := r.o.Sink.AppendResult(ex); err != nil {
+		r.errors.Add(1)
+		r.o.Logger.Error("a check's verdict could not be buffered", "check", c.GetId(), "slot", slot, "status", ex.GetStatus(), "error", err)
+		return
+	}
+	if r.o.Metrics != nil {
+		r.o.Metrics.Executed(ex.GetStatus())
+	}
+	r.o.Logger.Debug("check ran", "check", c.GetId(), "slot", slot, "status", ex.GetStatus(), "attempts", ex.GetAttempts())
+}
+
+// entryHeap orders entries by next slot.
+type entryHeap []*entry
+
+func (h entryHeap) Len() int           { return len(h) }
+func (h entryHeap) Less(i, j int) bool { return h[i].next.Before(h[j].next) }
+func (h entryHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *entryHeap) Push(x any) {
+	e := x.(*entry)
+	e.index = len(*h)
+	*h = append(*h, e)
+}
+func (h *entryHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	e.index = -1
+	*h = old[:len(old)-1]
+	return e
+}

@@ -1,0 +1,105 @@
+// Package checkrun holds what every runner of a check shares, whether the
+// control plane's leader (control/checks) or an edge agent (agent/runner):
+// the probe target of a stored CheckConfig, and how an attempt's result
+// fills the execution that records it. It is pure: no clock, no I/O.
+//
+// It imports the generated raft types, so it cannot live in internal/probe
+// (which stays free of internal/gen).
+package checkrun
+
+import (
+	"time"
+	"unicode/utf8"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/probe"
+)
+
+// Execution statuses (decisions.md section 6); the same strings as
+// control/state's Exec* constants.
+const (
+	StatusRunning  = "running"
+	StatusRetrying = "retrying"
+	StatusSuccess  = "success"
+	StatusFailed   = "failed"
+)
+
+// Check kinds with a prober.
+const (
+	KindHTTPCheck = "http_check"
+	KindSSLCheck  = "ssl_check"
+)
+
+// Target is the probe target of a check's stored config, field for field.
+func Target(c *raftv1.CheckConfig) probe.Target {
+	return probe.Target{
+		URL: c.GetUrl(), Method: c.GetMethod(), Timeout: time.Duration(c.GetTimeout()) * time.Second,
+		ExpectedStatus: int(c.GetExpectedStatus()), ExpectedContent: c.GetExpectedContent(),
+		Domain: c.GetDomain(), WarningDays: int(c.GetWarningDays()), AlertDays: int(c.GetAlertDays()),
+	}
+}
+
+// Fill writes what attempt number attempt saw into ex: attempts,
+// duration, error and its kind, and the HTTP or SSL details. The status
+// is the caller's to set.
+func Fill(ex *raftv1.Execution, res probe.Result, attempt int) {
+	ex.Attempts = int64(attempt)
+	ex.DurationMs = res.Duration.Milliseconds()
+	ex.Error, ex.ErrorKind = "", ""
+	if res.Err != nil {
+		ex.Error, ex.ErrorKind = res.Err.Message, string(res.Err.Kind)
+	}
+	ex.Http, ex.Ssl = nil, nil
+	if h := res.HTTP; h != nil {
+		ex.Http = &raftv1.ExecutionHTTP{
+			StatusCode: int64(h.StatusCode), ResponseBytes: h.ResponseBytes,
+			DnsMs: h.Timings.DNS.Milliseconds(), ConnectMs: h.Timings.Connect.Milliseconds(), TlsMs: h.Timings.TLS.Milliseconds(),
+			TtfbMs: h.Timings.TTFB.Milliseconds(), TotalMs: h.Timings.Total.Milliseconds(),
+		}
+	}
+	if c := res.SSL; c != nil {
+		ex.Ssl = &raftv1.ExecutionSSL{
+			ExpiresUnixMs: c.ExpiresAt.UnixMilli(), DaysLeft: int64(c.DaysLeft), Issuer: c.Issuer, Subject: c.Subject,
+			DnsNames: append([]string(nil), c.DNSNames...), ChainValid: c.ChainValid, HostnameValid: c.HostnameValid, Level: string(c.Level),
+		}
+	}
+}
+
+// The bounds of an execution's fields, the same as control/state's
+// MaxExecution* (a test in control/checks compares them): a longer value
+// is cut by Bound, so the control plane never refuses a verdict for its
+// size.
+const (
+	MaxError    = 1024 // bytes of error
+	MaxText     = 512  // bytes of issuer, subject
+	MaxDNSNames = 16   // entries of dns_names
+	MaxDNSName  = 253  // bytes of one DNS name
+	MaxLabel    = 64   // bytes of region, agent, error_kind
+)
+
+// Bound cuts ex's free-text fields to the bounds above, without splitting
+// a UTF-8 sequence.
+func Bound(ex *raftv1.Execution) {
+	ex.Error = cut(ex.GetError(), MaxError)
+	ex.ErrorKind = cut(ex.GetErrorKind(), MaxLabel)
+	if s := ex.GetSsl(); s != nil {
+		s.Issuer, s.Subject = cut(s.GetIssuer(), MaxText), cut(s.GetSubject(), MaxText)
+		if len(s.DnsNames) > MaxDNSNames {
+			s.DnsNames = s.DnsNames[:MaxDNSNames]
+		}
+		for i, n := range s.DnsNames {
+			s.DnsNames[i] = cut(n, MaxDNSName)
+		}
+	}
+}
+
+// cut shortens s to at most n bytes without splitting a UTF-8 sequence.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,264 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/errgroup"
+
+	"lookout/agent"
+	"lookout/agent/assign"
+	"lookout/agent/link"
+	"lookout/agent/region"
+	"lookout/internal/checkrun"
+	agentv1 "lookout/internal/gen/lookout/agent/v1"
+	"lookout/internal/httpserver"
+	"lookout/internal/metrics"
+	"lookout/internal/tlsconf"
+)
+
+// defaultBufferMaxBytes bounds the agent's disk buffer (1 GiB).
+const defaultBufferMaxBytes = 1 << 30
+
+// agentConfig is the parsed command line of lookout agent.
+type agentConfig struct {
+	control        listFlag
+	token          string
+	region         string
+	dataDir        string
+	name           string
+	httpAddr       string
+	gossipAddr     string
+	join           listFlag
+	gossipKey      []byte
+	bufferMaxBytes int64
+	caFile         string
+	tlsCert        string
+	tlsKey         string
+	metricsToken   string
+	logLevel       string
+}
+
+func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*agentConfig, error) {
+	c := &agentConfig{}
+	fs := flag.NewFlagSet("lookout agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Var(&c.control, "control", "control node URLs (http:// or https://), comma-separated, tried in turn (required)")
+	fs.StringVar(&c.token, "token", "", "agent token (at_...) made with lookout admin agent-token create; LOOKOUT_TOKEN keeps it off the command line (required)")
+	fs.StringVar(&c.region, "region", "", "the agent's region; must be the token's (required)")
+	fs.StringVar(&c.dataDir, "data-dir", "", "where the agent keeps its id, its last assignments and its buffer (required)")
+	fs.StringVar(&c.name, "name", "", "the agent's name, shown on its executions (default: the host name)")
+	fs.StringVar(&c.httpAddr, "http-addr", "127.0.0.1:8090", "local listener: the Ingest API for local jobs (/ping, /health) and /metrics")
+	fs.StringVar(&c.gossipAddr, "gossip-addr", "", "gossip (memberlist) listener, TCP and UDP, to meet the region's other agents (default: none, a region of one)")
+	fs.Var(&c.join, "join", "gossip addresses of other agents of the region, comma-separated")
+	fs.Func("gossip-key", "base64 of 16, 24 or 32 random bytes: encrypts the region's gossip, and only agents with the same key meet (default: none, cleartext; use it on any network others share)", func(v string) error {
+		k, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
+		if err != nil || (len(k) != 16 && len(k) != 24 && len(k) != 32) {
+			return errors.New("want the base64 of 16, 24 or 32 bytes (e.g. openssl rand -base64 32)")
+		}
+		c.gossipKey = k
+		return nil
+	})
+	fs.Int64Var(&c.bufferMaxBytes, "buffer-max-bytes", defaultBufferMaxBytes, "bound of the disk buffer; when full, pings get 503 buffer_full and the oldest check results are dropped")
+	fs.StringVar(&c.caFile, "ca-file", "", "PEM CA certificate(s) to verify https:// control nodes with (default: the system roots)")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM client certificate to present to the control nodes (mutual TLS)")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	fs.StringVar(&c.metricsToken, "metrics-token", "", "bearer token GET /metrics requires (default: none, /metrics is open)")
+	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
+	if err := parseWithEnv(fs, args, getenv); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return nil, usageError{fmt.Sprintf("lookout agent takes no arguments, got %q", fs.Args())}
+	}
+	switch {
+	case len(c.control) == 0:
+		return nil, usageError{"--control URL[,URL] (or LOOKOUT_CONTROL) is required"}
+	case c.token == "":
+		return nil, usageError{"--token (or LOOKOUT_TOKEN) is required: an agent token made by the operator"}
+	case c.region == "":
+		return nil, usageError{"--region (or LOOKOUT_REGION) is required"}
+	case c.dataDir == "":
+		return nil, usageError{"--data-dir (or LOOKOUT_DATA_DIR) is required"}
+	case (c.tlsCert == "") != (c.tlsKey == ""):
+		return nil, usageError{"--tls-cert and --tls-key go together"}
+	case len(c.name) > checkrun.MaxLabel:
+		return nil, usageError{fmt.Sprintf("--name is at most %d bytes", checkrun.MaxLabel)}
+	case c.bufferMaxBytes < 1<<20:
+		return nil, usageError{"--buffer-max-bytes must be at least 1048576 (1 MiB)"}
+	case (len(c.join) > 0 || c.gossipKey != nil) && c.gossipAddr == "":
+		return nil, usageError{"--join and --gossip-key need --gossip-addr (the address this agent gossips on)"}
+	}
+	for _, u := range c.control {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return nil, usageError{fmt.Sprintf("--control %q: want http://host:port or https://host:port", u)}
+		}
+	}
+	if c.name == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return nil, fmt.Errorf("--name not given and no host name: %w", err)
+		}
+		c.name = host
+	}
+	return c, nil
+}
+
+// agentTLS is the TLS config of the agent's link: control nodes verified
+// against --ca-file (the system roots without it), and with
+// --tls-cert/--tls-key a client certificate.
+func agentTLS(c *agentConfig) (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if c.caFile != "" {
+		pool, err := tlsconf.LoadPool(c.caFile)
+		if err != nil {
+			return nil, fmt.Errorf("--ca-file: %w", err)
+		}
+		cfg.RootCAs = pool
+	}
+	if c.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return cfg, nil
+}
+
+// runAgent is the composition root of an edge agent: logger, id, link
+// to the control plane, last assignments from disk, region pool, disk
+// buffer, the agent's loops, and the local HTTP listener (ingest and
+// metrics).
+func runAgent(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	cfg, err := parseAgent(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	return serveAgent(ctx, cfg, openAgentLocal, stderr, nil)
+}
+
+// openLocalFunc opens the agent's disk buffer and local ingest.
+type openLocalFunc func(cfg *agentConfig, log hclog.Logger, reg prometheus.Registerer) (*agentLocal, error)
+
+// serveAgent runs the agent of cfg until ctx ends; openLocal opens its
+// buffer and ingest; started, if set, gets the local listener's address.
+func serveAgent(ctx context.Context, cfg *agentConfig, openLocal openLocalFunc, stderr io.Writer, started func(httpAddr string)) error {
+	var err error
+
+	// One logger, a named child per part.
+	log := hclog.New(&hclog.LoggerOptions{Name: "lookout-agent", Level: hclog.LevelFromString(cfg.logLevel), Output: stderr})
+
+	// The agent's id, random on first start, kept in the data dir.
+	id, err := agent.LoadID(cfg.dataDir)
+	if err != nil {
+		return err
+	}
+
+	// The local listener first, so a taken port fails before anything
+	// else starts.
+	ln, err := net.Listen("tcp", cfg.httpAddr)
+	if err != nil {
+		return fmt.Errorf("listen on --http-addr %s: %w", cfg.httpAddr, err)
+	}
+	defer ln.Close()
+
+	// The link to the control plane: every URL in turn, the token on
+	// every call, TLS verified against --ca-file.
+	tlsCfg, err := agentTLS(cfg)
+	if err != nil {
+		return err
+	}
+	lk, err := link.New(link.Options{
+		URLs: cfg.control, Token: cfg.token, TLS: tlsCfg, Logger: log.Named("link"),
+		Agent: &agentv1.AgentIdentity{Id: id, Name: cfg.name, Version: Version},
+	})
+	if err != nil {
+		return usageError{"--control: " + err.Error()}
+	}
+	defer lk.CloseIdle()
+
+	// The last assignments, from disk: a restarted agent that is cut off
+	// keeps probing and accepting pings.
+	store, err := assign.Open(cfg.dataDir)
+	if err != nil {
+		return err
+	}
+	if r := store.Region(); r != "" && r != cfg.region {
+		return usageError{fmt.Sprintf("--data-dir %s holds the assignments of region %q, not --region %q: use another data dir", cfg.dataDir, r, cfg.region)}
+	}
+	if nc, nk := store.Counts(); nc+nk > 0 {
+		log.Info("last assignments read from disk", "checks", nc, "keys", nk)
+	}
+
+	// The region's pool: who runs each check.
+	pool, err := region.New(region.Options{ID: id, Name: cfg.name, GossipAddr: cfg.gossipAddr, Join: cfg.join, SecretKey: cfg.gossipKey, Logger: log.Named("region")})
+	if err != nil {
+		return err
+	}
+	defer pool.Close() // leave: the others take this agent's checks at once
+
+	// Metrics: the Go and process collectors and the agent's own.
+	reg := metrics.NewRegistry()
+
+	// The disk buffer and the local ingest (agent_local.go).
+	local, err := openLocal(cfg, log, reg)
+	if err != nil {
+		return err
+	}
+	defer local.Close()
+
+	// The agent's loops: assignments, runner, forwarder and heartbeat.
+	a := agent.New(agent.Options{
+		Name: cfg.name, Version: Version, Region: cfg.region,
+		Link: lk, Store: store, Pool: pool, Buffer: local.Buffer, Registry: reg, Logger: log,
+	})
+
+	// The local HTTP listener: the Ingest API for local jobs, /metrics.
+	mux := http.NewServeMux()
+	mux.Handle("/", local.Ingest(store, a.Forwarder()))
+	mux.Handle("GET /metrics", metrics.Handler(reg, cfg.metricsToken))
+	srv := httpserver.New(mux, httpserver.Options{})
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return a.Run(gctx) })
+	g.Go(func() error {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("http server: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-gctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	})
+	log.Info("agent running", "id", id, "name", cfg.name, "region", cfg.region, "control", cfg.control,
+		"http", "http://"+ln.Addr().String(), "gossip", pool.Addr())
+	if started != nil {
+		started(ln.Addr().String())
+	}
+	err = g.Wait()
+	if ctx.Err() != nil && err == nil {
+		log.Info("stopped")
+	}
+	return err
+}
