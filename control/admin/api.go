@@ -124,6 +124,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	routes.HandleFunc("POST /admin/v1/accounts", a.handleCreateAccount)
 	routes.HandleFunc("GET /admin/v1/accounts/{id}", a.handleGetAccount)
 	routes.HandleFunc("PUT /admin/v1/accounts/{id}/plan", a.handleSetPlan)
+	routes.HandleFunc("PUT /admin/v1/accounts/{id}/password", a.handleSetPassword)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/keys", a.handleCreateKey)
 	routes.HandleFunc("DELETE /admin/v1/accounts/{id}/keys/{key_id}", a.handleRevokeKey)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/notification-groups", a.handleCreateGroup)

@@ -42,6 +42,23 @@ func adminCommands() []adminCommand {
 				return c.GetAccount(ctx, args[0], *stale)
 			}
 		}},
+		{name: "account password", synopsis: "ID --password P", about: "replace an account's panel password (--password \"\" removes it)", args: []string{"ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
+			password := fs.String("password", "", "the new panel password, at least 8 characters (env LOOKOUT_PASSWORD keeps it off the command line)")
+			return func(ctx context.Context, c *client.Admin, args []string) (any, error) {
+				set := false
+				fs.Visit(func(f *flag.Flag) { set = set || f.Name == "password" })
+				p := *password
+				if !set {
+					if p = os.Getenv("LOOKOUT_PASSWORD"); p == "" {
+						return nil, usageError{"--password is required (or LOOKOUT_PASSWORD)"}
+					}
+				}
+				if err := c.SetPassword(ctx, args[0], p); err != nil {
+					return nil, err
+				}
+				return map[string]any{"id": args[0], "password_set": p != ""}, nil
+			}
+		}},
 		{name: "plan set", synopsis: "ID [--plan-... flags]", about: "replace an account's plan (flags left out take their defaults)", args: []string{"ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			plan := addPlanFlags(fs)
 			return func(ctx context.Context, c *client.Admin, args []string) (any, error) {
