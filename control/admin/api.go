@@ -84,7 +84,7 @@ type API struct {
 	channels  *channel.Registry
 	tokenHash [sha256.Size]byte
 	hasToken  bool
-	throttle  *throttle
+	throttle  *keyauth.Throttle
 	spoolDir  string
 	log       hclog.Logger
 	now       func() time.Time
@@ -98,7 +98,7 @@ func New(o Options) *API {
 		channels:  o.Channels,
 		tokenHash: sha256.Sum256([]byte(o.Token)),
 		hasToken:  o.Token != "",
-		throttle:  newThrottle(),
+		throttle:  keyauth.NewThrottle(authFailureBurst, authFailureRate),
 		spoolDir:  o.SpoolDir,
 		log:       o.Logger,
 		now:       o.Now,
@@ -147,7 +147,7 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 		addr := keyauth.ClientAddr(r)
 		token, _, err := keyauth.BearerToken(r)
 		if err != nil || token == "" {
-			if ok, wait := a.throttle.check(addr, a.now(), func() bool { return true }); !ok {
+			if ok, wait := a.throttle.Check(addr, a.now(), func() bool { return true }); !ok {
 				writeThrottled(w, wait)
 				return
 			}
@@ -156,7 +156,7 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		got := sha256.Sum256([]byte(token))
-		ok, wait := a.throttle.check(addr, a.now(), func() bool {
+		ok, wait := a.throttle.Check(addr, a.now(), func() bool {
 			return subtle.ConstantTimeCompare(got[:], a.tokenHash[:]) == 1 && a.hasToken
 		})
 		switch {
