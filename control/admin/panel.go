@@ -54,3 +54,6 @@ func (a *API) CreateChannel(ctx context.Context, accountID string, req ChannelRe
 func (a *API) CreateGroup(ctx context.Context, accountID, name string, channels json.RawMessage) (*GroupCreated, error) {
 	return a.createGroup(ctx, accountID, groupBody{Name: name, Channels: channels})
 }
+
+// ChannelTypes are the alert channel types the node can send to.
+func (a *API) ChannelTypes() []string { return a.channels.Types() }

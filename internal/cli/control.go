@@ -24,6 +24,7 @@ import (
 	"lookout/control/ingest"
 	"lookout/control/manage"
 	"lookout/control/openapi"
+	"lookout/control/panel"
 	"lookout/control/state"
 	"lookout/internal/httpserver"
 	"lookout/internal/metrics"
@@ -258,6 +259,19 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	manage.New(manage.Options{Cluster: node, State: st, Logger: log.Named("manage")}).Register(mux)
 	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, SpoolDir: cfg.dataDir, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
+	// The web panel at /, its sessions signed with a key every node
+	// derives from the cluster secret.
+	panelKey, err := cluster.PanelKey([]byte(cfg.adminToken))
+	if err != nil {
+		return err
+	}
+	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Key: panelKey, Secure: certs != nil, Logger: log.Named("panel")})
+	if err != nil {
+		return err
+	}
+	webPanel.Register(mux)
+	webPanel.Start()
+	defer webPanel.Stop()
 	mux.Handle("GET /openapi.json", openapi.Handler())
 	mux.Handle("GET /metrics", metrics.Handler(reg, cfg.metricsToken))
 	// The HTTP server: HTTP/1.1 and h2c (or HTTPS with --tls-cert),
@@ -282,6 +296,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	})
 	g.Go(func() error {
 		<-gctx.Done()
+		webPanel.Stop() // ends the live streams, which Shutdown would wait for
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return srv.Shutdown(sctx)
