@@ -120,7 +120,7 @@ func (a *API) CreateAccount(ctx context.Context, req AccountRequest) (*AccountCr
 	}
 	var passwordHash []byte
 	if req.Password != "" {
-		passwordHash, err = bcrypt.GenerateFromPassword([]byte(req.Password), bcrypt.DefaultCost)
+		passwordHash, err = bcrypt.GenerateFromPassword([]byte(req.Password), a.pwCost)
 		if err != nil {
 			return nil, fmt.Errorf("hash password: %w", err)
 		}

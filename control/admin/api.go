@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"golang.org/x/crypto/bcrypt"
 
 	"lookout/cluster/clusterapi"
 	"lookout/control/alert/channel"
@@ -75,6 +76,9 @@ type Options struct {
 	Logger hclog.Logger
 	// Now defaults to time.Now.
 	Now func() time.Time
+	// PasswordCost is the bcrypt cost of panel passwords (default
+	// bcrypt.DefaultCost; tests lower it).
+	PasswordCost int
 }
 
 // API serves /admin/v1.
@@ -88,6 +92,7 @@ type API struct {
 	spoolDir  string
 	log       hclog.Logger
 	now       func() time.Time
+	pwCost    int
 }
 
 // New returns the operator API.
@@ -102,12 +107,16 @@ func New(o Options) *API {
 		spoolDir:  o.SpoolDir,
 		log:       o.Logger,
 		now:       o.Now,
+		pwCost:    o.PasswordCost,
 	}
 	if a.log == nil {
 		a.log = hclog.NewNullLogger()
 	}
 	if a.now == nil {
 		a.now = time.Now
+	}
+	if a.pwCost == 0 {
+		a.pwCost = bcrypt.DefaultCost
 	}
 	if a.channels == nil {
 		a.channels = channels.Registry(channel.Deps{})

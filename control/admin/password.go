@@ -46,7 +46,7 @@ func (a *API) SetPassword(ctx context.Context, accountID, password string) error
 			return err
 		}
 		var err error
-		if hash, err = bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost); err != nil {
+		if hash, err = bcrypt.GenerateFromPassword([]byte(password), a.pwCost); err != nil {
 			return fmt.Errorf("hash password: %w", err)
 		}
 	}

@@ -58,6 +58,6 @@ func (p *Panel) handleAccount(w http.ResponseWriter, r *http.Request) {
 			v.Overage = q.GetUsed() - q.GetLimit()
 		}
 	}
-	v.Title, v.Nav, v.CSRF, v.Account, v.Stale = "Account", "account", s.CSRF, s.AccountID, stale
+	v.Title, v.Nav, v.CSRF, v.Account, v.Stale = "Account", "account", s.CSRF, s.Email, stale
 	p.render(w, r, http.StatusOK, "account", v)
 }

@@ -77,7 +77,7 @@ func (p *Panel) showChannels(w http.ResponseWriter, r *http.Request, status int,
 	if v.GroupChannels == "" {
 		v.GroupChannels = "[]"
 	}
-	v.Title, v.Nav, v.CSRF, v.Account = "Channels", "channels", s.CSRF, s.AccountID
+	v.Title, v.Nav, v.CSRF, v.Account = "Channels", "channels", s.CSRF, s.Email
 	p.render(w, r, status, "channels", v)
 }
 

@@ -45,7 +45,7 @@ func (p *Panel) showKeys(w http.ResponseWriter, r *http.Request, status int, v *
 		}
 		v.Keys = append(v.Keys, row)
 	}
-	v.Title, v.Nav, v.CSRF, v.Account = "Keys", "keys", s.CSRF, s.AccountID
+	v.Title, v.Nav, v.CSRF, v.Account = "Keys", "keys", s.CSRF, s.Email
 	p.render(w, r, status, "keys", v)
 }
 

@@ -158,7 +158,7 @@ func (p *Panel) handleMonitors(w http.ResponseWriter, r *http.Request) {
 	})
 	v.Projects, v.Tags, v.States = sortedKeys(projects), sortedKeys(tags), sortedKeys(states)
 	v.Title = listTitle(v.Down, v.Late)
-	v.Nav, v.CSRF, v.Account, v.Stale = "monitors", s.CSRF, s.AccountID, stale
+	v.Nav, v.CSRF, v.Account, v.Stale = "monitors", s.CSRF, s.Email, stale
 	if d := q.Get("deleted"); d != "" {
 		v.Flash = "Deleted " + d + "."
 	}
@@ -257,7 +257,7 @@ func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, 
 		v.Chart = execChart(execs)
 	}
 	v.Title = v.M.Display
-	v.Nav, v.CSRF, v.Account, v.Stale = "monitors", s.CSRF, s.AccountID, stale
+	v.Nav, v.CSRF, v.Account, v.Stale = "monitors", s.CSRF, s.Email, stale
 	p.render(w, r, status, "monitor", v)
 }
 

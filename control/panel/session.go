@@ -40,6 +40,7 @@ const (
 // session is a signed-in visitor.
 type session struct {
 	AccountID string
+	Email     string
 	Expires   time.Time
 	nonce     string
 	// CSRF is the token the session's forms carry.
@@ -125,7 +126,7 @@ func (p *Panel) readSession(r *http.Request) (*session, error) {
 	if err != nil || len(acct.GetPasswordHash()) == 0 || !hmac.Equal([]byte(f[3]), []byte(p.passwordTag(acct))) {
 		return nil, errNoSession
 	}
-	return &session{AccountID: f[1], Expires: time.Unix(exp, 0), nonce: f[4], CSRF: p.mac("csrf", f[1], f[4])[:32]}, nil
+	return &session{AccountID: f[1], Email: acct.GetEmail(), Expires: time.Unix(exp, 0), nonce: f[4], CSRF: p.mac("csrf", f[1], f[4])[:32]}, nil
 }
 
 // signedIn runs h for a signed-in visitor whose unsafe requests carry the

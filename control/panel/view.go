@@ -97,7 +97,7 @@ func (p *Panel) errorPage(w http.ResponseWriter, r *http.Request, status int, me
 	v.Title = http.StatusText(status)
 	if s, ok := r.Context().Value(ctxKey{}).(*session); ok {
 		v.CSRF = s.CSRF
-		v.Account = s.AccountID
+		v.Account = s.Email
 	}
 	p.render(w, r, status, "error", v)
 }
