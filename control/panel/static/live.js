@@ -22,6 +22,11 @@
   }
   setInterval(tick, 5000);
 
+  // A form being sent decides where the page goes next (e.g. the delete's
+  // redirect), not the stream.
+  var submitting = false;
+  document.addEventListener("submit", function () { submitting = true; });
+
   var dot = document.getElementById("live-state");
   function connected(on) { if (dot) dot.classList.toggle("on", on); }
 
@@ -48,7 +53,10 @@
       var body = document.getElementById("executions");
       if (body) body.innerHTML = JSON.parse(m.data).html;
     });
-    es.addEventListener("deleted", function () { es.close(); location.href = "/"; });
+    es.addEventListener("deleted", function () {
+      es.close();
+      if (!submitting) location.href = "/";
+    });
   }
 
   // The list: on a change, fetch the page again and swap the list, the
