@@ -32,8 +32,9 @@ import (
 type node struct {
 	t     testing.TB
 	URL   string
-	Store *state.Store
-	Admin *admin.API
+	Store   *state.Store
+	Cluster *controltest.Cluster
+	Admin   *admin.API
 	Panel *panel.Panel
 }
 
@@ -74,7 +75,7 @@ func newNode(t testing.TB) *node {
 	p.Start()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(func() { p.Stop(); srv.Close() })
-	return &node{t: t, URL: srv.URL, Store: store, Admin: adminAPI, Panel: p}
+	return &node{t: t, URL: srv.URL, Store: store, Cluster: c, Admin: adminAPI, Panel: p}
 }
 
 // signUp makes an account with a panel password.
