@@ -30,12 +30,12 @@ import (
 // Ingest, Management and operator APIs on one mux, over a real store, as
 // lookout control mounts them.
 type node struct {
-	t     testing.TB
-	URL   string
+	t       testing.TB
+	URL     string
 	Store   *state.Store
 	Cluster *controltest.Cluster
 	Admin   *admin.API
-	Panel *panel.Panel
+	Panel   *panel.Panel
 }
 
 // account is a signed-up account with its keys and password.
