@@ -43,20 +43,17 @@ func adminCommands() []adminCommand {
 			}
 		}},
 		{name: "account password", synopsis: "ID --password P", about: "replace an account's panel password (--password \"\" removes it)", args: []string{"ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
-			password := fs.String("password", "", "the new panel password, at least 8 characters (env LOOKOUT_PASSWORD keeps it off the command line)")
+			password := fs.String("password", "", "the new panel password, at least 8 characters; \"\" removes it (required)")
 			return func(ctx context.Context, c *client.Admin, args []string) (any, error) {
 				set := false
 				fs.Visit(func(f *flag.Flag) { set = set || f.Name == "password" })
-				p := *password
 				if !set {
-					if p = os.Getenv("LOOKOUT_PASSWORD"); p == "" {
-						return nil, usageError{"--password is required (or LOOKOUT_PASSWORD)"}
-					}
+					return nil, usageError{"--password is required (--password \"\" removes the password)"}
 				}
-				if err := c.SetPassword(ctx, args[0], p); err != nil {
+				if err := c.SetPassword(ctx, args[0], *password); err != nil {
 					return nil, err
 				}
-				return map[string]any{"id": args[0], "password_set": p != ""}, nil
+				return map[string]any{"id": args[0], "password_set": *password != ""}, nil
 			}
 		}},
 		{name: "plan set", synopsis: "ID [--plan-... flags]", about: "replace an account's plan (flags left out take their defaults)", args: []string{"ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
