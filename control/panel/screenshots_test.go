@@ -27,7 +27,7 @@ func TestScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := newNode(t)
-	limit, monitors := int64(50000), int64(50)
+	limit, monitors := int64(50), int64(50)
 	a := n.signUp("demo@lookout.local", &admin.PlanRequest{Name: ptr("team"), MonthlyEventLimit: &limit, MonitorLimit: &monitors, IngestRatePerSecond: ptr(1000.0), IngestBurst: ptr(int64(1000))})
 	backup, check := demoData(t, n, a)
 	ctx := newBrowser(t)

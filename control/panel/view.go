@@ -43,6 +43,7 @@ var funcs = template.FuncMap{
 	"join":     strings.Join,
 	"contains": func(list []string, s string) bool { return contains(list, s) },
 	"deref":    func(f *float64) float64 { return *f },
+	"secs":     func(s int64) string { return short(time.Duration(s) * time.Second) },
 	"derefInt": func(n *int64) int64 { return *n },
 }
 
