@@ -256,7 +256,9 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	ingestAPI.Register(mux)
 	ingestAPI.Start()
 	defer ingestAPI.Stop()
-	manage.New(manage.Options{Cluster: node, State: st, Logger: log.Named("manage")}).Register(mux)
+	// The 403 of a DELETE without confirm links to the monitor in the panel:
+	// at --public-url when given, else at the origin the request came to.
+	manage.New(manage.Options{Cluster: node, State: st, PanelURL: strings.TrimRight(cfg.publicURL, "/"), Logger: log.Named("manage")}).Register(mux)
 	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, SpoolDir: cfg.dataDir, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
 	// The web panel at /, its sessions signed with a key every node
