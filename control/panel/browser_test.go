@@ -121,6 +121,18 @@ func TestInABrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("the list refreshes itself", func(t *testing.T) {
+		// The list's stream is open once the page has loaded; a new
+		// monitor then shows up (the page refetches at most every 2 s).
+		run(t, ctx, 5*time.Second, "list stream", chromedp.Sleep(300*time.Millisecond))
+		n.ping(a, `{"event_type":"ping","monitor":"fresh-job","status":"fail"}`)
+		run(t, ctx, 6*time.Second, "the new monitor in the list",
+			chromedp.WaitVisible(chromedp.CSS(`table.monitors a[href^="/monitors/"][data-name="fresh-job"]`)))
+		if title := value(t, ctx, chromedp.Title()); title != "(2 down) Monitors · Lookout" {
+			t.Fatalf("title after refresh %q", title)
+		}
+	})
+
 	t.Run("open a monitor", func(t *testing.T) {
 		run(t, ctx, 10*time.Second, "open",
 			chromedp.Click(chromedp.CSS(`a[href="/monitors/`+id+`"]`)),

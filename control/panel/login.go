@@ -67,7 +67,7 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var accountID string
-	var tag *http.Cookie
+	var session *http.Cookie
 	ok, wait := p.throttle.Check(keyauth.ClientAddr(r), p.now(), func() bool {
 		acct, err := p.o.State.AccountByEmail(email)
 		hash := dummyHash
@@ -77,7 +77,7 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 		if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil || len(acct.GetPasswordHash()) == 0 {
 			return false
 		}
-		accountID, tag = acct.GetId(), p.newSessionCookie(acct)
+		accountID, session = acct.GetId(), p.newSessionCookie(acct)
 		return true
 	})
 	switch {
@@ -92,7 +92,7 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.log.Debug("signed in", "account", accountID)
-	http.SetCookie(w, tag)
+	http.SetCookie(w, session)
 	http.SetCookie(w, p.cookie(loginCookie, "", time.Time{}))
 	http.Redirect(w, r, v.Next, http.StatusSeeOther)
 }
