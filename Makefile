@@ -11,7 +11,7 @@ PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X lookout/internal/cli.Version=$(VERSION)
 
-.PHONY: build run test lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage bench-engine bench-checks chaos image image-target deploy-test clean
+.PHONY: build run test chromium screenshots lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage bench-engine bench-checks chaos image image-target deploy-test clean
 
 build: ## bin/lookout, static
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/lookout .
@@ -21,6 +21,12 @@ run: build ## a single-node dev cluster with a demo account
 
 test: ## every test, with the race detector
 	$(GO) test -race -count=1 -timeout 9m ./...
+
+chromium: ## headless Chromium for the panel's browser tests (Debian's package)
+	@command -v chromium >/dev/null || (apt-get update && apt-get install -y --no-install-recommends chromium)
+
+screenshots: chromium ## PNGs of the panel's main pages into docs/screenshots (a dev node with demo data)
+	LOOKOUT_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run '^TestScreenshots$$' ./control/panel/
 
 lint: vet fmt-check generate-check ## go vet, gofmt, and generated code up to date
 

@@ -11,7 +11,23 @@ import (
 const (
 	rpcKeyInfo    = "lookout cluster v2: node-to-node rpc bearer token"
 	gossipKeyInfo = "lookout cluster v2: memberlist gossip encryption (AES-256)"
+	panelKeyInfo  = "lookout cluster v2: web panel session and csrf signing (HMAC-SHA256)"
 )
+
+// PanelKey derives from the cluster secret the key that signs the web
+// panel's session cookies and CSRF tokens: every node derives the same
+// one, so any node accepts a session another signed. Changing the secret
+// signs everyone out.
+func PanelKey(secret []byte) ([]byte, error) {
+	if len(secret) == 0 {
+		return nil, fmt.Errorf("cluster secret is empty")
+	}
+	key, err := hkdf.Key(sha256.New, secret, nil, panelKeyInfo, 32)
+	if err != nil {
+		return nil, fmt.Errorf("derive panel key: %w", err)
+	}
+	return key, nil
+}
 
 // clusterKeys are the independent subkeys derived from the cluster secret
 // (the admin token). The secret itself is never sent or used as a key.

@@ -64,3 +64,21 @@ func TestAdvertiseAddr(t *testing.T) {
 		}
 	}
 }
+
+func TestPanelKeyIsItsOwnSubkey(t *testing.T) {
+	token := []byte("adm_the-operator-token")
+	k, _ := deriveKeys(token)
+	p, err := PanelKey(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p) != 32 || bytes.Equal(p, k.rpc) || bytes.Equal(p, k.gossip) || bytes.Contains(p, token) {
+		t.Fatalf("panel key %x is not an independent 32-byte subkey", p)
+	}
+	if again, _ := PanelKey(token); !bytes.Equal(again, p) {
+		t.Fatal("not deterministic: nodes would not accept each other's sessions")
+	}
+	if _, err := PanelKey(nil); err == nil {
+		t.Fatal("empty secret accepted")
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"net/mail"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"golang.org/x/crypto/bcrypt"
@@ -110,8 +109,10 @@ func (a *API) CreateAccount(ctx context.Context, req AccountRequest) (*AccountCr
 	if err := checkEmail(req.Email); err != nil {
 		return nil, err
 	}
-	if req.Password != "" && (utf8.RuneCountInString(req.Password) < minPassword || len(req.Password) > maxPassword) {
-		return nil, invalidField("password", "must be at least "+strconv.Itoa(minPassword)+" characters and at most "+strconv.Itoa(maxPassword)+" bytes")
+	if req.Password != "" {
+		if err := checkPassword(req.Password); err != nil {
+			return nil, err
+		}
 	}
 	plan, err := req.Plan.resolve("plan")
 	if err != nil {
@@ -119,7 +120,7 @@ func (a *API) CreateAccount(ctx context.Context, req AccountRequest) (*AccountCr
 	}
 	var passwordHash []byte
 	if req.Password != "" {
-		passwordHash, err = bcrypt.GenerateFromPassword([]byte(req.Password), bcrypt.DefaultCost)
+		passwordHash, err = bcrypt.GenerateFromPassword([]byte(req.Password), a.pwCost)
 		if err != nil {
 			return nil, fmt.Errorf("hash password: %w", err)
 		}

@@ -256,3 +256,27 @@ func TestCreateAccountFromGo(t *testing.T) {
 		t.Errorf("without a leader: %v, want an error wrapping cluster.ErrNoLeader", err)
 	}
 }
+
+func TestSetPassword(t *testing.T) {
+	srv := controltest.NewServer(t)
+	r := do(t, srv, "POST", "/admin/v1/accounts", `{"email":"pw@example.com"}`)
+	r.wantStatus(t, http.StatusCreated)
+	var created struct{ ID string }
+	r.decode(t, &created)
+
+	do(t, srv, "PUT", "/admin/v1/accounts/"+created.ID+"/password", `{"password":"new password"}`).wantStatus(t, http.StatusNoContent)
+	acct, err := srv.Store.Account(created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bcrypt.CompareHashAndPassword(acct.GetPasswordHash(), []byte("new password")); err != nil {
+		t.Fatalf("stored hash: %v", err)
+	}
+	do(t, srv, "PUT", "/admin/v1/accounts/"+created.ID+"/password", `{"password":"short"}`).wantError(t, 400, "invalid_request", "invalid field: password")
+	do(t, srv, "PUT", "/admin/v1/accounts/"+created.ID+"/password", `{}`).wantError(t, 400, "invalid_request", "invalid field: password")
+	do(t, srv, "PUT", "/admin/v1/accounts/nobody/password", `{"password":"new password"}`).wantStatus(t, http.StatusNotFound)
+	do(t, srv, "PUT", "/admin/v1/accounts/"+created.ID+"/password", `{"password":""}`).wantStatus(t, http.StatusNoContent)
+	if acct, _ := srv.Store.Account(created.ID); len(acct.GetPasswordHash()) != 0 {
+		t.Fatal("password not removed")
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"golang.org/x/crypto/bcrypt"
 
 	"lookout/cluster/clusterapi"
 	"lookout/control/alert/channel"
@@ -79,6 +80,9 @@ type Options struct {
 	Logger hclog.Logger
 	// Now defaults to time.Now.
 	Now func() time.Time
+	// PasswordCost is the bcrypt cost of panel passwords (default
+	// bcrypt.DefaultCost; tests lower it).
+	PasswordCost int
 }
 
 // API serves /admin/v1.
@@ -88,10 +92,11 @@ type API struct {
 	channels  *channel.Registry
 	tokenHash [sha256.Size]byte
 	hasToken  bool
-	throttle  *throttle
+	throttle  *keyauth.Throttle
 	spoolDir  string
 	log       hclog.Logger
 	now       func() time.Time
+	pwCost    int
 }
 
 // New returns the operator API.
@@ -102,16 +107,20 @@ func New(o Options) *API {
 		channels:  o.Channels,
 		tokenHash: sha256.Sum256([]byte(o.Token)),
 		hasToken:  o.Token != "",
-		throttle:  newThrottle(),
+		throttle:  keyauth.NewThrottle(authFailureBurst, authFailureRate),
 		spoolDir:  o.SpoolDir,
 		log:       o.Logger,
 		now:       o.Now,
+		pwCost:    o.PasswordCost,
 	}
 	if a.log == nil {
 		a.log = hclog.NewNullLogger()
 	}
 	if a.now == nil {
 		a.now = time.Now
+	}
+	if a.pwCost == 0 {
+		a.pwCost = bcrypt.DefaultCost
 	}
 	if a.channels == nil {
 		a.channels = channels.Registry(channel.Deps{})
@@ -128,6 +137,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	routes.HandleFunc("POST /admin/v1/accounts", a.handleCreateAccount)
 	routes.HandleFunc("GET /admin/v1/accounts/{id}", a.handleGetAccount)
 	routes.HandleFunc("PUT /admin/v1/accounts/{id}/plan", a.handleSetPlan)
+	routes.HandleFunc("PUT /admin/v1/accounts/{id}/password", a.handleSetPassword)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/keys", a.handleCreateKey)
 	routes.HandleFunc("DELETE /admin/v1/accounts/{id}/keys/{key_id}", a.handleRevokeKey)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/notification-groups", a.handleCreateGroup)
@@ -151,7 +161,7 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 		addr := keyauth.ClientAddr(r)
 		token, _, err := keyauth.BearerToken(r)
 		if err != nil || token == "" {
-			if ok, wait := a.throttle.check(addr, a.now(), func() bool { return true }); !ok {
+			if ok, wait := a.throttle.Check(addr, a.now(), func() bool { return true }); !ok {
 				writeThrottled(w, wait)
 				return
 			}
@@ -160,7 +170,7 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		got := sha256.Sum256([]byte(token))
-		ok, wait := a.throttle.check(addr, a.now(), func() bool {
+		ok, wait := a.throttle.Check(addr, a.now(), func() bool {
 			return subtle.ConstantTimeCompare(got[:], a.tokenHash[:]) == 1 && a.hasToken
 		})
 		switch {

@@ -35,9 +35,9 @@ type createChannelBody struct {
 	Default *bool           `json:"default"`
 }
 
-// channelCreated is the answer; a webhook secret the service made is
+// ChannelCreated is the answer; a webhook secret the service made is
 // shown only here.
-type channelCreated struct {
+type ChannelCreated struct {
 	ID      string          `json:"id"`
 	Type    string          `json:"type"`
 	Name    string          `json:"name"`
@@ -60,7 +60,7 @@ func (a *API) handleCreateChannel(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, created)
 }
 
-func (a *API) createChannel(ctx context.Context, accountID string, body createChannelBody) (*channelCreated, error) {
+func (a *API) createChannel(ctx context.Context, accountID string, body createChannelBody) (*ChannelCreated, error) {
 	if err := checkName("name", body.Name, maxChannelName); err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (a *API) createChannel(ctx context.Context, accountID string, body createCh
 	if err = a.apply(ctx, cmd); err != nil {
 		return nil, err
 	}
-	return &channelCreated{ID: id, Type: body.Type, Name: body.Name, Default: isDefault, Config: compact.Bytes()}, nil
+	return &ChannelCreated{ID: id, Type: body.Type, Name: body.Name, Default: isDefault, Config: compact.Bytes()}, nil
 }
 
 // checkChannelConfig checks the type and config of the channel object at
@@ -169,36 +169,13 @@ func marshal(v any) (json.RawMessage, error) {
 // message through the channel now and answers whether the receiver took
 // it.
 func (a *API) handleTestChannel(w http.ResponseWriter, r *http.Request) {
-	if err := a.cluster.ConsistentRead(r.Context()); err != nil {
-		a.fail(w, r, fmt.Errorf("consistent read: %w", err))
-		return
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
 	}
-	accountID, channelID := r.PathValue("id"), r.PathValue("channel_id")
-	if _, err := a.state.Account(accountID); errors.Is(err, state.ErrNotFound) {
-		a.fail(w, r, &Error{Status: http.StatusNotFound, Code: codeNotFound, Message: "account " + accountID + " not found"})
-		return
-	} else if err != nil {
-		a.fail(w, r, fmt.Errorf("read account %s: %w", accountID, err))
-		return
-	}
-	stored, err := a.state.Channel(accountID, channelID)
-	if errors.Is(err, state.ErrNotFound) {
-		a.fail(w, r, &Error{Status: http.StatusNotFound, Code: codeNotFound, Message: "channel " + channelID + " not found"})
-		return
-	}
+	err := a.TestChannel(r.Context(), r.PathValue("id"), r.PathValue("channel_id"), scheme+"://"+r.Host+"/")
 	if err != nil {
-		a.fail(w, r, fmt.Errorf("read channel %s: %w", channelID, err))
-		return
-	}
-	ch, err := a.channels.New(stored.GetType(), stored.GetConfigJson())
-	if err == nil {
-		ctx, cancel := context.WithTimeout(r.Context(), testTimeout)
-		defer cancel()
-		err = ch.Send(ctx, a.testAlert(r, accountID))
-	}
-	if err != nil {
-		a.log.Debug("test message not delivered", "account", accountID, "channel", channelID, "error", err)
-		writeError(w, http.StatusBadGateway, codeDeliveryFailed, err.Error())
+		a.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, struct {
@@ -206,13 +183,41 @@ func (a *API) handleTestChannel(w http.ResponseWriter, r *http.Request) {
 	}{true})
 }
 
-// testAlert is the message of a channel test: a fixed fake monitor,
-// linking to the node that was asked.
-func (a *API) testAlert(r *http.Request, accountID string) channel.Alert {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
+// TestChannel sends a test message through the account's channel now,
+// linking to panelURL. An unknown account or channel is an *Error (404), a
+// message the receiver did not take an *Error (502) saying why.
+func (a *API) TestChannel(ctx context.Context, accountID, channelID, panelURL string) error {
+	if err := a.cluster.ConsistentRead(ctx); err != nil {
+		return fmt.Errorf("consistent read: %w", err)
 	}
+	if _, err := a.state.Account(accountID); errors.Is(err, state.ErrNotFound) {
+		return &Error{Status: http.StatusNotFound, Code: codeNotFound, Message: "account " + accountID + " not found"}
+	} else if err != nil {
+		return fmt.Errorf("read account %s: %w", accountID, err)
+	}
+	stored, err := a.state.Channel(accountID, channelID)
+	if errors.Is(err, state.ErrNotFound) {
+		return &Error{Status: http.StatusNotFound, Code: codeNotFound, Message: "channel " + channelID + " not found"}
+	}
+	if err != nil {
+		return fmt.Errorf("read channel %s: %w", channelID, err)
+	}
+	ch, err := a.channels.New(stored.GetType(), stored.GetConfigJson())
+	if err == nil {
+		ctx, cancel := context.WithTimeout(ctx, testTimeout)
+		defer cancel()
+		err = ch.Send(ctx, a.testAlert(panelURL, accountID))
+	}
+	if err != nil {
+		a.log.Debug("test message not delivered", "account", accountID, "channel", channelID, "error", err)
+		return &Error{Status: http.StatusBadGateway, Code: codeDeliveryFailed, Message: err.Error()}
+	}
+	return nil
+}
+
+// testAlert is the message of a channel test: a fixed fake monitor,
+// linking to panelURL.
+func (a *API) testAlert(panelURL, accountID string) channel.Alert {
 	return channel.Alert{
 		ID:         uuid.NewString(),
 		Type:       channel.Test,
@@ -224,6 +229,6 @@ func (a *API) testAlert(r *http.Request, accountID string) channel.Alert {
 			Name: "lookout-test",
 			Tags: []string{},
 		},
-		PanelURL: scheme + "://" + r.Host + "/",
+		PanelURL: panelURL,
 	}
 }

@@ -37,8 +37,8 @@ type channelOut struct {
 	Config json.RawMessage `json:"config"`
 }
 
-// groupCreated is the answer.
-type groupCreated struct {
+// GroupCreated is the answer.
+type GroupCreated struct {
 	ID       string          `json:"id"`
 	Name     string          `json:"name"`
 	Channels json.RawMessage `json:"channels"`
@@ -59,7 +59,7 @@ func (a *API) handleCreateGroup(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, created)
 }
 
-func (a *API) createGroup(ctx context.Context, accountID string, body groupBody) (*groupCreated, error) {
+func (a *API) createGroup(ctx context.Context, accountID string, body groupBody) (*GroupCreated, error) {
 	if err := checkName("name", body.Name, maxGroupName); err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (a *API) createGroup(ctx context.Context, accountID string, body groupBody)
 	if err = a.apply(ctx, cmd); err != nil {
 		return nil, err
 	}
-	return &groupCreated{ID: id, Name: body.Name, Channels: channels}, nil
+	return &GroupCreated{ID: id, Name: body.Name, Channels: channels}, nil
 }
 
 // checkChannels validates the channels array, each config with the

@@ -34,8 +34,8 @@ type keyBody struct {
 	Scopes []string `json:"scopes"`
 }
 
-// keyCreated is the answer: the secret is shown only here.
-type keyCreated struct {
+// KeyCreated is the answer: the secret is shown only here.
+type KeyCreated struct {
 	ID     string   `json:"id"`
 	Name   string   `json:"name"`
 	Type   string   `json:"type"`
@@ -58,7 +58,7 @@ func (a *API) handleCreateKey(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, created)
 }
 
-func (a *API) createKey(ctx context.Context, accountID string, body keyBody) (*keyCreated, error) {
+func (a *API) createKey(ctx context.Context, accountID string, body keyBody) (*KeyCreated, error) {
 	var typ raftv1.KeyType
 	switch body.Type {
 	case keyTypeIngest:
@@ -91,7 +91,7 @@ func (a *API) createKey(ctx context.Context, accountID string, body keyBody) (*k
 	if err != nil {
 		return nil, err
 	}
-	return &keyCreated{ID: key.Id, Name: key.Name, Type: body.Type, Scopes: scopes, Key: secret}, nil
+	return &KeyCreated{ID: key.Id, Name: key.Name, Type: body.Type, Scopes: scopes, Key: secret}, nil
 }
 
 // checkScopes validates the scopes of a management key and returns them in

@@ -249,6 +249,13 @@ func cases(f *fixture) []endpointCase {
 		{name: "set plan too large", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/plan", headers: bearer(admin), body: `{}` + strings.Repeat(" ", 1<<20), status: 413},
 		{name: "set plan storage failure", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/plan", headers: bearer(admin), body: `{}`, status: 500, setup: failApply(broken)},
 		{name: "set plan without leader", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/plan", headers: bearer(admin), body: `{}`, status: 503, setup: failApply(noLeader)},
+		{name: "set password", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/password", headers: bearer(admin), body: `{"password":"another horse"}`, status: 204},
+		{name: "set password short", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/password", headers: bearer(admin), body: `{"password":"short"}`, status: 400, contains: "invalid field: password", invalidRequest: true},
+		{name: "set password without token", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/password", body: `{"password":"another horse"}`, status: 401},
+		{name: "set password unknown account", method: "PUT", path: "/admin/v1/accounts/" + unknownID + "/password", headers: bearer(admin), body: `{"password":"another horse"}`, status: 404},
+		{name: "set password too large", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/password", headers: bearer(admin), body: `{"password":"another horse"}` + strings.Repeat(" ", 1<<20), status: 413},
+		{name: "set password storage failure", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/password", headers: bearer(admin), body: `{"password":""}`, status: 500, setup: failApply(broken)},
+		{name: "set password without leader", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/password", headers: bearer(admin), body: `{"password":""}`, status: 503, setup: failApply(noLeader)},
 
 		// Operator API: POST /admin/v1/accounts/{id}/keys.
 		{name: "create management key", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"management","name":"grafana","scopes":["delete","read"]}`, status: 201},

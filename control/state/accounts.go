@@ -78,6 +78,25 @@ func applySetPlan(txn *badger.Txn, now int64, c *raftv1.SetPlan) (*raftv1.Result
 	return ok(), quotaAfterPlanChange(txn, acct.Id, acct.Plan, now)
 }
 
+// MaxPasswordHashBytes bounds a stored password hash (a bcrypt hash is
+// 60 bytes).
+const MaxPasswordHashBytes = 128
+
+// applySetPassword replaces an account's password hash; an empty hash
+// removes the password.
+func applySetPassword(txn *badger.Txn, c *raftv1.SetPassword) (*raftv1.Result, error) {
+	var acct statev1.Account
+	err := getProto(txn, k(prefixAccount, c.GetAccountId()), &acct)
+	if errors.Is(err, ErrNotFound) {
+		return notFound("account %s not found", c.GetAccountId()), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	acct.PasswordHash = c.GetPasswordHash()
+	return ok(), setProto(txn, k(prefixAccount, acct.Id), &acct)
+}
+
 // Account returns the account with id.
 // The answer may be shared with other callers: do not modify it.
 func (s *Store) Account(id string) (*statev1.Account, error) {

@@ -77,7 +77,7 @@ func (c *authCache) invalidate() {
 // changesAuth tells whether cmd can change a key or an account.
 func changesAuth(cmd *raftv1.Command) bool {
 	switch cmd.GetOp().(type) {
-	case *raftv1.Command_CreateAccount, *raftv1.Command_SetPlan, *raftv1.Command_CreateKey, *raftv1.Command_RevokeKey:
+	case *raftv1.Command_CreateAccount, *raftv1.Command_SetPlan, *raftv1.Command_SetPassword, *raftv1.Command_CreateKey, *raftv1.Command_RevokeKey:
 		return true
 	}
 	return false

@@ -188,6 +188,10 @@ func setPlan(acct string, p *raftv1.Plan) *raftv1.Command {
 	return cmd(&raftv1.Command{Op: &raftv1.Command_SetPlan{SetPlan: &raftv1.SetPlan{AccountId: acct, Plan: p}}})
 }
 
+func setPassword(acct string, hash []byte) *raftv1.Command {
+	return cmd(&raftv1.Command{Op: &raftv1.Command_SetPassword{SetPassword: &raftv1.SetPassword{AccountId: acct, PasswordHash: hash}}})
+}
+
 func createKey(k *raftv1.Key) *raftv1.Command {
 	return cmd(&raftv1.Command{Op: &raftv1.Command_CreateKey{CreateKey: &raftv1.CreateKey{Key: k}}})
 }

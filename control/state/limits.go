@@ -111,6 +111,12 @@ func CheckCommand(cmd *raftv1.Command) error {
 	case *raftv1.Command_SetPlan:
 		c := op.SetPlan
 		return checkSmall("set plan", c, c.GetAccountId(), c.GetPlan().GetName())
+	case *raftv1.Command_SetPassword:
+		c := op.SetPassword
+		if n := len(c.GetPasswordHash()); n > MaxPasswordHashBytes {
+			return fmt.Errorf("set password: hash of %d bytes, at most %d", n, MaxPasswordHashBytes)
+		}
+		return checkSmall("set password", c, c.GetAccountId())
 	case *raftv1.Command_CreateKey:
 		return checkSmall("create key", op.CreateKey, keyParts(op.CreateKey.GetKey())...)
 	case *raftv1.Command_RevokeKey:

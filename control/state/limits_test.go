@@ -132,6 +132,11 @@ func worstCases() map[string]worstCase {
 			want:  raftv1.Status_STATUS_OK,
 			over:  setPlan(long(MaxKeyPartBytes+1), plan("p")),
 		},
+		"set_password": {
+			worst: func(*testing.T, *Store) *raftv1.Command { return setPassword("a", []byte(long(MaxPasswordHashBytes))) },
+			want:  raftv1.Status_STATUS_OK,
+			over:  setPassword("a", []byte(long(MaxPasswordHashBytes+1))),
+		},
 		"create_key": {
 			worst: func(*testing.T, *Store) *raftv1.Command {
 				k := key("a", "k2", raftv1.KeyType_KEY_TYPE_MANAGEMENT)

@@ -42,6 +42,20 @@ func adminCommands() []adminCommand {
 				return c.GetAccount(ctx, args[0], *stale)
 			}
 		}},
+		{name: "account password", synopsis: "ID --password P", about: "replace an account's panel password (--password \"\" removes it)", args: []string{"ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
+			password := fs.String("password", "", "the new panel password, at least 8 characters; \"\" removes it (required)")
+			return func(ctx context.Context, c *client.Admin, args []string) (any, error) {
+				set := false
+				fs.Visit(func(f *flag.Flag) { set = set || f.Name == "password" })
+				if !set {
+					return nil, usageError{"--password is required (--password \"\" removes the password)"}
+				}
+				if err := c.SetPassword(ctx, args[0], *password); err != nil {
+					return nil, err
+				}
+				return map[string]any{"id": args[0], "password_set": *password != ""}, nil
+			}
+		}},
 		{name: "plan set", synopsis: "ID [--plan-... flags]", about: "replace an account's plan (flags left out take their defaults)", args: []string{"ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			plan := addPlanFlags(fs)
 			return func(ctx context.Context, c *client.Admin, args []string) (any, error) {

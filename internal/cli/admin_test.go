@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"lookout/control/alert/channel/channeltest"
 	"lookout/control/controltest"
 	"lookout/control/state"
@@ -281,5 +283,30 @@ func TestAdminHelp(t *testing.T) {
 				t.Errorf("%v: usage lacks %q:\n%s", tt.args, w, stdout)
 			}
 		}
+	}
+}
+
+func TestAdminAccountPassword(t *testing.T) {
+	srv := controltest.NewServer(t)
+	var created client.CreatedAccount
+	mustRunAdmin(t, srv, &created, "account", "create", "--email", "pw@example.com")
+	var out struct {
+		ID          string `json:"id"`
+		PasswordSet bool   `json:"password_set"`
+	}
+	mustRunAdmin(t, srv, &out, "account", "password", created.ID, "--password", "a panel password")
+	acct, err := srv.Store.Account(created.ID)
+	if err != nil || !out.PasswordSet || bcrypt.CompareHashAndPassword(acct.GetPasswordHash(), []byte("a panel password")) != nil {
+		t.Fatalf("after account password: %+v, %v", out, err)
+	}
+	if _, err := runAdminTest(t, adminEnv(srv), "account", "password", created.ID); ExitCode(err) != 2 {
+		t.Fatalf("without --password: %v (exit %d), want a usage error", err, ExitCode(err))
+	}
+	if _, err := runAdminTest(t, adminEnv(srv), "account", "password", created.ID, "--password", "short"); err == nil || !strings.Contains(err.Error(), "invalid field: password") {
+		t.Fatalf("short password: %v", err)
+	}
+	mustRunAdmin(t, srv, &out, "account", "password", created.ID, "--password", "")
+	if acct, _ := srv.Store.Account(created.ID); out.PasswordSet || len(acct.GetPasswordHash()) != 0 {
+		t.Fatalf("password not removed: %+v", out)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"lookout/control/manage"
 	"lookout/control/openapi"
 	"lookout/control/presence"
+	"lookout/control/panel"
 	"lookout/control/state"
 	"lookout/internal/httpserver"
 	"lookout/internal/metrics"
@@ -267,8 +268,24 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	agentPresence := presence.NewRecorder(presence.RecorderOptions{Cluster: node, MinInterval: recordInterval(cfg.agentOfflineAfter), Logger: log.Named("presence")})
 	_ = agentPresence // TODO(lead): hand to control/agentrpc as its Presence
 	manage.New(manage.Options{Cluster: node, State: st, Logger: log.Named("manage")}).Register(mux)
+	// The 403 of a DELETE without confirm links to the monitor in the panel:
+	// at --public-url when given, else at the origin the request came to.
+	manage.New(manage.Options{Cluster: node, State: st, PanelURL: strings.TrimRight(cfg.publicURL, "/"), Logger: log.Named("manage")}).Register(mux)
 	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, SpoolDir: cfg.dataDir, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
+	// The web panel at /, its sessions signed with a key every node
+	// derives from the cluster secret.
+	panelKey, err := cluster.PanelKey([]byte(cfg.adminToken))
+	if err != nil {
+		return err
+	}
+	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Key: panelKey, Secure: certs != nil, Logger: log.Named("panel")})
+	if err != nil {
+		return err
+	}
+	webPanel.Register(mux)
+	webPanel.Start()
+	defer webPanel.Stop()
 	mux.Handle("GET /openapi.json", openapi.Handler())
 	mux.Handle("GET /metrics", metrics.Handler(reg, cfg.metricsToken))
 	// The HTTP server: HTTP/1.1 and h2c (or HTTPS with --tls-cert),
@@ -293,6 +310,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	})
 	g.Go(func() error {
 		<-gctx.Done()
+		webPanel.Stop() // ends the live streams, which Shutdown would wait for
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return srv.Shutdown(sctx)

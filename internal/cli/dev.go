@@ -39,6 +39,7 @@ func devWelcome(ctx context.Context, node *cluster.Node, st *state.Store, api *a
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nLookout dev node is up at %s (data in %s).\n", w.base, w.dataDir)
+	fmt.Fprintf(&b, "  web panel:       %s/  (sign in as %s)\n", w.base, demoEmail)
 	if w.printToken {
 		fmt.Fprintf(&b, "  admin token:     %s  (kept in %s)\n", w.token, filepath.Join(w.dataDir, "admin-token"))
 	}
@@ -57,6 +58,12 @@ func devWelcome(ctx context.Context, node *cluster.Node, st *state.Store, api *a
 		fmt.Fprintf(&b, "  ingest key:      %s\n  management key:  %s\n", created.IngestKey, created.ManagementKey)
 	} else {
 		fmt.Fprintf(&b, "  Secrets were shown on first start; the admin token is in %s.\n", filepath.Join(w.dataDir, "admin-token"))
+		for _, a := range accounts {
+			if a.GetEmail() == demoEmail {
+				fmt.Fprintf(&b, "  Lost the demo password? LOOKOUT_ADMIN_TOKEN=$(cat %s) bin/lookout admin --addr %s account password %s --password NEW\n",
+					filepath.Join(w.dataDir, "admin-token"), w.base, a.GetId())
+			}
+		}
 	}
 	fmt.Fprintf(&b, "\nNext:\n")
 	fmt.Fprintf(&b, "  curl %s/health\n", w.base)

@@ -52,6 +52,14 @@ func (a *Admin) SetPlan(ctx context.Context, accountID string, plan PlanRequest)
 	return &out.Plan, nil
 }
 
+// SetPassword replaces an account's panel password ("" removes it).
+func (a *Admin) SetPassword(ctx context.Context, accountID, password string) error {
+	body := struct {
+		Password string `json:"password"`
+	}{password}
+	return a.t.do(ctx, http.MethodPut, "/admin/v1/accounts/"+url.PathEscape(accountID)+"/password", body, nil)
+}
+
 // CreateKey adds a named ingest or management key to an account.
 func (a *Admin) CreateKey(ctx context.Context, accountID string, req CreateKeyRequest) (*CreatedKey, error) {
 	var out CreatedKey

@@ -242,6 +242,7 @@ type Command struct {
 	//	*Command_PruneAlerts
 	//	*Command_RecordAgentSeen
 	//	*Command_SetRegionState
+	//	*Command_SetPassword
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -458,6 +459,15 @@ func (x *Command) GetSetRegionState() *SetRegionState {
 	return nil
 }
 
+func (x *Command) GetSetPassword() *SetPassword {
+	if x != nil {
+		if x, ok := x.Op.(*Command_SetPassword); ok {
+			return x.SetPassword
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -530,6 +540,10 @@ type Command_SetRegionState struct {
 	SetRegionState *SetRegionState `protobuf:"bytes,221,opt,name=set_region_state,json=setRegionState,proto3,oneof"`
 }
 
+type Command_SetPassword struct {
+	SetPassword *SetPassword `protobuf:"bytes,230,opt,name=set_password,json=setPassword,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -563,6 +577,8 @@ func (*Command_PruneAlerts) isCommand_Op() {}
 func (*Command_RecordAgentSeen) isCommand_Op() {}
 
 func (*Command_SetRegionState) isCommand_Op() {}
+
+func (*Command_SetPassword) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -893,6 +909,60 @@ func (x *SetPlan) GetPlan() *Plan {
 	return nil
 }
 
+// SetPassword replaces an account's panel password hash (bcrypt); an
+// empty hash removes the password (no panel sign-in).
+type SetPassword struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	PasswordHash  []byte                 `protobuf:"bytes,2,opt,name=password_hash,json=passwordHash,proto3" json:"password_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetPassword) Reset() {
+	*x = SetPassword{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetPassword) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetPassword) ProtoMessage() {}
+
+func (x *SetPassword) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetPassword.ProtoReflect.Descriptor instead.
+func (*SetPassword) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *SetPassword) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *SetPassword) GetPasswordHash() []byte {
+	if x != nil {
+		return x.PasswordHash
+	}
+	return nil
+}
+
 // CreateKey adds a named key to an account.
 type CreateKey struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -903,7 +973,7 @@ type CreateKey struct {
 
 func (x *CreateKey) Reset() {
 	*x = CreateKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[5]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -915,7 +985,7 @@ func (x *CreateKey) String() string {
 func (*CreateKey) ProtoMessage() {}
 
 func (x *CreateKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[5]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -928,7 +998,7 @@ func (x *CreateKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKey.ProtoReflect.Descriptor instead.
 func (*CreateKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{5}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CreateKey) GetKey() *Key {
@@ -949,7 +1019,7 @@ type RevokeKey struct {
 
 func (x *RevokeKey) Reset() {
 	*x = RevokeKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[6]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -961,7 +1031,7 @@ func (x *RevokeKey) String() string {
 func (*RevokeKey) ProtoMessage() {}
 
 func (x *RevokeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[6]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -974,7 +1044,7 @@ func (x *RevokeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeKey.ProtoReflect.Descriptor instead.
 func (*RevokeKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{6}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RevokeKey) GetAccountId() string {
@@ -1005,7 +1075,7 @@ type CreateNotificationGroup struct {
 
 func (x *CreateNotificationGroup) Reset() {
 	*x = CreateNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1017,7 +1087,7 @@ func (x *CreateNotificationGroup) String() string {
 func (*CreateNotificationGroup) ProtoMessage() {}
 
 func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1030,7 +1100,7 @@ func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateNotificationGroup.ProtoReflect.Descriptor instead.
 func (*CreateNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{7}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateNotificationGroup) GetAccountId() string {
@@ -1074,7 +1144,7 @@ type CreateAgentToken struct {
 
 func (x *CreateAgentToken) Reset() {
 	*x = CreateAgentToken{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1086,7 +1156,7 @@ func (x *CreateAgentToken) String() string {
 func (*CreateAgentToken) ProtoMessage() {}
 
 func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1099,7 +1169,7 @@ func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAgentToken.ProtoReflect.Descriptor instead.
 func (*CreateAgentToken) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{8}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CreateAgentToken) GetId() string {
@@ -1145,7 +1215,7 @@ type IngestBatch struct {
 
 func (x *IngestBatch) Reset() {
 	*x = IngestBatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1157,7 +1227,7 @@ func (x *IngestBatch) String() string {
 func (*IngestBatch) ProtoMessage() {}
 
 func (x *IngestBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1170,7 +1240,7 @@ func (x *IngestBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestBatch.ProtoReflect.Descriptor instead.
 func (*IngestBatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *IngestBatch) GetEvents() []*Event {
@@ -1228,7 +1298,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1240,7 +1310,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1253,7 +1323,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Event) GetAccountId() string {
@@ -1380,7 +1450,7 @@ type PruneEvents struct {
 
 func (x *PruneEvents) Reset() {
 	*x = PruneEvents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1392,7 +1462,7 @@ func (x *PruneEvents) String() string {
 func (*PruneEvents) ProtoMessage() {}
 
 func (x *PruneEvents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1405,7 +1475,7 @@ func (x *PruneEvents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneEvents.ProtoReflect.Descriptor instead.
 func (*PruneEvents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PruneEvents) GetBeforeUnixMs() int64 {
@@ -1433,7 +1503,7 @@ type DeleteMonitor struct {
 
 func (x *DeleteMonitor) Reset() {
 	*x = DeleteMonitor{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1445,7 +1515,7 @@ func (x *DeleteMonitor) String() string {
 func (*DeleteMonitor) ProtoMessage() {}
 
 func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1458,7 +1528,7 @@ func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMonitor.ProtoReflect.Descriptor instead.
 func (*DeleteMonitor) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DeleteMonitor) GetAccountId() string {
@@ -1492,7 +1562,7 @@ type CheckConfig struct {
 
 func (x *CheckConfig) Reset() {
 	*x = CheckConfig{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1504,7 +1574,7 @@ func (x *CheckConfig) String() string {
 func (*CheckConfig) ProtoMessage() {}
 
 func (x *CheckConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1517,7 +1587,7 @@ func (x *CheckConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConfig.ProtoReflect.Descriptor instead.
 func (*CheckConfig) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CheckConfig) GetUrl() string {
@@ -1600,7 +1670,7 @@ type MonitorSpec struct {
 
 func (x *MonitorSpec) Reset() {
 	*x = MonitorSpec{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1612,7 +1682,7 @@ func (x *MonitorSpec) String() string {
 func (*MonitorSpec) ProtoMessage() {}
 
 func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1625,7 +1695,7 @@ func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MonitorSpec.ProtoReflect.Descriptor instead.
 func (*MonitorSpec) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *MonitorSpec) GetUuid() string {
@@ -1743,7 +1813,7 @@ type PutMonitors struct {
 
 func (x *PutMonitors) Reset() {
 	*x = PutMonitors{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1755,7 +1825,7 @@ func (x *PutMonitors) String() string {
 func (*PutMonitors) ProtoMessage() {}
 
 func (x *PutMonitors) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1768,7 +1838,7 @@ func (x *PutMonitors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMonitors.ProtoReflect.Descriptor instead.
 func (*PutMonitors) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PutMonitors) GetAccountId() string {
@@ -1810,7 +1880,7 @@ type CreateChannel struct {
 
 func (x *CreateChannel) Reset() {
 	*x = CreateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1822,7 +1892,7 @@ func (x *CreateChannel) String() string {
 func (*CreateChannel) ProtoMessage() {}
 
 func (x *CreateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1835,7 +1905,7 @@ func (x *CreateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateChannel.ProtoReflect.Descriptor instead.
 func (*CreateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CreateChannel) GetAccountId() string {
@@ -1896,7 +1966,7 @@ type FireDeadline struct {
 
 func (x *FireDeadline) Reset() {
 	*x = FireDeadline{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1908,7 +1978,7 @@ func (x *FireDeadline) String() string {
 func (*FireDeadline) ProtoMessage() {}
 
 func (x *FireDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1921,7 +1991,7 @@ func (x *FireDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
 func (*FireDeadline) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *FireDeadline) GetAccountId() string {
@@ -1970,7 +2040,7 @@ type RecordDelivery struct {
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1982,7 +2052,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1995,7 +2065,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -2058,7 +2128,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2070,7 +2140,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2083,7 +2153,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -2130,7 +2200,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2142,7 +2212,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2155,7 +2225,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -2272,7 +2342,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2284,7 +2354,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2297,7 +2367,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -2367,7 +2437,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2379,7 +2449,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2392,7 +2462,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -2466,7 +2536,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2478,7 +2548,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2491,7 +2561,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -2533,7 +2603,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2545,7 +2615,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2558,7 +2628,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -2652,7 +2722,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2664,7 +2734,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2677,7 +2747,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -2726,7 +2796,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2738,7 +2808,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2751,7 +2821,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -2785,7 +2855,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2797,7 +2867,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2810,7 +2880,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -2854,7 +2924,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2866,7 +2936,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2879,7 +2949,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -2932,7 +3002,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2944,7 +3014,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2957,7 +3027,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Result) GetStatus() Status {
@@ -3013,8 +3083,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xc2\n" +
-	"\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\x86\v\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -3040,7 +3109,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x11record_executions\x18\xc8\x01 \x01(\v2!.lookout.raft.v1.RecordExecutionsH\x00R\x10recordExecutions\x12B\n" +
 	"\fprune_alerts\x18\x8c\x01 \x01(\v2\x1c.lookout.raft.v1.PruneAlertsH\x00R\vpruneAlerts\x12O\n" +
 	"\x11record_agent_seen\x18\xdc\x01 \x01(\v2 .lookout.raft.v1.RecordAgentSeenH\x00R\x0frecordAgentSeen\x12L\n" +
-	"\x10set_region_state\x18\xdd\x01 \x01(\v2\x1f.lookout.raft.v1.SetRegionStateH\x00R\x0esetRegionStateB\x04\n" +
+	"\x10set_region_state\x18\xdd\x01 \x01(\v2\x1f.lookout.raft.v1.SetRegionStateH\x00R\x0esetRegionState\x12B\n" +
+	"\fset_password\x18\xe6\x01 \x01(\v2\x1c.lookout.raft.v1.SetPasswordH\x00R\vsetPasswordB\x04\n" +
 	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -3074,7 +3144,11 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\aSetPlan\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12)\n" +
-	"\x04plan\x18\x02 \x01(\v2\x15.lookout.raft.v1.PlanR\x04plan\"3\n" +
+	"\x04plan\x18\x02 \x01(\v2\x15.lookout.raft.v1.PlanR\x04plan\"Q\n" +
+	"\vSetPassword\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12#\n" +
+	"\rpassword_hash\x18\x02 \x01(\fR\fpasswordHash\"3\n" +
 	"\tCreateKey\x12&\n" +
 	"\x03key\x18\x01 \x01(\v2\x14.lookout.raft.v1.KeyR\x03key\"A\n" +
 	"\tRevokeKey\x12\x1d\n" +
@@ -3309,7 +3383,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -3319,73 +3393,75 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*Key)(nil),                     // 5: lookout.raft.v1.Key
 	(*CreateAccount)(nil),           // 6: lookout.raft.v1.CreateAccount
 	(*SetPlan)(nil),                 // 7: lookout.raft.v1.SetPlan
-	(*CreateKey)(nil),               // 8: lookout.raft.v1.CreateKey
-	(*RevokeKey)(nil),               // 9: lookout.raft.v1.RevokeKey
-	(*CreateNotificationGroup)(nil), // 10: lookout.raft.v1.CreateNotificationGroup
-	(*CreateAgentToken)(nil),        // 11: lookout.raft.v1.CreateAgentToken
-	(*IngestBatch)(nil),             // 12: lookout.raft.v1.IngestBatch
-	(*Event)(nil),                   // 13: lookout.raft.v1.Event
-	(*PruneEvents)(nil),             // 14: lookout.raft.v1.PruneEvents
-	(*DeleteMonitor)(nil),           // 15: lookout.raft.v1.DeleteMonitor
-	(*CheckConfig)(nil),             // 16: lookout.raft.v1.CheckConfig
-	(*MonitorSpec)(nil),             // 17: lookout.raft.v1.MonitorSpec
-	(*PutMonitors)(nil),             // 18: lookout.raft.v1.PutMonitors
-	(*CreateChannel)(nil),           // 19: lookout.raft.v1.CreateChannel
-	(*FireDeadline)(nil),            // 20: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 21: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 22: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 23: lookout.raft.v1.Execution
-	(*ExecutionHTTP)(nil),           // 24: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 25: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 26: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 27: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 28: lookout.raft.v1.SetRegionState
-	(*RegionAccount)(nil),           // 29: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 30: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 31: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 32: lookout.raft.v1.Result
+	(*SetPassword)(nil),             // 8: lookout.raft.v1.SetPassword
+	(*CreateKey)(nil),               // 9: lookout.raft.v1.CreateKey
+	(*RevokeKey)(nil),               // 10: lookout.raft.v1.RevokeKey
+	(*CreateNotificationGroup)(nil), // 11: lookout.raft.v1.CreateNotificationGroup
+	(*CreateAgentToken)(nil),        // 12: lookout.raft.v1.CreateAgentToken
+	(*IngestBatch)(nil),             // 13: lookout.raft.v1.IngestBatch
+	(*Event)(nil),                   // 14: lookout.raft.v1.Event
+	(*PruneEvents)(nil),             // 15: lookout.raft.v1.PruneEvents
+	(*DeleteMonitor)(nil),           // 16: lookout.raft.v1.DeleteMonitor
+	(*CheckConfig)(nil),             // 17: lookout.raft.v1.CheckConfig
+	(*MonitorSpec)(nil),             // 18: lookout.raft.v1.MonitorSpec
+	(*PutMonitors)(nil),             // 19: lookout.raft.v1.PutMonitors
+	(*CreateChannel)(nil),           // 20: lookout.raft.v1.CreateChannel
+	(*FireDeadline)(nil),            // 21: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 22: lookout.raft.v1.RecordDelivery
+	(*RecordExecutions)(nil),        // 23: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 24: lookout.raft.v1.Execution
+	(*ExecutionHTTP)(nil),           // 25: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 26: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 27: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 28: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 29: lookout.raft.v1.SetRegionState
+	(*RegionAccount)(nil),           // 30: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 31: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 32: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 33: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
 	7,  // 1: lookout.raft.v1.Command.set_plan:type_name -> lookout.raft.v1.SetPlan
-	8,  // 2: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
-	9,  // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
-	10, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
-	11, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
-	12, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
-	14, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
-	15, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
-	18, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
-	19, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	20, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	21, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	22, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	26, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
-	27, // 15: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	28, // 16: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
-	0,  // 17: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 18: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 19: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 20: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 21: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 22: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	13, // 23: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	16, // 24: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	17, // 25: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	17, // 26: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	23, // 27: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	24, // 28: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	25, // 29: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	29, // 30: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	1,  // 31: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	30, // 32: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 33: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	31, // 34: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	35, // [35:35] is the sub-list for method output_type
-	35, // [35:35] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	9,  // 2: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
+	10, // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
+	11, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
+	12, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
+	13, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
+	15, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
+	16, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
+	19, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
+	20, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
+	21, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	22, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	23, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	27, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	28, // 15: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	29, // 16: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	8,  // 17: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
+	0,  // 18: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 19: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 20: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 21: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 22: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 23: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	14, // 24: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	17, // 25: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	18, // 26: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	18, // 27: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	24, // 28: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	25, // 29: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	26, // 30: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	30, // 31: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	1,  // 32: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	31, // 33: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 34: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	32, // 35: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	36, // [36:36] is the sub-list for method output_type
+	36, // [36:36] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -3411,19 +3487,20 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_PruneAlerts)(nil),
 		(*Command_RecordAgentSeen)(nil),
 		(*Command_SetRegionState)(nil),
+		(*Command_SetPassword)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[10].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[11].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[14].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[27].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[15].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[28].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   30,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

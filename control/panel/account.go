@@ -1,0 +1,63 @@
+package panel
+
+import (
+	"net/http"
+
+	"lookout/control/admin"
+)
+
+type accountView struct {
+	baseView
+	Email    string
+	Plan     admin.Plan
+	Monitors int64
+	// Quota is ok, warning, exceeded or suspended (api.md 3.4).
+	Quota      string
+	QuotaColor string
+	Used       int64
+	Limit      *int64
+	// Overage is how far usage is past the allowance (while exceeded or
+	// suspended).
+	Overage   int64
+	Percent   int64
+	ResetsMs  int64
+	NowMs     int64
+	CreatedMs int64
+}
+
+var quotaColors = map[string]string{"ok": "green", "warning": "amber", "exceeded": "red", "suspended": "red"}
+
+// handleAccount serves GET /account: plan, usage and quota.
+func (p *Panel) handleAccount(w http.ResponseWriter, r *http.Request) {
+	s := sessionFrom(r.Context())
+	stale := p.refresh(r)
+	acct, err := p.o.State.Account(s.AccountID)
+	if err != nil {
+		p.internal(w, r, err)
+		return
+	}
+	nowMs := p.now().UnixMilli()
+	monitors, _, err := p.o.State.Usage(s.AccountID, nowMs)
+	if err != nil {
+		p.internal(w, r, err)
+		return
+	}
+	q, err := p.o.State.QuotaStatus(s.AccountID, nowMs)
+	if err != nil {
+		p.internal(w, r, err)
+		return
+	}
+	v := &accountView{Email: acct.GetEmail(), Plan: admin.PlanFromProto(acct.GetPlan()), Monitors: monitors,
+		Quota: q.GetState(), QuotaColor: quotaColors[q.GetState()], Used: q.GetUsed(), Limit: q.Limit,
+		ResetsMs: q.GetResetsAtUnixMs(), NowMs: nowMs, CreatedMs: acct.GetCreatedUnixMs()}
+	if q.Limit != nil {
+		if q.GetLimit() > 0 {
+			v.Percent = min(100, q.GetUsed()*100/q.GetLimit())
+		}
+		if (q.GetState() == "exceeded" || q.GetState() == "suspended") && q.GetUsed() > q.GetLimit() {
+			v.Overage = q.GetUsed() - q.GetLimit()
+		}
+	}
+	v.Title, v.Nav, v.CSRF, v.Account, v.Stale = "Account", "account", s.CSRF, s.Email, stale
+	p.render(w, r, http.StatusOK, "account", v)
+}

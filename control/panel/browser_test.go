@@ -1,0 +1,209 @@
+package panel_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromium finds the browser: LOOKOUT_CHROMIUM, else chromium (Debian's
+// package, `make chromium`) or Chrome on the PATH. Without one the test
+// is skipped, except in CI (CI set), where it fails.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("LOOKOUT_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := "no Chromium found (install it with `make chromium`, or set LOOKOUT_CHROMIUM to its path)"
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg + "; CI is set, so the browser tests must run")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// newBrowser starts one headless Chromium for the whole test and returns a
+// tab's context.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.Headless,
+		chromedp.DisableGPU,
+		chromedp.NoSandbox, // tests may run as root in a container
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.WindowSize(1280, 900),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// run runs steps with a time limit, failing the test with what.
+func run(t *testing.T, ctx context.Context, limit time.Duration, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	if err := chromedp.Do(sctx, steps...); err != nil {
+		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		loc, _ := chromedp.Run(dctx, chromedp.Location())
+		body, _ := chromedp.Run(dctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+		t.Fatalf("%s: %v\nat %s:\n%s", what, err, loc, body)
+	}
+}
+
+func value[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestInABrowser drives the panel in headless Chromium: sign in, the list,
+// a monitor, a ping arriving live, a key shown once, a delete confirmed by
+// typing the name. One browser for all of it.
+func TestInABrowser(t *testing.T) {
+	n := newNode(t)
+	a := n.signUp("ops@example.com", nil)
+	n.ping(a, `{"event_type":"ping","monitor":"nightly-backup","status":"run"}`)
+	n.ping(a, `{"event_type":"ping","monitor":"nightly-backup","status":"complete","duration":42}`)
+	n.ping(a, `{"event_type":"ping","monitor":"etl","status":"fail","exit_code":1}`)
+	id := n.monitorUUID(a, "nightly-backup")
+	ctx := newBrowser(t)
+
+	t.Run("sign in", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "sign in",
+			chromedp.Navigate(n.URL+"/"),
+			chromedp.WaitVisible(chromedp.CSS(`input[name=email]`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name=email]`), a.Email),
+			chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "wrong password"),
+			chromedp.Submit(chromedp.CSS(`input[name=password]`)),
+			chromedp.WaitVisible(chromedp.CSS(`p.error`)),
+		)
+		if msg := value(t, ctx, chromedp.Text(chromedp.CSS(`p.error`))); !strings.Contains(msg, "Wrong e-mail or password") {
+			t.Fatalf("wrong password: %q", msg)
+		}
+		run(t, ctx, 10*time.Second, "sign in",
+			chromedp.SetValue(chromedp.CSS(`input[name=email]`), a.Email),
+			chromedp.SendKeys(chromedp.CSS(`input[name=password]`), a.Password),
+			chromedp.Submit(chromedp.CSS(`input[name=password]`)),
+			chromedp.WaitVisible(chromedp.ID(`counts`)),
+		)
+	})
+
+	t.Run("see the list", func(t *testing.T) {
+		if title := value(t, ctx, chromedp.Title()); title != "(1 down) Monitors · Lookout" {
+			t.Fatalf("title %q", title)
+		}
+		list := value(t, ctx, chromedp.Text(chromedp.CSS(`table.monitors`)))
+		if !strings.Contains(list, "nightly-backup") || !strings.Contains(list, "etl") {
+			t.Fatalf("list: %q", list)
+		}
+	})
+
+	t.Run("the list refreshes itself", func(t *testing.T) {
+		// The list's stream is open once the page has loaded; a new
+		// monitor then shows up (the page refetches at most every 2 s).
+		run(t, ctx, 5*time.Second, "list stream", chromedp.Sleep(300*time.Millisecond))
+		n.ping(a, `{"event_type":"ping","monitor":"fresh-job","status":"fail"}`)
+		run(t, ctx, 6*time.Second, "the new monitor in the list",
+			chromedp.WaitVisible(chromedp.CSS(`table.monitors a[href^="/monitors/"][data-name="fresh-job"]`)))
+		if title := value(t, ctx, chromedp.Title()); title != "(2 down) Monitors · Lookout" {
+			t.Fatalf("title after refresh %q", title)
+		}
+	})
+
+	t.Run("open a monitor", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "open",
+			chromedp.Click(chromedp.CSS(`a[href="/monitors/`+id+`"]`)),
+			chromedp.WaitVisible(chromedp.ID(`events`)),
+			chromedp.WaitVisible(chromedp.CSS(`svg.chart rect`)),
+		)
+		if h := value(t, ctx, chromedp.Text(chromedp.CSS(`h1`))); !strings.HasPrefix(h, "nightly-backup") {
+			t.Fatalf("heading %q", h)
+		}
+	})
+
+	t.Run("a ping appears live", func(t *testing.T) {
+		// The stream is open once the live dot turns on.
+		run(t, ctx, 10*time.Second, "stream open", chromedp.WaitVisible(chromedp.CSS(`#live-state.on`)))
+		rows := value(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#events tr").length`))
+		n.ping(a, `{"event_type":"ping","monitor":"nightly-backup","status":"fail","message":"disk full"}`)
+		run(t, ctx, 2*time.Second, "the new event within 2 s",
+			chromedp.WaitVisible(chromedp.CSS(`#events tr[data-seq="`+strconv.Itoa(rows)+`"]`)))
+		if first := value(t, ctx, chromedp.Text(chromedp.CSS(`#events tr`))); !strings.Contains(first, "disk full") || !strings.Contains(first, "fail") {
+			t.Fatalf("newest row %q", first)
+		}
+		run(t, ctx, 2*time.Second, "status turns failed",
+			chromedp.WaitVisible(chromedp.CSS(`#status .pill.red`)))
+	})
+
+	t.Run("create a key, shown once", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "create key",
+			chromedp.Navigate(n.URL+"/keys"),
+			chromedp.WaitVisible(chromedp.CSS(`input[name=name]`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "deploy"),
+			chromedp.Click(chromedp.CSS(`input[name=scope][value=delete]`)),
+			chromedp.Submit(chromedp.CSS(`input[name=name]`)),
+			chromedp.WaitVisible(chromedp.ID(`secret`)),
+		)
+		secret := value(t, ctx, chromedp.Text(chromedp.ID(`secret`)))
+		if !strings.HasPrefix(secret, "mk_") {
+			t.Fatalf("secret %q", secret)
+		}
+		run(t, ctx, 10*time.Second, "reload keys",
+			chromedp.Navigate(n.URL+"/keys"),
+			chromedp.WaitVisible(chromedp.CSS(`table.keys`)),
+		)
+		html := value(t, ctx, chromedp.OuterHTML(chromedp.CSS(`html`)))
+		if strings.Contains(html, secret) || !strings.Contains(html, "deploy") || !strings.Contains(html, "read, write<") {
+			t.Fatalf("keys page after creating: secret shown again, or key missing:\n%s", html)
+		}
+	})
+
+	t.Run("delete through the confirmation", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "wrong name",
+			chromedp.Navigate(n.URL+"/monitors/"+id),
+			chromedp.WaitVisible(chromedp.CSS(`input[name=confirm_name]`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name=confirm_name]`), "nightly"),
+			chromedp.Submit(chromedp.CSS(`input[name=confirm_name]`)),
+			chromedp.WaitVisible(chromedp.CSS(`.danger p.error`)),
+		)
+		if _, err := n.Store.Monitor(a.ID, id); err != nil {
+			t.Fatal("deleted without the right name")
+		}
+		// The page after the refusal is a new document: wait for its form.
+		run(t, ctx, 10*time.Second, "right name",
+			chromedp.WaitVisible(chromedp.CSS(`form[action$="/delete"] input[name=confirm_name]`)),
+			chromedp.SendKeys(chromedp.CSS(`form[action$="/delete"] input[name=confirm_name]`), "nightly-backup"),
+			chromedp.Click(chromedp.CSS(`form[action$="/delete"] button`)),
+			chromedp.WaitVisible(chromedp.CSS(`.banner.green`)),
+		)
+		if _, err := n.Store.Monitor(a.ID, id); err == nil {
+			t.Fatal("monitor still there")
+		}
+		if list := value(t, ctx, chromedp.Text(chromedp.CSS(`main`))); strings.Contains(list, "nightly-backup\n") || !strings.Contains(list, "Deleted nightly-backup.") {
+			t.Fatalf("list after delete: %q", list)
+		}
+	})
+}

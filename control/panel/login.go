@@ -1,0 +1,104 @@
+package panel
+
+import (
+	"crypto/hmac"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"lookout/control/keyauth"
+)
+
+// dummyHash is compared against when the e-mail is unknown, so that a
+// wrong e-mail takes as long as a wrong password.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("lookout: no such account"), bcrypt.DefaultCost)
+
+func urlQueryEscape(s string) string { return url.QueryEscape(s) }
+
+// safeNext is where to go after signing in: a path of this panel only.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.HasSuffix(strings.SplitN(next, "?", 2)[0], "/live") {
+		return "/"
+	}
+	return next
+}
+
+type loginView struct {
+	baseView
+	Email, Next, Error string
+}
+
+// handleLoginPage serves GET /login: the form, with a fresh CSRF nonce in
+// a short-lived cookie. A signed-in visitor goes straight on.
+func (p *Panel) handleLoginPage(w http.ResponseWriter, r *http.Request) {
+	next := safeNext(r.URL.Query().Get("next"))
+	if _, err := p.readSession(r); err == nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	p.renderLogin(w, r, http.StatusOK, loginView{Next: next})
+}
+
+func (p *Panel) renderLogin(w http.ResponseWriter, r *http.Request, status int, v loginView) {
+	nonce := randomHex(16)
+	http.SetCookie(w, p.cookie(loginCookie, nonce, p.now().Add(time.Hour)))
+	v.Title = "Sign in"
+	v.CSRF = p.mac("login", nonce)[:32]
+	p.render(w, r, status, "login", &v)
+}
+
+// handleLogin serves POST /login: e-mail and password. Wrong ones are
+// counted per client address; past the budget every attempt from the
+// address is refused (429) until it refills, a right one included.
+func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	email := strings.TrimSpace(r.PostFormValue("email"))
+	password := r.PostFormValue("password")
+	v := loginView{Email: email, Next: safeNext(r.PostFormValue("next"))}
+	c, err := r.Cookie(loginCookie)
+	if err != nil || !hmac.Equal([]byte(r.PostFormValue(csrfField)), []byte(p.mac("login", c.Value)[:32])) {
+		v.Error = "The sign-in form expired. Please try again."
+		p.renderLogin(w, r, http.StatusForbidden, v)
+		return
+	}
+	var accountID string
+	var session *http.Cookie
+	ok, wait := p.throttle.Check(keyauth.ClientAddr(r), p.now(), func() bool {
+		acct, err := p.o.State.AccountByEmail(email)
+		hash := dummyHash
+		if err == nil && len(acct.GetPasswordHash()) > 0 {
+			hash = acct.GetPasswordHash()
+		}
+		if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil || len(acct.GetPasswordHash()) == 0 {
+			return false
+		}
+		accountID, session = acct.GetId(), p.newSessionCookie(acct)
+		return true
+	})
+	switch {
+	case wait > 0:
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))))
+		v.Error = "Too many failed sign-ins from your address. Try again in " + strconv.Itoa(max(1, int(math.Ceil(wait.Seconds())))) + " seconds."
+		p.renderLogin(w, r, http.StatusTooManyRequests, v)
+		return
+	case !ok:
+		v.Error = "Wrong e-mail or password."
+		p.renderLogin(w, r, http.StatusUnauthorized, v)
+		return
+	}
+	p.log.Debug("signed in", "account", accountID)
+	http.SetCookie(w, session)
+	http.SetCookie(w, p.cookie(loginCookie, "", time.Time{}))
+	http.Redirect(w, r, v.Next, http.StatusSeeOther)
+}
+
+// handleLogout serves POST /logout: the session cookie is cleared.
+func (p *Panel) handleLogout(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, p.cookie(sessionCookie, "", time.Time{}))
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}

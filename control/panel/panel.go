@@ -1,0 +1,206 @@
+// Package panel is the web panel every control node serves at /: sign-in,
+// the account's monitors with their events streamed live (Server-Sent
+// Events), keys, notification groups and channels, the account's plan and
+// usage, and deleting a monitor after typing its name.
+//
+// Pages are html/template, parsed once at start, with their CSS and the
+// little JavaScript of the live stream embedded in the binary (no build
+// step, no CDN). Sessions are signed cookies (session.go): any node
+// accepts a session another node signed, so a failover keeps people
+// signed in. Reads come from the node's copy of the state; writes are raft
+// commands, proposed through the same Cluster as the APIs', or the
+// operator API's own Go calls (keys, channels, groups), which check them
+// the same way.
+package panel
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"lookout/control/admin"
+	"lookout/control/keyauth"
+	"lookout/control/state"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Cluster is what the panel needs of the raft cluster.
+type Cluster interface {
+	// Apply proposes cmd and returns the state machine's result.
+	Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error)
+	// ConsistentRead returns once the local state reflects every
+	// acknowledged write.
+	ConsistentRead(ctx context.Context) error
+}
+
+// State is what the panel reads of the node's copy of the state.
+type State interface {
+	Account(id string) (*statev1.Account, error)
+	AccountByEmail(email string) (*statev1.Account, error)
+	Usage(accountID string, nowMs int64) (monitors, eventsThisPeriod int64, err error)
+	QuotaStatus(accountID string, nowMs int64) (*raftv1.QuotaStatus, error)
+	Monitor(accountID, uuid string) (*statev1.Monitor, error)
+	MonitorByUUID(uuid string) (*statev1.Monitor, error)
+	Monitors(accountID string) ([]*statev1.Monitor, error)
+	Events(accountID, monitorUUID string, limit int) ([]*statev1.StoredEvent, error)
+	Executions(accountID, checkUUID string, limit int) ([]*raftv1.Execution, error)
+	CheckStatus(checkUUID string) (*statev1.CheckStatus, error)
+	Keys(accountID string) ([]*raftv1.Key, error)
+	Channels(accountID string) ([]*statev1.Channel, error)
+	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)
+	NewFeed() *state.Feed
+}
+
+// Admin is the operator API's writes for one account (admin.API).
+type Admin interface {
+	CreateKey(ctx context.Context, accountID string, req admin.KeyRequest) (*admin.KeyCreated, error)
+	RevokeKey(ctx context.Context, accountID, keyID string) error
+	CreateChannel(ctx context.Context, accountID string, req admin.ChannelRequest) (*admin.ChannelCreated, error)
+	CreateGroup(ctx context.Context, accountID, name string, channels json.RawMessage) (*admin.GroupCreated, error)
+	TestChannel(ctx context.Context, accountID, channelID, panelURL string) error
+	ChannelTypes() []string
+}
+
+// Options configures the panel.
+type Options struct {
+	Cluster Cluster
+	State   State
+	Admin   Admin
+	// Key signs session cookies and CSRF tokens (cluster.PanelKey): the
+	// same on every node. At least 32 bytes.
+	Key []byte
+	// Secure marks cookies Secure (the node serves HTTPS).
+	Secure bool
+	// SessionTTL is how long a sign-in lasts (default 7 days).
+	SessionTTL time.Duration
+	// MaxStreams bounds the live streams open at once (default 1000).
+	MaxStreams int
+	// Logger defaults to a null logger.
+	Logger hclog.Logger
+	// Now defaults to time.Now.
+	Now func() time.Time
+}
+
+// Panel serves the web panel.
+type Panel struct {
+	o        Options
+	log      hclog.Logger
+	now      func() time.Time
+	pages    map[string]*template.Template
+	throttle *keyauth.Throttle
+	hub      *hub
+	stop     context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+// Failed sign-ins are throttled per client address: 5 in a row, then one
+// every 12 seconds (keyauth.Throttle).
+const (
+	signInBurst = 5
+	signInRate  = 1.0 / 12
+)
+
+// New parses the templates and returns the panel; Start begins the live
+// stream's watch of the state.
+func New(o Options) (*Panel, error) {
+	if len(o.Key) < 32 {
+		return nil, errors.New("panel: the signing key must be at least 32 bytes")
+	}
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.SessionTTL <= 0 {
+		o.SessionTTL = 7 * 24 * time.Hour
+	}
+	if o.MaxStreams <= 0 {
+		o.MaxStreams = 1000
+	}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	p := &Panel{o: o, log: o.Logger, now: o.Now, pages: pages, throttle: keyauth.NewThrottle(signInBurst, signInRate)}
+	p.hub = newHub(o.State, o.MaxStreams, p.log)
+	return p, nil
+}
+
+// Start watches the state for the live streams until Stop.
+func (p *Panel) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	p.stop = cancel
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.hub.run(ctx)
+	}()
+}
+
+// Stop ends the watch and every live stream.
+func (p *Panel) Stop() {
+	if p.stop != nil {
+		p.stop()
+		p.wg.Wait()
+	}
+}
+
+// Register adds the panel's routes to mux, beside the APIs' (their paths
+// are more specific or method-bound, so neither shadows the other).
+func (p *Panel) Register(mux *http.ServeMux) {
+	static, _ := fs.Sub(staticFS, "static")
+	mux.Handle("GET /static/", http.StripPrefix("/static/", cacheFor(http.FileServerFS(static))))
+	mux.HandleFunc("GET /login", p.handleLoginPage)
+	mux.HandleFunc("POST /login", p.handleLogin)
+	mux.HandleFunc("POST /logout", p.signedIn(p.handleLogout))
+	mux.HandleFunc("GET /{$}", p.signedIn(p.handleMonitors))
+	mux.HandleFunc("GET /live", p.signedIn(p.handleListLive))
+	mux.HandleFunc("GET /monitors/{uuid}", p.signedIn(p.handleMonitor))
+	mux.HandleFunc("GET /monitors/{uuid}/live", p.signedIn(p.handleMonitorLive))
+	mux.HandleFunc("POST /monitors/{uuid}/delete", p.signedIn(p.handleDelete))
+	mux.HandleFunc("GET /keys", p.signedIn(p.handleKeys))
+	mux.HandleFunc("POST /keys", p.signedIn(p.handleCreateKey))
+	mux.HandleFunc("POST /keys/{id}/revoke", p.signedIn(p.handleRevokeKey))
+	mux.HandleFunc("GET /channels", p.signedIn(p.handleChannels))
+	mux.HandleFunc("POST /channels", p.signedIn(p.handleCreateChannel))
+	mux.HandleFunc("POST /channels/{id}/test", p.signedIn(p.handleTestChannel))
+	mux.HandleFunc("POST /groups", p.signedIn(p.handleCreateGroup))
+	mux.HandleFunc("GET /account", p.signedIn(p.handleAccount))
+}
+
+// cacheFor lets browsers keep the embedded assets for an hour.
+func cacheFor(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// refresh brings the node's copy up to date with the leader before a page
+// is read; without a leader the page is read from this node's copy and
+// says so.
+func (p *Panel) refresh(r *http.Request) (stale bool) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := p.o.Cluster.ConsistentRead(ctx); err != nil {
+		p.log.Debug("page read from this node's copy", "error", err)
+		return true
+	}
+	return false
+}
