@@ -24,6 +24,7 @@ var rules = []rule{
 	{"lookout/control/admin", []string{"github.com/hashicorp/raft", "lookout/cluster"}, "HTTP layers see the cluster through small interfaces and cluster/clusterapi"},
 	{"lookout/cluster/clusterapi", []string{"lookout/cluster", "lookout/control/...", "github.com/hashicorp/raft"}, "clusterapi is a leaf"},
 	{"lookout/cluster", []string{"lookout/control/..."}, "the node drives the state through its StateMachine interface"},
+	{"lookout/agent/...", []string{"lookout/control/...", "lookout/cluster/...", "lookout/cluster", "github.com/hashicorp/raft"}, "the agent runs apart from the control plane and shares only internal/"},
 }
 
 // deps lists the packages pkg depends on, itself excluded.
