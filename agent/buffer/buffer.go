@@ -5,8 +5,9 @@
 // Two queues share one bound (MaxBytes): events (pings) and results
 // (check executions). Each item gets a sequence number of its queue;
 // items are read oldest first and deleted by acknowledging a sequence
-// number. An append that returns nil is fsynced (Badger's SyncWrites;
-// concurrent appends share one fsync, Badger groups their commits).
+// number. An append that returns nil is fsynced (Badger's SyncWrites);
+// concurrent appends are written in groups, one transaction and one fsync
+// per group (commit.go).
 //
 // When the bound is reached, the oldest results are dropped to make room
 // (for a new result or a new event), and counted. When events alone fill
@@ -92,10 +93,11 @@ type Stats struct {
 
 // Buffer is the agent's disk buffer. It is safe for concurrent use.
 type Buffer struct {
-	db     *badger.DB
-	log    hclog.Logger
-	max    int64
-	stopGC func()
+	db      *badger.DB
+	commits *committer
+	log     hclog.Logger
+	max     int64
+	stopGC  func()
 
 	// delMu serializes deletions (acks and drops), so that the bytes they
 	// free are counted once.
@@ -140,6 +142,7 @@ func Open(o Options) (*Buffer, error) {
 		}
 		b.bytes += n
 	}
+	b.commits = newCommitter(db)
 	interval := o.GCInterval
 	if interval <= 0 {
 		interval = badgerutil.DefaultGCInterval
@@ -196,9 +199,7 @@ func (b *Buffer) append(q *queue, atMs int64, data []byte, refuse bool) error {
 	if b.beforeWrite != nil {
 		b.beforeWrite(seq)
 	}
-	err = b.db.Update(func(txn *badger.Txn) error {
-		return txn.Set(itemKey(q.prefix, seq, atMs, len(data)), data)
-	})
+	err = b.commits.commit(itemKey(q.prefix, seq, atMs, len(data)), data)
 	b.mu.Lock()
 	delete(q.inflight, seq)
 	if err != nil {
@@ -374,6 +375,7 @@ func (b *Buffer) Close() error {
 	b.closed = true
 	b.mu.Unlock()
 	b.appends.Wait()
+	b.commits.close()
 	b.stopGC()
 	b.delMu.Lock()
 	defer b.delMu.Unlock()

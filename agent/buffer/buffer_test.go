@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -390,6 +392,11 @@ func TestConcurrentAppendsAndDrain(t *testing.T) {
 	if s := b.Stats(); s.Events != 0 || s.Bytes != 0 || s.OldestUnixMs != 0 {
 		t.Fatalf("stats after draining: %+v", s)
 	}
+	// Concurrent appends shared transactions (and so fsyncs).
+	if txns := b.commits.txns.Load(); txns >= writers*each {
+		t.Fatalf("%d appends in %d transactions: no group commit", writers*each, txns)
+	}
+	t.Logf("%d appends in %d transactions", writers*each, b.commits.txns.Load())
 }
 
 // TestReadWaitsForEarlierAppends: an event whose append returned is not
@@ -434,5 +441,38 @@ func TestReadWaitsForEarlierAppends(t *testing.T) {
 	got, _ := b.Events(0, 0)
 	if len(got) != 2 || got[0].Event.GetEventId() != "first" || got[1].Event.GetEventId() != "second" {
 		t.Fatalf("read %v, want first then second (an ack past an unwritten event deletes nothing)", got)
+	}
+}
+
+// TestGroupLargerThanATransaction: a group of writes larger than one
+// Badger transaction is split over several, and every write is answered
+// and stored.
+func TestGroupLargerThanATransaction(t *testing.T) {
+	b := open(t, t.TempDir(), 0)
+	defer b.Close()
+	const n = 20000 // a small database takes a few thousand entries a transaction
+	value, err := proto.Marshal(event("x", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var group []write
+	for i := range n {
+		group = append(group, write{key: itemKey(prefixEvent, uint64(i+1), 0, len(value)),
+			value: value, done: make(chan error, 1)})
+	}
+	b.commits.write(group)
+	for i, w := range group {
+		if err := <-w.done; err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+	}
+	if txns := b.commits.txns.Load(); txns < 2 {
+		t.Fatalf("%d entries in %d transaction(s)", n, txns)
+	}
+	b.mu.Lock()
+	b.events.next = n + 1
+	b.mu.Unlock()
+	if got, err := b.Events(0, 0); err != nil || len(got) != n {
+		t.Fatalf("%d stored (%v), want %d", len(got), err, n)
 	}
 }
