@@ -11,7 +11,7 @@ PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X lookout/internal/cli.Version=$(VERSION)
 
-.PHONY: build run test lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage bench-engine bench-checks image clean
+.PHONY: build run test lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage bench-engine bench-checks bench-agent image clean
 
 build: ## bin/lookout, static
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/lookout .
@@ -69,6 +69,9 @@ bench-engine: ## the leader's deadline engine over 100,000 ping monitors, in one
 
 bench-checks: build ## 10,000 http_checks every minute on a dev node, then the scheduler in one process
 	$(GO) run ./internal/bench/checks -lookout bin/lookout
+
+bench-agent: ## the agent's buffer (fsynced appends, 1,000,000 events drained) and local ingest, in one process
+	$(GO) run ./internal/bench/agent
 
 image: build ## a FROM-scratch image of bin/lookout (docker build, nothing pulled)
 	rm -rf deploy/.build && mkdir -p deploy/.build
