@@ -344,6 +344,10 @@ func (b *Buffer) ack(q *queue, upTo uint64) error {
 
 // Stats returns what the buffer holds now.
 func (b *Buffer) Stats() Stats {
+	// Under delMu, the oldest item is read while no deletion runs and
+	// before Close closes the database.
+	b.delMu.Lock()
+	defer b.delMu.Unlock()
 	b.mu.Lock()
 	s := Stats{Events: b.events.count, Results: b.results.count, Bytes: b.bytes, MaxBytes: b.max,
 		DroppedResults: b.dropped, RefusedFull: b.refused}
