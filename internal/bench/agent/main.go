@@ -21,6 +21,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -34,11 +37,23 @@ func main() {
 		dir      = flag.String("dir", "", "directory of the buffers (default: a temporary one, removed)")
 		small    = flag.Bool("small", false, "Badger's small options")
 		maxBytes = flag.Int64("max-bytes", 1<<30, "the buffer's bound (--buffer-max-bytes)")
+		parts    = flag.String("parts", "append,ingest,drain", "the parts to run")
+		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile to this file")
 	)
 	flag.Parse()
+	if *cpuprof != "" {
+		f, err := os.Create(*cpuprof)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchagent:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	c := config{events: *events, writers: *writers, seqFor: *seqFor, parFor: *parFor, batch: *batch,
-		dir: *dir, small: *small, maxBytes: *maxBytes}
+		dir: *dir, small: *small, maxBytes: *maxBytes, parts: *parts}
 	if err := run(c); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "benchagent:", err)
 		os.Exit(1)
 	}
@@ -50,6 +65,7 @@ type config struct {
 	dir                    string
 	small                  bool
 	maxBytes               int64
+	parts                  string
 }
 
 func run(c config) error {
@@ -64,11 +80,16 @@ func run(c config) error {
 	}
 	fmt.Printf("lookout agent data path, part 1 (in one process); Badger options: %s, bound %d MiB\n",
 		map[bool]string{true: "small", false: "default"}[c.small], c.maxBytes>>20)
-	if err := benchAppend(c, root); err != nil {
-		return err
+	for _, p := range []struct {
+		name string
+		fn   func(config, string) error
+	}{{"append", benchAppend}, {"ingest", benchIngest}, {"drain", benchDrain}} {
+		if !slices.Contains(strings.Split(c.parts, ","), p.name) {
+			continue
+		}
+		if err := p.fn(c, root); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
 	}
-	if err := benchIngest(c, root); err != nil {
-		return err
-	}
-	return benchDrain(c, root)
+	return nil
 }
