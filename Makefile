@@ -11,7 +11,7 @@ PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X lookout/internal/cli.Version=$(VERSION)
 
-.PHONY: build run test chromium screenshots lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage bench-engine bench-checks chaos image image-target deploy-test clean
+.PHONY: build run test chromium screenshots lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage bench-engine bench-checks bench-agent chaos image image-target deploy-test clean
 
 build: ## bin/lookout, static
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/lookout .
@@ -79,6 +79,9 @@ bench-checks: build ## 10,000 http_checks every minute on a dev node, then the s
 ROUNDS ?= 4
 chaos: build ## fault injection against 3 nodes of bin/lookout: linearizability of the Management API, no lost or doubled pings (docs/reliability.md)
 	$(GO) run ./internal/chaos -lookout bin/lookout -rounds $(ROUNDS)
+
+bench-agent: ## the agent's buffer (fsynced appends, 1,000,000 events drained) and local ingest, in one process
+	$(GO) run ./internal/bench/agent
 
 image: build ## a FROM-scratch image of bin/lookout (docker build, nothing pulled)
 	rm -rf deploy/.build && mkdir -p deploy/.build

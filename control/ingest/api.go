@@ -21,6 +21,7 @@ import (
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/metrics"
+	"lookout/internal/pingwire"
 )
 
 // Applier is what the Batcher needs of the raft cluster.
@@ -95,7 +96,7 @@ type API struct {
 	now       func() time.Time
 	retention time.Duration
 	batcher   *Batcher
-	limits    *limiters
+	limits    *pingwire.Limiters
 	metrics   *metrics.Ingest
 }
 
@@ -117,7 +118,7 @@ func New(o Options) *API {
 		BatchSettings:  o.Batch,
 		Metrics:        o.Metrics,
 	})
-	a.limits = newLimiters(o.LimiterIdle)
+	a.limits = pingwire.NewLimiters(o.LimiterIdle)
 	return a
 }
 
@@ -155,11 +156,11 @@ func (a *API) handleOther(w http.ResponseWriter, r *http.Request) {
 		a.handleGet(w, r)
 	case r.URL.Path == "/ping":
 		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
-	case r.Method != http.MethodGet && r.Method != http.MethodHead && isMonitorPath(r.URL.Path):
+		pingwire.WriteError(w, http.StatusMethodNotAllowed, "method not allowed")
+	case r.Method != http.MethodGet && r.Method != http.MethodHead && pingwire.IsMonitorPath(r.URL.Path):
 		w.Header().Set("Allow", "GET, HEAD")
-		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
+		pingwire.WriteError(w, http.StatusMethodNotAllowed, "method not allowed")
 	default:
-		writeError(w, http.StatusNotFound, "not found")
+		pingwire.WriteError(w, http.StatusNotFound, "not found")
 	}
 }

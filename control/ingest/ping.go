@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/pingwire"
 )
 
 // handlePost serves POST /ping: an event as a JSON object. The
@@ -21,12 +21,12 @@ func (a *API) handlePost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, err := readBody(w, r)
+	body, err := pingwire.ReadBody(w, r)
 	if err != nil {
 		a.refuse(w, r, c, now, err)
 		return
 	}
-	ev, err := parseJSON(body)
+	ev, err := pingwire.ParseJSON(body)
 	if err != nil {
 		a.refuse(w, r, c, now, err)
 		return
@@ -42,7 +42,7 @@ func (a *API) handleGet(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ev, err := parseQuery(r.PathValue("monitor"), r.URL.Query())
+	ev, err := pingwire.ParseQuery(r.PathValue("monitor"), r.URL.Query())
 	if err != nil {
 		a.refuse(w, r, c, now, err)
 		return
@@ -55,20 +55,20 @@ func (a *API) handleGet(w http.ResponseWriter, r *http.Request) {
 // checked with the leader, 500) and returns false.
 func (a *API) admit(w http.ResponseWriter, r *http.Request, now time.Time) (*caller, bool) {
 	c, err := a.authenticate(r)
-	if errors.Is(err, errUnauthorized) {
+	if errors.Is(err, pingwire.ErrUnauthorized) {
 		a.metrics.Event("unauthorized")
-		writeError(w, http.StatusUnauthorized, "unauthorized")
+		pingwire.WriteError(w, http.StatusUnauthorized, "unauthorized")
 		return nil, false
 	}
 	if err != nil {
 		a.fail(w, r, fmt.Errorf("authenticate: %w", err))
 		return nil, false
 	}
-	if ok, wait := a.limits.allow(c.key.GetId(), c.account.GetPlan(), now); !ok {
+	if ok, wait := a.limits.Allow(c.key.GetId(), c.account.GetPlan(), now); !ok {
 		a.setQuotaHeaders(w, c, nil, now)
-		w.Header().Set("Retry-After", strconv.FormatInt(retryAfter(wait), 10))
+		w.Header().Set("Retry-After", strconv.FormatInt(pingwire.RetryAfter(wait), 10))
 		a.metrics.Event("rate_limited")
-		writeError(w, http.StatusTooManyRequests, "rate_limited")
+		pingwire.WriteError(w, http.StatusTooManyRequests, "rate_limited")
 		return nil, false
 	}
 	return c, true
@@ -84,11 +84,11 @@ func (a *API) refuse(w http.ResponseWriter, r *http.Request, c *caller, now time
 // ingest completes ev, submits it to the batcher and answers with the
 // state machine's outcome.
 func (a *API) ingest(w http.ResponseWriter, r *http.Request, c *caller, now time.Time, ev *raftv1.Event) {
-	if err := mergeEventID(ev, r.Header.Get("Idempotency-Key")); err != nil {
+	if err := pingwire.MergeEventID(ev, r.Header.Get("Idempotency-Key")); err != nil {
 		a.refuse(w, r, c, now, err)
 		return
 	}
-	if err := a.checkTimestamp(ev, now); err != nil {
+	if err := pingwire.CheckTimestamp(ev, now, a.retention); err != nil {
 		a.refuse(w, r, c, now, err)
 		return
 	}
@@ -105,27 +105,27 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request, c *caller, now time
 	}
 	if res.GetOutcome() == raftv1.EventOutcome_EVENT_OUTCOME_UNAUTHORIZED {
 		// The key was revoked before the batch was applied.
-		writeError(w, http.StatusUnauthorized, "unauthorized")
+		pingwire.WriteError(w, http.StatusUnauthorized, "unauthorized")
 		return
 	}
 	a.setQuotaHeaders(w, c, res.GetQuota(), now)
 	switch res.GetOutcome() {
 	case raftv1.EventOutcome_EVENT_OUTCOME_STORED, raftv1.EventOutcome_EVENT_OUTCOME_DUPLICATE:
-		writeJSON(w, http.StatusOK, successBody{Status: "success"})
+		pingwire.WriteJSON(w, http.StatusOK, pingwire.Success)
 	case raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT:
-		writeJSON(w, http.StatusForbidden, limitBody{
+		pingwire.WriteJSON(w, http.StatusForbidden, limitBody{
 			Status: "error", Code: "monitor_limit_reached",
 			Message: monitorLimitMessage(c, ev.GetMonitor()),
 		})
 	case raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_RATE:
-		w.Header().Set("Retry-After", strconv.FormatInt(secondsUntil(now, now.Truncate(time.Minute).Add(time.Minute)), 10))
-		writeJSON(w, http.StatusTooManyRequests, limitBody{
+		w.Header().Set("Retry-After", strconv.FormatInt(pingwire.SecondsUntil(now, now.Truncate(time.Minute).Add(time.Minute)), 10))
+		pingwire.WriteJSON(w, http.StatusTooManyRequests, limitBody{
 			Status: "error", Code: "monitor_creation_rate_limited",
 			Message: monitorRateMessage(c, ev.GetMonitor()),
 		})
 	case raftv1.EventOutcome_EVENT_OUTCOME_SUSPENDED:
 		resets := time.UnixMilli(res.GetQuota().GetResetsAtUnixMs()).UTC()
-		writeJSON(w, http.StatusOK, suspendedBody{
+		pingwire.WriteJSON(w, http.StatusOK, suspendedBody{
 			Status: "ok", Quota: "suspended", ResetsAt: resets.Format(time.RFC3339),
 			Message: "The account's monthly event quota is used up: events are not stored and alerting is paused until the quota resets or the plan is upgraded.",
 		})
@@ -168,27 +168,4 @@ func monitorRateMessage(c *caller, monitor string) string {
 	limit := state.MonitorsCreatedPerMinute(c.account.GetPlan())
 	return fmt.Sprintf("Monitor %q does not exist and the account's pings already created %d monitors this minute, "+
 		"the plan's limit: the event was not stored. Try again next minute, or create the monitor through the Management API.", monitor, limit)
-}
-
-// checkTimestamp refuses an event whose timestamp is more than
-// maxTimestampSkew ahead of this node's clock at receipt, or older than
-// the event retention age.
-func (a *API) checkTimestamp(ev *raftv1.Event, now time.Time) error {
-	if ev.Timestamp == nil {
-		return nil
-	}
-	at := time.UnixMilli(ev.GetTimestamp() * 1000)
-	if at.After(now.Add(maxTimestampSkew)) {
-		return invalidFieldWhy("timestamp", "more than 5 minutes in the future")
-	}
-	if a.retention > 0 && at.Before(now.Add(-a.retention)) {
-		return invalidFieldWhy("timestamp", "older than the event retention age ("+a.retention.String()+")")
-	}
-	return nil
-}
-
-// isMonitorPath tells whether path is /ping/ followed by one segment.
-func isMonitorPath(path string) bool {
-	rest, ok := strings.CutPrefix(path, "/ping/")
-	return ok && rest != "" && !strings.Contains(rest, "/")
 }

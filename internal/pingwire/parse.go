@@ -1,4 +1,4 @@
-package ingest
+package pingwire
 
 import (
 	"bytes"
@@ -19,19 +19,19 @@ import (
 // The bounds of an event's fields (api.md 2.1, decisions.md 3). Lengths
 // count characters, except message, which counts bytes.
 const (
-	maxBodyBytes     = 1 << 20
-	maxEventType     = 64
-	maxMonitor       = 64
-	maxHost          = 255
-	maxProject       = 100
-	maxMessageBytes  = 64 << 10
-	maxSeries        = 64
-	maxEventID       = 128
-	maxUnixTimestamp = 253402300799 // 9999-12-31T23:59:59Z
-	// maxTimestampSkew is how far ahead of the receiving node's clock a
+	MaxBodyBytes     = 1 << 20
+	MaxEventType     = 64
+	MaxMonitor       = 64
+	MaxHost          = 255
+	MaxProject       = 100
+	MaxMessageBytes  = 64 << 10
+	MaxSeries        = 64
+	MaxEventID       = 128
+	MaxUnixTimestamp = 253402300799 // 9999-12-31T23:59:59Z
+	// MaxTimestampSkew is how far ahead of the receiving node's clock a
 	// timestamp may be: a far-future one would move the monitor's deadline
 	// out of reach.
-	maxTimestampSkew = 5 * time.Minute
+	MaxTimestampSkew = 5 * time.Minute
 )
 
 // The event types with rules of their own; any other is a custom event.
@@ -61,7 +61,7 @@ func (f jsonFields) str(name string) (string, error) {
 	}
 	var s string
 	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-		return "", invalidField(name)
+		return "", InvalidField(name)
 	}
 	return s, nil
 }
@@ -72,7 +72,7 @@ func (f jsonFields) number(name string) (string, bool, error) {
 		return "", false, nil
 	}
 	if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
-		return "", false, invalidField(name)
+		return "", false, InvalidField(name)
 	}
 	return string(raw), true, nil
 }
@@ -88,31 +88,31 @@ func (f queryFields) number(name string) (string, bool, error) {
 		return "", false, nil
 	}
 	if (s[0] != '-' && (s[0] < '0' || s[0] > '9')) || !json.Valid([]byte(s)) {
-		return "", false, invalidField(name)
+		return "", false, InvalidField(name)
 	}
 	return s, true, nil
 }
 
-// readBody reads a POST body of at most 1 MiB.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+// ReadBody reads a POST body of at most 1 MiB.
+func ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return nil, &requestError{status: http.StatusRequestEntityTooLarge, msg: "request too large"}
+		return nil, &RequestError{Status: http.StatusRequestEntityTooLarge, Msg: "request too large"}
 	}
 	if err != nil {
-		return nil, &requestError{status: http.StatusBadRequest, msg: "invalid JSON"}
+		return nil, &RequestError{Status: http.StatusBadRequest, Msg: "invalid JSON"}
 	}
 	return data, nil
 }
 
-// parseJSON validates a POST body, which must be one JSON object. Fields
+// ParseJSON validates a POST body, which must be one JSON object. Fields
 // the API does not know are ignored (senders add their own).
-func parseJSON(body []byte) (*raftv1.Event, error) {
+func ParseJSON(body []byte) (*raftv1.Event, error) {
 	body = bytes.TrimSpace(body)
 	var obj map[string]json.RawMessage
 	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &obj) != nil {
-		return nil, &requestError{status: http.StatusBadRequest, msg: "invalid JSON"}
+		return nil, &RequestError{Status: http.StatusBadRequest, Msg: "invalid JSON"}
 	}
 	return buildEvent(jsonFields(obj))
 }
@@ -125,10 +125,10 @@ var queryNames = map[string]string{
 	"series": "series", "event_id": "event_id",
 }
 
-// parseQuery validates a GET ping: monitor from the path, the other fields
+// ParseQuery validates a GET ping: monitor from the path, the other fields
 // from the query (event_type defaults to ping). Invalid UTF-8 is replaced,
 // as a JSON decoder does. Unknown parameters are ignored.
-func parseQuery(monitor string, q url.Values) (*raftv1.Event, error) {
+func ParseQuery(monitor string, q url.Values) (*raftv1.Event, error) {
 	f := queryFields{"monitor": strings.ToValidUTF8(monitor, "\uFFFD")}
 	for field, param := range queryNames {
 		f[field] = strings.ToValidUTF8(q.Get(param), "\uFFFD")
@@ -145,14 +145,14 @@ func parseQuery(monitor string, q url.Values) (*raftv1.Event, error) {
 func buildEvent(f fields) (*raftv1.Event, error) {
 	ev := &raftv1.Event{}
 	var err error
-	if ev.EventType, err = boundedStr(f, "event_type", maxEventType, true); err != nil {
+	if ev.EventType, err = boundedStr(f, "event_type", MaxEventType, true); err != nil {
 		return nil, err
 	}
-	if ev.Monitor, err = boundedStr(f, "monitor", maxMonitor, true); err != nil {
+	if ev.Monitor, err = boundedStr(f, "monitor", MaxMonitor, true); err != nil {
 		return nil, err
 	}
 	if !validMonitor(ev.Monitor) {
-		return nil, invalidField("monitor")
+		return nil, InvalidField("monitor")
 	}
 	if ev.Status, err = f.str("status"); err != nil {
 		return nil, err
@@ -161,16 +161,16 @@ func buildEvent(f fields) (*raftv1.Event, error) {
 	case "run", "complete", "fail", "skip":
 	case "":
 		if ev.EventType == eventTypePing {
-			return nil, missingField("status")
+			return nil, MissingField("status")
 		}
 	default:
-		return nil, invalidField("status")
+		return nil, InvalidField("status")
 	}
 	if ev.State, err = f.str("state"); err != nil {
 		return nil, err
 	}
 	if ev.State == "" && ev.EventType == eventTypeStream {
-		return nil, missingField("state")
+		return nil, MissingField("state")
 	}
 	if ev.Duration, err = durationField(f); err != nil {
 		return nil, err
@@ -178,26 +178,26 @@ func buildEvent(f fields) (*raftv1.Event, error) {
 	if ev.ExitCode, err = intField(f, "exit_code"); err != nil {
 		return nil, err
 	}
-	if ev.Host, err = boundedStr(f, "host", maxHost, false); err != nil {
+	if ev.Host, err = boundedStr(f, "host", MaxHost, false); err != nil {
 		return nil, err
 	}
-	if ev.Project, err = boundedStr(f, "project", maxProject, false); err != nil {
+	if ev.Project, err = boundedStr(f, "project", MaxProject, false); err != nil {
 		return nil, err
 	}
 	if ev.Message, err = f.str("message"); err != nil {
 		return nil, err
 	}
-	ev.Message = cutUTF8(ev.Message, maxMessageBytes)
+	ev.Message = CutUTF8(ev.Message, MaxMessageBytes)
 	if ev.Timestamp, err = intField(f, "timestamp"); err != nil {
 		return nil, err
 	}
-	if ev.Timestamp != nil && (*ev.Timestamp <= 0 || *ev.Timestamp > maxUnixTimestamp) {
-		return nil, invalidField("timestamp")
+	if ev.Timestamp != nil && (*ev.Timestamp <= 0 || *ev.Timestamp > MaxUnixTimestamp) {
+		return nil, InvalidField("timestamp")
 	}
-	if ev.Series, err = boundedStr(f, "series", maxSeries, false); err != nil {
+	if ev.Series, err = boundedStr(f, "series", MaxSeries, false); err != nil {
 		return nil, err
 	}
-	if ev.EventId, err = boundedStr(f, "event_id", maxEventID, false); err != nil {
+	if ev.EventId, err = boundedStr(f, "event_id", MaxEventID, false); err != nil {
 		return nil, err
 	}
 	return ev, nil
@@ -210,9 +210,9 @@ func boundedStr(f fields, name string, max int, required bool) (string, error) {
 	case err != nil:
 		return "", err
 	case s == "" && required:
-		return "", missingField(name)
+		return "", MissingField(name)
 	case utf8.RuneCountInString(s) > max:
-		return "", invalidField(name)
+		return "", InvalidField(name)
 	}
 	return s, nil
 }
@@ -225,7 +225,7 @@ func durationField(f fields) (*float64, error) {
 	}
 	d, err := strconv.ParseFloat(lit, 64)
 	if err != nil || math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
-		return nil, invalidField("duration")
+		return nil, InvalidField("duration")
 	}
 	d += 0 // -0 becomes 0
 	return &d, nil
@@ -240,7 +240,7 @@ func intField(f fields, name string) (*int64, error) {
 	}
 	n, err := strconv.ParseInt(lit, 10, 64)
 	if err != nil {
-		return nil, invalidField(name)
+		return nil, InvalidField(name)
 	}
 	return &n, nil
 }
@@ -257,8 +257,8 @@ func validMonitor(s string) bool {
 	return s != ""
 }
 
-// cutUTF8 cuts s to at most max bytes without splitting a character.
-func cutUTF8(s string, max int) string {
+// CutUTF8 cuts s to at most max bytes without splitting a character.
+func CutUTF8(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
@@ -269,17 +269,17 @@ func cutUTF8(s string, max int) string {
 	return s[:i]
 }
 
-// mergeEventID sets ev's event_id from the Idempotency-Key header. When the
+// MergeEventID sets ev's event_id from the Idempotency-Key header. When the
 // body (or query) carries one too, the two must be equal.
-func mergeEventID(ev *raftv1.Event, header string) error {
+func MergeEventID(ev *raftv1.Event, header string) error {
 	if header == "" {
 		return nil
 	}
-	if utf8.RuneCountInString(header) > maxEventID || !utf8.ValidString(header) {
-		return invalidField("event_id")
+	if utf8.RuneCountInString(header) > MaxEventID || !utf8.ValidString(header) {
+		return InvalidField("event_id")
 	}
 	if ev.EventId != "" && ev.EventId != header {
-		return invalidField("event_id")
+		return InvalidField("event_id")
 	}
 	ev.EventId = header
 	return nil

@@ -1,4 +1,4 @@
-package ingest
+package pingwire
 
 import (
 	"math"
@@ -17,7 +17,7 @@ const (
 	defaultLimiterIdle   = 10 * time.Minute
 )
 
-// limiters holds one token bucket per ingest key, sized by the plan of the
+// Limiters holds one token bucket per ingest key, sized by the plan of the
 // key's account. The limit is per node: the buckets are not shared between
 // control nodes, so a client that spreads its pings over N nodes (a load
 // balancer in front of the cluster does) gets up to N times its plan's rate.
@@ -27,7 +27,7 @@ const (
 // Memory stays bounded: a bucket exists only for a key that authenticated,
 // and a bucket idle for longer than idle whose tokens have all come back is
 // dropped (a full bucket is the same as a new one, so nothing is lost).
-type limiters struct {
+type Limiters struct {
 	idle time.Duration
 
 	mu        sync.Mutex
@@ -43,16 +43,18 @@ type keyLimiter struct {
 	lastSeen time.Time
 }
 
-func newLimiters(idle time.Duration) *limiters {
+// NewLimiters makes an empty set of buckets. A bucket idle for idle
+// (default 10 minutes) whose tokens have all come back is dropped.
+func NewLimiters(idle time.Duration) *Limiters {
 	if idle <= 0 {
 		idle = defaultLimiterIdle
 	}
-	return &limiters{idle: idle, byKey: make(map[string]*keyLimiter)}
+	return &Limiters{idle: idle, byKey: make(map[string]*keyLimiter)}
 }
 
-// planRate returns the rate and burst of plan, with the defaults for values
+// PlanRate returns the rate and burst of plan, with the defaults for values
 // that are not set.
-func planRate(plan *raftv1.Plan) (rate.Limit, int) {
+func PlanRate(plan *raftv1.Plan) (rate.Limit, int) {
 	r := plan.GetIngestRatePerSecond()
 	if r <= 0 || math.IsNaN(r) || math.IsInf(r, 0) {
 		r = defaultRatePerSecond
@@ -67,10 +69,10 @@ func planRate(plan *raftv1.Plan) (rate.Limit, int) {
 	return rate.Limit(r), int(b)
 }
 
-// allow takes a token from keyID's bucket at now. When there is none it
+// Allow takes a token from keyID's bucket at now. When there is none it
 // returns false and how long until there is.
-func (l *limiters) allow(keyID string, plan *raftv1.Plan, now time.Time) (bool, time.Duration) {
-	limit, burst := planRate(plan)
+func (l *Limiters) Allow(keyID string, plan *raftv1.Plan, now time.Time) (bool, time.Duration) {
+	limit, burst := PlanRate(plan)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sweep(now)
@@ -99,7 +101,7 @@ func (l *limiters) allow(keyID string, plan *raftv1.Plan, now time.Time) (bool, 
 
 // sweep drops the buckets that are idle and full, at most once per idle
 // period. It holds l.mu.
-func (l *limiters) sweep(now time.Time) {
+func (l *Limiters) sweep(now time.Time) {
 	if now.Sub(l.lastSweep) < l.idle {
 		return
 	}
@@ -111,16 +113,16 @@ func (l *limiters) sweep(now time.Time) {
 	}
 }
 
-// size is the number of buckets held.
-func (l *limiters) size() int {
+// Size is the number of buckets held.
+func (l *Limiters) Size() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.byKey)
 }
 
-// retryAfter is the Retry-After value for a wait of d: whole seconds,
+// RetryAfter is the Retry-After value for a wait of d: whole seconds,
 // rounded up, at least 1.
-func retryAfter(d time.Duration) int64 {
+func RetryAfter(d time.Duration) int64 {
 	s := int64(math.Ceil(d.Seconds()))
 	if s < 1 {
 		s = 1

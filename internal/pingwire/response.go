@@ -1,0 +1,103 @@
+package pingwire
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+)
+
+// RequestError is an answer with the body {"error": Msg}.
+type RequestError struct {
+	Status int
+	Msg    string
+}
+
+func (e *RequestError) Error() string { return e.Msg }
+
+// MissingField is the 400 for a required field that is absent or empty.
+func MissingField(name string) error {
+	return &RequestError{Status: http.StatusBadRequest, Msg: "required field missing: " + name}
+}
+
+// InvalidField is the 400 for a field of the wrong type or value.
+func InvalidField(name string) error {
+	return &RequestError{Status: http.StatusBadRequest, Msg: "invalid field: " + name}
+}
+
+// InvalidFieldWhy is the 400 for a field whose value is refused, with the
+// reason.
+func InvalidFieldWhy(name, why string) error {
+	return &RequestError{Status: http.StatusBadRequest, Msg: "invalid field: " + name + ": " + why}
+}
+
+// The bodies of the answers to a ping.
+type (
+	// ErrorBody is {"error": ...}.
+	ErrorBody struct {
+		Error string `json:"error"`
+	}
+	// SuccessBody is {"status": "success"} (decisions.md 3).
+	SuccessBody struct {
+		Status string `json:"status"`
+	}
+)
+
+// Success is the body of an accepted ping.
+var Success = SuccessBody{Status: "success"}
+
+// WriteJSON writes v as the JSON body of a status answer.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	// The status line is out; an encoding error can only be a broken
+	// connection, which the client sees.
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// WriteError writes {"error": msg}.
+func WriteError(w http.ResponseWriter, status int, msg string) {
+	WriteJSON(w, status, ErrorBody{Error: msg})
+}
+
+// SetQuotaHeaders sets the X-Quota-* headers (api.md 3.4) from q as of
+// now.
+func SetQuotaHeaders(h http.Header, q *raftv1.QuotaStatus, now time.Time) {
+	h.Set("X-Quota-State", q.GetState())
+	if q.Limit != nil {
+		h.Set("X-Quota-Limit", strconv.FormatInt(q.GetLimit(), 10))
+	}
+	h.Set("X-Quota-Used", strconv.FormatInt(q.GetUsed(), 10))
+	reset := time.UnixMilli(q.GetResetsAtUnixMs()).UTC()
+	h.Set("X-Quota-Reset", reset.Format(time.RFC3339))
+	h.Set("X-Quota-Reset-In", strconv.FormatInt(SecondsUntil(now, reset), 10))
+}
+
+// SecondsUntil is the whole seconds from now to t, rounded up, at least 0.
+func SecondsUntil(now, t time.Time) int64 {
+	d := t.Sub(now)
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Second - 1) / time.Second)
+}
+
+// CheckTimestamp refuses an event whose timestamp is more than
+// MaxTimestampSkew ahead of now (the receiving process's clock at
+// receipt), or older than retention when retention is set.
+func CheckTimestamp(ev *raftv1.Event, now time.Time, retention time.Duration) error {
+	if ev.Timestamp == nil {
+		return nil
+	}
+	at := time.UnixMilli(ev.GetTimestamp() * 1000)
+	if at.After(now.Add(MaxTimestampSkew)) {
+		return InvalidFieldWhy("timestamp", "more than 5 minutes in the future")
+	}
+	if retention > 0 && at.Before(now.Add(-retention)) {
+		return InvalidFieldWhy("timestamp", "older than the event retention age ("+retention.String()+")")
+	}
+	return nil
+}
