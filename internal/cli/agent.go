@@ -233,7 +233,7 @@ func serveAgent(ctx context.Context, cfg *agentConfig, openLocal openLocalFunc, 
 
 	// The local HTTP listener: the Ingest API for local jobs, /metrics.
 	mux := http.NewServeMux()
-	mux.Handle("/", local.Ingest(store, a.Forwarder()))
+	mux.Handle("/", local.Ingest(store, a.Forwarder(), lk))
 	mux.Handle("GET /metrics", metrics.Handler(reg, cfg.metricsToken))
 	srv := httpserver.New(mux, httpserver.Options{})
 

@@ -17,6 +17,7 @@ import (
 	"lookout/agent/agenttest"
 	"lookout/agent/assign"
 	"lookout/agent/forward"
+	"lookout/agent/link"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
@@ -99,7 +100,7 @@ func TestServeAgent(t *testing.T) {
 	open := func(*agentConfig, hclog.Logger, prometheus.Registerer) (*agentLocal, error) {
 		return &agentLocal{
 			Buffer: buf,
-			Ingest: func(keys *assign.Store, fwd *forward.Forwarder) http.Handler {
+			Ingest: func(keys *assign.Store, fwd *forward.Forwarder, _ *link.Client) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					_, ok := keys.KeyByHash([]byte(r.URL.Query().Get("hash")))
 					fmt.Fprintf(w, "known=%v", ok)
