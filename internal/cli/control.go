@@ -21,6 +21,7 @@ import (
 	"lookout/control/admin"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channels"
+	"lookout/control/agentrpc"
 	"lookout/control/ingest"
 	"lookout/control/manage"
 	"lookout/control/openapi"
@@ -255,6 +256,14 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	ingestAPI.Register(mux)
 	ingestAPI.Start()
 	defer ingestAPI.Stop()
+	// The agent RPC, on the same listener (and TLS) as the rest: agents'
+	// events go through the Ingest API's batcher. Presence is a no-op
+	// until agent presence is wired in.
+	agentPath, agentHandler := agentrpc.New(agentrpc.Options{
+		State: st, Writer: node, Events: ingestAPI, Presence: agentrpc.NopPresence{},
+		NodeID: cfg.nodeID, ExecutionRetention: cfg.execRetention, Logger: log.Named("agentrpc"),
+	}).Handler()
+	mux.Handle(agentPath, agentHandler)
 	manage.New(manage.Options{Cluster: node, State: st, Logger: log.Named("manage")}).Register(mux)
 	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, SpoolDir: cfg.dataDir, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
