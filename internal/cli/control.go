@@ -19,9 +19,9 @@ import (
 
 	"lookout/cluster"
 	"lookout/control/admin"
+	"lookout/control/agentrpc"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channels"
-	"lookout/control/agentrpc"
 	"lookout/control/ingest"
 	"lookout/control/manage"
 	"lookout/control/openapi"
