@@ -46,6 +46,9 @@ type Alert struct {
 	Event *Event
 	// PanelURL links to the monitor in the web panel.
 	PanelURL string
+	// Regions are the regions that saw a check with regions fail in the
+	// same slot (check.failed, ssl.alert); empty otherwise.
+	Regions []string
 }
 
 // Monitor is the monitor an alert is about.

@@ -46,12 +46,15 @@ type Payload struct {
 	// when there is none.
 	Event    *channel.Event `json:"event,omitempty"`
 	PanelURL string         `json:"panel_url"`
+	// Regions are the regions that saw a check with regions fail in the
+	// same slot (check.failed, ssl.alert); absent otherwise.
+	Regions []string `json:"regions,omitempty"`
 }
 
 // NewPayload returns the body for a. Times are in UTC; tags are [] rather
 // than null when the monitor has none (channel.Monitor.MarshalJSON).
 func NewPayload(a channel.Alert) Payload {
-	p := Payload{ID: a.ID, Type: a.Type, OccurredAt: a.OccurredAt.UTC(), Monitor: a.Monitor, PanelURL: a.PanelURL}
+	p := Payload{ID: a.ID, Type: a.Type, OccurredAt: a.OccurredAt.UTC(), Monitor: a.Monitor, PanelURL: a.PanelURL, Regions: a.Regions}
 	p.Account.ID = a.AccountID
 	if a.Event != nil {
 		e := *a.Event
