@@ -147,17 +147,19 @@ func TestReportExecutions(t *testing.T) {
 	}
 	req := &agentv1.ReportExecutionsRequest{Agent: &agentv1.AgentIdentity{Id: "a1", Name: "host-1"}, Executions: []*raftv1.Execution{
 		ex(mine, state.ExecSuccess), ex(other, state.ExecSuccess), ex(off, state.ExecSuccess), ex(uuid.NewString(), state.ExecSuccess), ex(mine, state.ExecRunning),
+		ex(mine, state.ExecFailed),
 	}}
+	req.Executions[5].SlotUnixMs = time.Now().Add(time.Hour).UnixMilli()
 	for round := range 2 {
 		res, err := c.ReportExecutions(clustertest.Context(t, 10*time.Second), connect.NewRequest(req))
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := res.Msg.GetResults()
-		if len(r) != 5 || !r[0].GetStored() || r[0].GetError() != "" {
+		if len(r) != 6 || !r[0].GetStored() || r[0].GetError() != "" {
 			t.Fatalf("round %d: results %v", round, r)
 		}
-		for i, want := range []string{"", "does not run in region " + region, "disabled", "not found", "not final"} {
+		for i, want := range []string{"", "does not run in region " + region, "disabled", "not found", "not final", "in the future"} {
 			if i > 0 && (r[i].GetStored() || !strings.Contains(r[i].GetError(), want)) {
 				t.Fatalf("round %d: result %d: %v, want refused: %s", round, i, r[i], want)
 			}

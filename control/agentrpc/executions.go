@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -15,11 +16,16 @@ import (
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
+// maxSlotAhead is how far ahead of this node's clock an execution's slot
+// may be (clock skew between agent and control plane).
+const maxSlotAhead = 5 * time.Minute
+
 // ReportExecutions records final verdicts of the token's region, stamped
 // with the region and the agent's name, through RecordExecutions (keyed by
 // check, region and slot: a repeat is stored once). An execution whose
-// check is gone, disabled or not of the region, or whose status is not
-// final, is refused with the reason in its result (not sent again). A
+// check is gone, disabled or not of the region, whose status is not final,
+// or whose slot is more than 5 minutes ahead of this node's clock, is
+// refused with the reason in its result (not sent again). A
 // check this node does not know, or knows otherwise, is looked up again
 // after a consistent read before it is refused.
 func (s *Service) ReportExecutions(ctx context.Context, req *connect.Request[agentv1.ReportExecutionsRequest]) (*connect.Response[agentv1.ReportExecutionsResponse], error) {
@@ -37,6 +43,10 @@ func (s *Service) ReportExecutions(ctx context.Context, req *connect.Request[age
 	var pos []int
 	caughtUp := false
 	for i, e := range execs {
+		if !state.FinalStatus(e.GetStatus()) {
+			results[i] = &agentv1.ExecutionResult{Error: fmt.Sprintf("status %q is not final: report success or failed", e.GetStatus())}
+			continue
+		}
 		why, err := s.refusal(region, e)
 		if err == nil && why != "" && !caughtUp {
 			// A check just created (or moved into the region) may not be
@@ -80,13 +90,16 @@ func (s *Service) ReportExecutions(ctx context.Context, req *connect.Request[age
 	return connect.NewResponse(&agentv1.ReportExecutionsResponse{Results: results}), nil
 }
 
-// refusal says why e cannot be recorded for region, or "" when it can.
+// refusal says why the final execution e cannot be recorded for region,
+// or "" when it can.
 func (s *Service) refusal(region string, e *raftv1.Execution) (string, error) {
-	if !state.FinalStatus(e.GetStatus()) {
-		return fmt.Sprintf("status %q is not final: report success or failed", e.GetStatus()), nil
-	}
-	if e.GetSlotUnixMs() <= 0 {
+	switch {
+	case e.GetSlotUnixMs() <= 0:
 		return "slot_unix_ms must be positive", nil
+	case e.GetSlotUnixMs() > s.now().Add(maxSlotAhead).UnixMilli():
+		// A slot far ahead would be the check's newest for good and hide
+		// every later verdict.
+		return "slot_unix_ms is more than 5 minutes in the future", nil
 	}
 	m, err := s.state.MonitorByUUID(e.GetCheckUuid())
 	if errors.Is(err, state.ErrNotFound) || (err == nil && (m.GetAccountId() != e.GetAccountId() || m.GetKind() == state.KindPing)) {
