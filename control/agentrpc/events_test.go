@@ -182,3 +182,67 @@ func TestReportExecutions(t *testing.T) {
 		}
 	}
 }
+
+// TestConfirmRegionsAcrossAgents: a check of eu-1 and us-1 with
+// confirm_regions 2; the agents of eu-1 report a failure (through a
+// follower), nothing is raised; those of us-1 report one of the same slot
+// (through the other follower), and every node holds exactly one
+// check.failed naming both regions.
+func TestConfirmRegionsAcrossAgents(t *testing.T) {
+	e := newEnv(t)
+	us, _ := e.newToken(t, "us-1")
+	e.apply(t, &raftv1.Command{Op: &raftv1.Command_CreateChannel{CreateChannel: &raftv1.CreateChannel{
+		AccountId: e.acct, ChannelId: uuid.NewString(), Type: "webhook", Name: "hook",
+		ConfigJson: []byte(`{"url":"http://127.0.0.1:1/hook","secret":"s"}`), IsDefault: true}}})
+	check := uuid.NewString()
+	two := int64(2)
+	e.apply(t, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{AccountId: e.acct, Creates: []*raftv1.MonitorSpec{{
+		Uuid: check, Kind: "http_check", Name: "shop", Enabled: true, Schedule: "1m", Regions: []string{region, "us-1"}, ConfirmRegions: &two,
+		Config: &raftv1.CheckConfig{Url: "https://shop.example.com/", Method: "GET", Timeout: 10}}}}}})
+	var followers []*clustertest.Node
+	leader := e.c.Leader(10 * time.Second)
+	for _, n := range e.c.Nodes {
+		if n != leader {
+			followers = append(followers, n)
+		}
+	}
+	slot := time.Now().Truncate(time.Minute).UnixMilli()
+	report := func(n *clustertest.Node, token string) {
+		t.Helper()
+		res, err := client(n, token).ReportExecutions(clustertest.Context(t, 10*time.Second), connect.NewRequest(&agentv1.ReportExecutionsRequest{
+			Agent: &agentv1.AgentIdentity{Name: "probe"}, Executions: []*raftv1.Execution{{AccountId: e.acct, CheckUuid: check, SlotUnixMs: slot,
+				Status: state.ExecFailed, Attempts: 4, StartedUnixMs: slot, FinishedUnixMs: slot + 9000, Error: "connection refused", ErrorKind: "connect"}}}))
+		if err != nil || !res.Msg.GetResults()[0].GetStored() {
+			t.Fatalf("report: %v %v", res, err)
+		}
+	}
+	checkFailed := func(n *clustertest.Node) [][]string {
+		t.Helper()
+		if err := n.ConsistentRead(clustertest.Context(t, 10*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		pending, err := n.State().PendingAlerts(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out [][]string
+		for _, a := range pending {
+			if a.GetType() == state.AlertCheckFailed && a.GetMonitorUuid() == check {
+				out = append(out, a.GetRegions())
+			}
+		}
+		return out
+	}
+	report(followers[0], e.token)
+	if got := checkFailed(leader); len(got) != 0 {
+		t.Fatalf("one region of two saw it fail: %v", got)
+	}
+	report(followers[1], us)
+	report(followers[0], e.token) // a repeat
+	for _, n := range e.c.Nodes {
+		got := checkFailed(n)
+		if len(got) != 1 || strings.Join(got[0], ",") != region+",us-1" {
+			t.Fatalf("node %s: check.failed alerts %v, want one naming %s and us-1", n.ID(), got, region)
+		}
+	}
+}
