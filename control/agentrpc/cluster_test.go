@@ -112,6 +112,17 @@ func TestAssignmentsHeldNotResent(t *testing.T) {
 	}
 	s = openStream(t, client(f, e.token), held)
 	got, gotKeys, removed := s.initial(t)
+	// Nothing changes: only keepalives follow, empty, with the node's clock.
+	for range 2 {
+		select {
+		case m, ok := <-s.msgs:
+			if !ok || len(m.GetChecks())+len(m.GetRemovedChecks())+len(m.GetKeys())+len(m.GetRemovedKeys()) > 0 || m.GetSynced() || m.GetServerUnixMs() == 0 {
+				t.Fatalf("keepalive %v (stream open: %v)", m, ok)
+			}
+		case <-time.After(10 * keepalive):
+			t.Fatal("no keepalive")
+		}
+	}
 	if len(got) != 1 || got[b] == nil || len(gotKeys) != 0 || len(removed) != 1 || removed[0] != "gone" {
 		t.Fatalf("difference: checks %v keys %v removed %v; want check %s again and %q removed", got, gotKeys, removed, b, "gone")
 	}

@@ -25,6 +25,10 @@ import (
 
 const region = "eu-1"
 
+// keepalive is the streams' keepalive in these tests (shorter than the
+// default, so that a test sees some).
+const keepalive = time.Second
+
 // recorder is a Presence that keeps what it is told.
 type recorder struct {
 	mu   sync.Mutex
@@ -64,6 +68,7 @@ func newEnv(t *testing.T) *env {
 			api.Start()
 			path, h := agentrpc.New(agentrpc.Options{
 				State: clustertest.StateOf(n), Writer: n, Events: api, Presence: e.presence, NodeID: n.ID(),
+				Keepalive: keepalive,
 			}).Handler()
 			mux.Handle(path, h)
 			return api.Stop
