@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -72,21 +73,29 @@ func (s *Store) AgentAssignments(region string) (*Assignments, error) {
 		if err != nil {
 			return err
 		}
-		plans := map[string]*raftv1.Plan{}
+		type acctPlan struct {
+			plan  *raftv1.Plan
+			found bool
+		}
+		plans := map[string]acctPlan{}
 		return scanProto(txn, prefixKeyHash, func() *raftv1.Key { return new(raftv1.Key) }, func(key *raftv1.Key) error {
 			if key.GetType() != raftv1.KeyType_KEY_TYPE_INGEST {
 				return nil
 			}
-			plan, ok := plans[key.GetAccountId()]
+			p, ok := plans[key.GetAccountId()]
 			if !ok {
 				var acct statev1.Account
-				if err := getProto(txn, k(prefixAccount, key.GetAccountId()), &acct); err != nil {
+				err := getProto(txn, k(prefixAccount, key.GetAccountId()), &acct)
+				if err != nil && !errors.Is(err, ErrNotFound) {
 					return err
 				}
-				plan = acct.GetPlan()
-				plans[key.GetAccountId()] = plan
+				p = acctPlan{plan: acct.GetPlan(), found: err == nil}
+				plans[key.GetAccountId()] = p
 			}
-			out.Keys = append(out.Keys, AgentKey{Key: key, Plan: plan})
+			if !p.found {
+				return nil // a key without its account is no assignment
+			}
+			out.Keys = append(out.Keys, AgentKey{Key: key, Plan: p.plan})
 			return nil
 		})
 	})
