@@ -16,10 +16,12 @@ package agentrpc
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sync/singleflight"
 
 	"lookout/control/keyauth"
 	"lookout/control/state"
@@ -139,6 +141,10 @@ type Service struct {
 	catchUp   *keyauth.CatchUp
 	log       hclog.Logger
 	now       func() time.Time
+
+	mu     sync.Mutex
+	views  map[string]cachedView // by region; shared by its streams (read-only)
+	flight singleflight.Group    // readings of a region under way
 }
 
 // New returns the agent RPC service.
@@ -149,6 +155,7 @@ func New(o Options) *Service {
 		recheck: o.Recheck, keepalive: o.Keepalive, coalesce: o.Coalesce,
 		catchUp: keyauth.NewCatchUp(o.Writer, o.TokenCheckTimeout),
 		log:     o.Logger, now: o.Now,
+		views: map[string]cachedView{},
 	}
 	if s.presence == nil {
 		s.presence = NopPresence{}

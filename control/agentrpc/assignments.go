@@ -58,8 +58,7 @@ func (s *Service) Assignments(ctx context.Context, req *connect.Request[agentv1.
 		held.keys[h.GetId()] = &agentv1.IngestKey{Id: h.GetId(), Version: h.GetVersion()}
 	}
 
-	changed := s.state.AssignmentsChanged()
-	cur, err := s.read(region)
+	cur, changed, err := s.read(region)
 	if err != nil {
 		return err
 	}
@@ -92,16 +91,16 @@ func (s *Service) Assignments(ctx context.Context, req *connect.Request[agentv1.
 			case <-ctx.Done():
 				return nil
 			}
-			changed = s.state.AssignmentsChanged()
-			cur, err := s.read(region)
+			next, ch, err := s.read(region)
 			if err != nil {
 				return err
 			}
-			sent, err := s.sendDiff(stream, held, cur, "", false)
+			changed = ch
+			sent, err := s.sendDiff(stream, held, next, "", false)
 			if err != nil {
 				return err
 			}
-			held = cur
+			held = next
 			if sent {
 				keepalive.Reset(s.keepalive)
 			}
@@ -109,8 +108,49 @@ func (s *Service) Assignments(ctx context.Context, req *connect.Request[agentv1.
 	}
 }
 
-// read reads the region's assignments as the stream sends them.
-func (s *Service) read(region string) (view, error) {
+// cachedView is a region's view and the AssignmentsChanged channel that
+// was current before it was read: the view is current while that channel
+// is open.
+type cachedView struct {
+	changed <-chan struct{}
+	view    view
+}
+
+// read returns the region's assignments as the stream sends them, and the
+// channel that closes when they may change. The streams of a region share
+// one reading per change (reading every monitor is what costs): a reading
+// is kept while its channel is open, and streams that ask while one is
+// under way wait for it (they get its channel: if it is already closed,
+// they read again).
+func (s *Service) read(region string) (view, <-chan struct{}, error) {
+	changed := s.state.AssignmentsChanged()
+	s.mu.Lock()
+	c, ok := s.views[region]
+	s.mu.Unlock()
+	if ok && c.changed == changed {
+		return c.view, changed, nil
+	}
+	r, err, _ := s.flight.Do(region, func() (any, error) {
+		changed := s.state.AssignmentsChanged()
+		v, err := s.readState(region)
+		if err != nil {
+			return nil, err
+		}
+		c := cachedView{changed: changed, view: v}
+		s.mu.Lock()
+		s.views[region] = c
+		s.mu.Unlock()
+		return c, nil
+	})
+	if err != nil {
+		return view{}, nil, err
+	}
+	c = r.(cachedView)
+	return c.view, c.changed, nil
+}
+
+// readState reads the region's assignments from the state.
+func (s *Service) readState(region string) (view, error) {
 	a, err := s.state.AgentAssignments(region)
 	if err != nil {
 		s.log.Error("read agent assignments", "region", region, "error", err)
