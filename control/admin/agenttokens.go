@@ -70,6 +70,20 @@ func (a *API) createAgentToken(ctx context.Context, body agentTokenBody) (*agent
 	return &agentTokenCreated{ID: id, Region: body.Region, Name: body.Name, Token: token}, nil
 }
 
+// handleRevokeAgentToken serves DELETE /admin/v1/agent-tokens/{id}: 204,
+// or 404 for an unknown id. Every node refuses the token once the command
+// is applied: unary calls at once, Assignments streams within a second.
+func (a *API) handleRevokeAgentToken(w http.ResponseWriter, r *http.Request) {
+	err := a.apply(r.Context(), &raftv1.Command{Op: &raftv1.Command_RevokeAgentToken{RevokeAgentToken: &raftv1.RevokeAgentToken{
+		Id: r.PathValue("id"),
+	}}})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
 // validRegion: 1 to 64 characters of a-z, 0-9 and '-'.
 func validRegion(s string) bool {
 	if len(s) == 0 || len(s) > maxRegion {

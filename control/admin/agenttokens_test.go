@@ -1,11 +1,13 @@
 package admin_test
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
 
 	"lookout/control/controltest"
+	"lookout/control/state"
 	"lookout/internal/apikey"
 )
 
@@ -44,4 +46,25 @@ func TestCreateAgentTokenInvalid(t *testing.T) {
 		})
 	}
 	do(t, srv, "POST", "/admin/v1/agent-tokens", `{"region":"`+strings.Repeat("r", 64)+`","name":"a"}`).wantStatus(t, http.StatusCreated)
+}
+
+func TestRevokeAgentToken(t *testing.T) {
+	srv := controltest.NewServer(t)
+	r := do(t, srv, "POST", "/admin/v1/agent-tokens", `{"region":"eu-1","name":"a"}`)
+	r.wantStatus(t, http.StatusCreated)
+	var got struct{ ID, Token string }
+	r.decode(t, &got)
+	keep := do(t, srv, "POST", "/admin/v1/agent-tokens", `{"region":"eu-1","name":"b"}`)
+	var other struct{ ID, Token string }
+	keep.decode(t, &other)
+
+	do(t, srv, "DELETE", "/admin/v1/agent-tokens/"+got.ID, "").wantStatus(t, http.StatusNoContent)
+	if _, err := srv.Store.AgentTokenByHash(apikey.Hash(got.Token)); !errors.Is(err, state.ErrNotFound) {
+		t.Fatalf("revoked token still stored: %v", err)
+	}
+	if _, err := srv.Store.AgentTokenByHash(apikey.Hash(other.Token)); err != nil {
+		t.Fatalf("the other token: %v", err)
+	}
+	do(t, srv, "DELETE", "/admin/v1/agent-tokens/"+got.ID, "").wantError(t, http.StatusNotFound, "not_found", "")
+	do(t, srv, "DELETE", "/admin/v1/agent-tokens/no-such-id", "").wantError(t, http.StatusNotFound, "not_found", "")
 }

@@ -26,6 +26,7 @@ func (d *Dispatcher) payload(a *statev1.Alert) channel.Alert {
 		OccurredAt: time.UnixMilli(a.GetOccurredUnixMs()).UTC(),
 		AccountID:  a.GetAccountId(),
 		Monitor:    channel.Monitor{UUID: a.GetMonitorUuid()},
+		Regions:    a.GetRegions(),
 	}
 	m, err := d.o.State.MonitorByUUID(a.GetMonitorUuid())
 	switch {

@@ -414,3 +414,44 @@ func TestBurstDrainsThroughBusyWorkers(t *testing.T) {
 		t.Fatalf("%d slots skipped", st.Skipped)
 	}
 }
+
+// TestRegionChecksAreLeftToAgents: the control plane runs only checks
+// without regions (decisions.md 6): a check with regions is never probed
+// by the scheduler, and one that gains regions stops being run, while one
+// that loses them is run at once.
+func TestRegionChecksAreLeftToAgents(t *testing.T) {
+	f := newFixture(t)
+	const own, agents = "c0000000-0000-4000-8000-0000000000a1", "c0000000-0000-4000-8000-0000000000a2"
+	f.put(own, "1m", true, true)
+	f.putRegions(agents, true, "eu-1", "us-1")
+	f.start(Options{MaxLate: time.Millisecond})
+	f.settle(time.Second, base.Add(3*time.Minute))
+	if n := len(f.verdicts(own)); n < 2 {
+		t.Fatalf("the check without regions ran %d times in 3 minutes", n)
+	}
+	if n := len(f.prober.attempts(url(agents))); n != 0 {
+		t.Fatalf("the control plane probed a check with regions %d times", n)
+	}
+	ran := len(f.prober.attempts(url(own)))
+	f.putRegions(own, false, "eu-1")
+	f.putRegions(agents, false)
+	f.waitFor("the check without regions now", 0, func() bool { return len(f.verdicts(agents)) == 1 })
+	f.settle(time.Second, f.clock.Now().Add(3*time.Minute))
+	if n := len(f.prober.attempts(url(own))); n != ran {
+		t.Fatalf("a check that gained regions ran %d more times", n-ran)
+	}
+}
+
+// putRegions creates or replaces check id with a 1m schedule and regions.
+func (f *fixture) putRegions(id string, create bool, regions ...string) {
+	f.t.Helper()
+	spec := &raftv1.MonitorSpec{Uuid: id, Kind: state.KindHTTPCheck, Name: id, Enabled: true, Schedule: "1m", Regions: regions,
+		Config: &raftv1.CheckConfig{Url: url(id), Method: "GET", Timeout: 10, ExpectedStatus: new(int64(200))}}
+	op := &raftv1.PutMonitors{AccountId: "a"}
+	if create {
+		op.Creates = append(op.Creates, spec)
+	} else {
+		op.Updates = append(op.Updates, spec)
+	}
+	f.apply(&raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: op}})
+}

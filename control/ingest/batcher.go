@@ -102,16 +102,17 @@ type Batcher struct {
 	batches, events, errs, failedEvents atomic.Uint64
 }
 
-// waiter is one submitted event and where its answer goes.
+// waiter is one submitted event, or a group of events that must stay
+// together in one batch, in order (SubmitGroup), and where its answer goes.
 type waiter struct {
-	event *raftv1.Event
-	size  int
-	done  chan answer // buffered: the batcher never blocks on it
+	events []*raftv1.Event
+	size   int
+	done   chan answer // buffered: the batcher never blocks on it
 }
 
 type answer struct {
-	result *raftv1.EventResult
-	err    error
+	results []*raftv1.EventResult
+	err     error
 }
 
 // NewBatcher returns a Batcher; Start starts it.
@@ -192,14 +193,42 @@ func (b *Batcher) Stats() BatcherStats {
 // clusterapi.ErrShutdown when the batcher is not running, with the batch's
 // error when its Apply failed, and with ctx's error when ctx ends first.
 func (b *Batcher) Submit(ctx context.Context, ev *raftv1.Event) (*raftv1.EventResult, error) {
+	res, err := b.SubmitGroup(ctx, []*raftv1.Event{ev})
+	if err != nil {
+		return nil, err
+	}
+	return res[0], nil
+}
+
+// MaxGroup returns the most events, and the most bytes of them (as
+// GroupBytes counts), that one SubmitGroup may carry.
+func (b *Batcher) MaxGroup() (events, bytes int) { return b.s.MaxBatch, b.s.MaxBytes }
+
+// GroupBytes is the size events take in a batch, as MaxGroup bounds it.
+func GroupBytes(events ...*raftv1.Event) int {
+	n := 0
+	for _, ev := range events {
+		n += protowire.SizeTag(1) + protowire.SizeBytes(proto.Size(ev))
+	}
+	return n
+}
+
+// SubmitGroup adds evs to the next batch, together and in order (they are
+// applied in one raft entry, one after the other), and waits for their
+// results, one per event. A group larger than MaxGroup goes in a batch of
+// its own, which the state machine may refuse as too large. Errors are
+// Submit's.
+func (b *Batcher) SubmitGroup(ctx context.Context, evs []*raftv1.Event) ([]*raftv1.EventResult, error) {
+	if len(evs) == 0 {
+		return nil, nil
+	}
 	b.mu.Lock()
 	running := b.started && !b.stopped
 	b.mu.Unlock()
 	if !running {
 		return nil, clusterapi.ErrShutdown
 	}
-	size := proto.Size(ev)
-	w := &waiter{event: ev, size: protowire.SizeTag(1) + protowire.SizeBytes(size), done: make(chan answer, 1)}
+	w := &waiter{events: evs, size: GroupBytes(evs...), done: make(chan answer, 1)}
 	select {
 	case b.in <- w:
 	case <-b.stopping:
@@ -209,7 +238,7 @@ func (b *Batcher) Submit(ctx context.Context, ev *raftv1.Event) (*raftv1.EventRe
 	}
 	select {
 	case a := <-w.done:
-		return a.result, a.err
+		return a.results, a.err
 	case <-ctx.Done():
 		return nil, fmt.Errorf("wait for event result: %w", ctx.Err())
 	}

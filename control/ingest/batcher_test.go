@@ -308,3 +308,77 @@ type clusterFunc func(*raftv1.Command) (*raftv1.Result, error)
 func (f clusterFunc) Apply(_ context.Context, cmd *raftv1.Command) (*raftv1.Result, error) {
 	return f(cmd)
 }
+
+// TestSubmitGroupStaysWholeAndInOrder: groups submitted while single
+// events stream in each land in one batch, contiguous and in order, with
+// their results in order; a group never shares a batch beyond MaxBatch.
+func TestSubmitGroupStaysWholeAndInOrder(t *testing.T) {
+	c := &echoCluster{}
+	b := NewBatcher(BatcherOptions{Cluster: c, BatchSettings: BatchSettings{MaxBatch: 10, MaxDelay: time.Millisecond}})
+	b.Start()
+	defer b.Stop()
+	ctx := context.Background()
+	stop := make(chan struct{})
+	var singles sync.WaitGroup
+	for w := range 4 {
+		singles.Add(1)
+		go func() {
+			defer singles.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := b.Submit(ctx, &raftv1.Event{Monitor: fmt.Sprintf("s%d-%d", w, i)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for g := range 20 {
+		var evs []*raftv1.Event
+		for i := range 1 + g%10 {
+			evs = append(evs, &raftv1.Event{Monitor: fmt.Sprintf("g%d-%d", g, i)})
+		}
+		res, err := b.SubmitGroup(ctx, evs)
+		if err != nil || len(res) != len(evs) {
+			t.Fatalf("group %d: %d results, %v", g, len(res), err)
+		}
+		for i, r := range res {
+			if r.GetMonitorUuid() != evs[i].GetMonitor() {
+				t.Fatalf("group %d: result %d is %s's", g, i, r.GetMonitorUuid())
+			}
+		}
+	}
+	close(stop)
+	singles.Wait()
+	for _, batch := range c.calls() {
+		if len(batch) > 10 {
+			t.Fatalf("a batch of %d events, MaxBatch 10", len(batch))
+		}
+		// A group's events are contiguous and in order within its batch.
+		var names []string
+		for _, ev := range batch {
+			if strings.HasPrefix(ev.GetMonitor(), "g") {
+				names = append(names, ev.GetMonitor())
+			}
+		}
+		for i := 1; i < len(names); i++ {
+			var g1, i1, g2, i2 int
+			fmt.Sscanf(names[i-1], "g%d-%d", &g1, &i1)
+			fmt.Sscanf(names[i], "g%d-%d", &g2, &i2)
+			if g1 != g2 || i2 != i1+1 {
+				t.Fatalf("batch holds %v: a group split or out of order", names)
+			}
+		}
+		if len(names) > 0 {
+			var g, first int
+			fmt.Sscanf(names[0], "g%d-%d", &g, &first)
+			if first != 0 || len(names) != 1+g%10 {
+				t.Fatalf("batch holds %v: not all of group %d", names, g)
+			}
+		}
+	}
+}

@@ -46,11 +46,11 @@ func (b *Batcher) loop() {
 // (or nil) and false when the batcher is stopping; on true it holds a slot.
 func (b *Batcher) collect(first *waiter) (batch []*waiter, next *waiter, ok bool) {
 	batch = []*waiter{first}
-	bytes := first.size
+	bytes, count := first.size, len(first.events)
 	timer := time.NewTimer(b.s.MaxDelay)
 	defer timer.Stop()
 	timeout := timer.C
-	full := len(batch) >= b.s.MaxBatch || bytes >= b.s.MaxBytes
+	full := count >= b.s.MaxBatch || bytes >= b.s.MaxBytes
 	for {
 		in := b.in
 		if full {
@@ -62,12 +62,13 @@ func (b *Batcher) collect(first *waiter) (batch []*waiter, next *waiter, ok bool
 		}
 		select {
 		case w := <-in:
-			if bytes+w.size > b.s.MaxBytes {
+			if bytes+w.size > b.s.MaxBytes || count+len(w.events) > b.s.MaxBatch {
 				return batch, w, b.takeSlot()
 			}
 			batch = append(batch, w)
 			bytes += w.size
-			full = len(batch) >= b.s.MaxBatch || bytes >= b.s.MaxBytes
+			count += len(w.events)
+			full = count >= b.s.MaxBatch || bytes >= b.s.MaxBytes
 		case <-timeout:
 			timeout = nil
 		case slots <- struct{}{}:
@@ -92,33 +93,35 @@ func (b *Batcher) takeSlot() bool {
 func (b *Batcher) apply(batch []*waiter) {
 	defer b.applies.Done()
 	defer func() { <-b.slots }()
-	events := make([]*raftv1.Event, len(batch))
-	for i, w := range batch {
-		events[i] = w.event
+	var events []*raftv1.Event
+	for _, w := range batch {
+		events = append(events, w.events...)
 	}
 	cmd := &raftv1.Command{Op: &raftv1.Command_IngestBatch{IngestBatch: &raftv1.IngestBatch{
 		Events: events, RetentionCount: b.retention,
 	}}}
 	b.batches.Add(1)
-	b.events.Add(uint64(len(batch)))
+	b.events.Add(uint64(len(events)))
 	ctx, cancel := context.WithTimeout(b.ctx, b.s.ApplyTimeout)
 	res, err := b.cluster.Apply(ctx, cmd)
 	cancel()
 	if err == nil {
-		err = checkResult(res, len(batch))
+		err = checkResult(res, len(events))
 	}
-	b.metrics.Batch(len(batch), err == nil)
+	b.metrics.Batch(len(events), err == nil)
 	if err != nil {
 		if b.ctx.Err() != nil && !errors.Is(err, clusterapi.ErrShutdown) {
 			err = fmt.Errorf("%w: %w", clusterapi.ErrShutdown, err)
 		}
 		b.errs.Add(1)
-		b.log.Warn("ingest batch failed", "events", len(batch), "error", err)
+		b.log.Warn("ingest batch failed", "events", len(events), "error", err)
 		b.fail(batch, err)
 		return
 	}
-	for i, w := range batch {
-		w.done <- answer{result: res.Events[i]}
+	at := 0
+	for _, w := range batch {
+		w.done <- answer{results: res.Events[at : at+len(w.events)]}
+		at += len(w.events)
 	}
 }
 
@@ -135,8 +138,8 @@ func checkResult(res *raftv1.Result, n int) error {
 
 // fail answers every waiter of batch with err.
 func (b *Batcher) fail(batch []*waiter, err error) {
-	b.failedEvents.Add(uint64(len(batch)))
 	for _, w := range batch {
+		b.failedEvents.Add(uint64(len(w.events)))
 		w.done <- answer{err: err}
 	}
 }

@@ -38,15 +38,42 @@ type Reader interface {
 // may be a key whose creation this node has not applied yet (a follower
 // catching up after a restart or a partition), so before the miss is
 // final, Keys waits until the state holds everything the leader has
-// acknowledged (a consistent read) and looks again.
-//
-// Misses share consistent reads: one runs at a time, and every miss that
-// arrives while it runs waits for the next one, which starts when it ends
-// (a read that started before a miss arrived could predate the key's
-// creation). So a flood of invalid keys costs at most one leader round
-// trip in flight per Keys, however many requests it holds.
+// acknowledged (a consistent read, shared through CatchUp) and looks again.
 type Keys struct {
-	state   State
+	state State
+	*CatchUp
+}
+
+// New returns Keys over st, checking misses with r; timeout bounds one
+// check (0: DefaultCheckTimeout).
+func New(st State, r Reader, timeout time.Duration) *Keys {
+	return &Keys{state: st, CatchUp: NewCatchUp(r, timeout)}
+}
+
+// ByHash returns the key whose secret hashes to hash. It fails with an
+// error wrapping state.ErrNotFound when there is no such key as of a
+// consistent read, with one wrapping ErrUnavailable when the check with
+// the leader failed or ctx ended first, and with the state's error when it
+// cannot be read.
+func (k *Keys) ByHash(ctx context.Context, hash []byte) (*raftv1.Key, error) {
+	key, err := k.state.KeyByHash(hash)
+	if !errors.Is(err, state.ErrNotFound) {
+		return key, err
+	}
+	if err := k.Wait(ctx); err != nil {
+		return nil, err
+	}
+	return k.state.KeyByHash(hash)
+}
+
+// CatchUp shares consistent reads between the lookups that missed: one
+// runs at a time, and every miss that arrives while it runs waits for the
+// next one, which starts when it ends (a read that started before a miss
+// arrived could predate what it looks for). So a flood of invalid
+// credentials costs at most one leader round trip in flight per CatchUp,
+// however many requests it holds. The Ingest and Management APIs use it
+// for keys, the agent RPC for agent tokens and checks.
+type CatchUp struct {
 	reader  Reader
 	timeout time.Duration
 	rounds  atomic.Uint64
@@ -63,36 +90,30 @@ type round struct {
 	waiters int
 }
 
-// New returns Keys over st, checking misses with r; timeout bounds one
-// check (0: DefaultCheckTimeout).
-func New(st State, r Reader, timeout time.Duration) *Keys {
+// NewCatchUp returns a CatchUp reading with r; timeout bounds one read (0:
+// DefaultCheckTimeout).
+func NewCatchUp(r Reader, timeout time.Duration) *CatchUp {
 	if timeout <= 0 {
 		timeout = DefaultCheckTimeout
 	}
-	return &Keys{state: st, reader: r, timeout: timeout}
+	return &CatchUp{reader: r, timeout: timeout}
 }
 
-// ByHash returns the key whose secret hashes to hash. It fails with an
-// error wrapping state.ErrNotFound when there is no such key as of a
-// consistent read, with one wrapping ErrUnavailable when the check with
-// the leader failed or ctx ended first, and with the state's error when it
-// cannot be read.
-func (k *Keys) ByHash(ctx context.Context, hash []byte) (*raftv1.Key, error) {
-	key, err := k.state.KeyByHash(hash)
-	if !errors.Is(err, state.ErrNotFound) {
-		return key, err
-	}
+// Rounds is the number of consistent reads started.
+func (k *CatchUp) Rounds() uint64 { return k.rounds.Load() }
+
+// Wait joins the next round and returns once the local state holds every
+// write acknowledged before the call, or an error wrapping ErrUnavailable
+// (the leader could not be asked, or ctx ended first).
+func (k *CatchUp) Wait(ctx context.Context) error {
 	if err := k.catchUp(ctx); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	return k.state.KeyByHash(hash)
+	return nil
 }
-
-// Rounds is the number of consistent reads Keys started.
-func (k *Keys) Rounds() uint64 { return k.rounds.Load() }
 
 // catchUp joins the next round and waits for it.
-func (k *Keys) catchUp(ctx context.Context) error {
+func (k *CatchUp) catchUp(ctx context.Context) error {
 	k.mu.Lock()
 	if k.next == nil {
 		k.next = &round{done: make(chan struct{})}
@@ -112,7 +133,7 @@ func (k *Keys) catchUp(ctx context.Context) error {
 }
 
 // startLocked starts the next round; k.mu is held.
-func (k *Keys) startLocked() {
+func (k *CatchUp) startLocked() {
 	r := k.next
 	k.next = nil
 	k.running = true

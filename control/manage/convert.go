@@ -29,6 +29,7 @@ func toManifest(m *statev1.Monitor) manifest.Manifest {
 	default:
 		out.Schedule = m.GetSchedule()
 		out.Regions = m.GetRegions()
+		out.ConfirmRegions = m.GetConfirmRegions()
 		c := m.GetConfig()
 		out.Config = manifest.Config{
 			URL: c.GetUrl(), Method: c.GetMethod(), Timeout: int(c.GetTimeout()),
@@ -59,6 +60,10 @@ func toSpec(m manifest.Manifest, keepProject bool) *raftv1.MonitorSpec {
 		GraceSeconds:            m.GraceSeconds,
 		Schedule:                m.Schedule,
 		Regions:                 m.Regions,
+	}
+	if m.ConfirmRegions > 0 {
+		n := m.ConfirmRegions
+		s.ConfirmRegions = &n
 	}
 	if !keepProject {
 		p := ""

@@ -98,6 +98,15 @@ func cases(f *fixture) []endpointCase {
 		}
 	}
 	noLeader := cluster.ErrNoLeader
+	agentTokenID := uuid.NewString()
+	withAgentToken := func(f *fixture) func() {
+		res, err := f.srv.Cluster.Apply(context.Background(), &raftv1.Command{Op: &raftv1.Command_CreateAgentToken{CreateAgentToken: &raftv1.CreateAgentToken{
+			Id: agentTokenID, Region: "eu-1", Name: "factory", Hash: []byte(agentTokenID)}}})
+		if err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
+			f.t.Fatalf("create agent token: %v %v", res, err)
+		}
+		return func() {}
+	}
 	broken := errors.New("disk on fire")
 	// Bounds of what one raft command holds (state.Max...).
 	pings := make([]string, state.MaxPutMonitors+1)
@@ -334,6 +343,11 @@ func cases(f *fixture) []endpointCase {
 			return func() {}
 		}},
 		{name: "agents without token", method: "GET", path: "/admin/v1/agents", status: 401},
+		// Operator API: DELETE /admin/v1/agent-tokens/{id}.
+		{name: "revoke agent token", method: "DELETE", path: "/admin/v1/agent-tokens/" + agentTokenID, headers: bearer(admin), status: 204, setup: withAgentToken},
+		{name: "revoke agent token unknown", method: "DELETE", path: "/admin/v1/agent-tokens/" + unknownID, headers: bearer(admin), status: 404},
+		{name: "revoke agent token without token", method: "DELETE", path: "/admin/v1/agent-tokens/" + unknownID, status: 401},
+		{name: "revoke agent token without leader", method: "DELETE", path: "/admin/v1/agent-tokens/" + unknownID, headers: bearer(admin), status: 503, setup: failApply(noLeader)},
 
 		// Operator API: GET /admin/v1/cluster.
 		{name: "cluster", method: "GET", path: "/admin/v1/cluster", headers: bearer(admin), status: 200},
@@ -463,6 +477,9 @@ func cases(f *fixture) []endpointCase {
 		// Management API: PUT /api/v1/monitors/{uuid}.
 		{name: "replace ping monitor", method: "PUT", path: nightly, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":900,"display_name":"Nightly","project":""}`, status: 200},
 		{name: "replace http check", method: "PUT", path: homepage, headers: bearer(f.writeKey), body: `{"manifest_version":1,"kind":"http_check","name":"home page","schedule":"1m","regions":["eu-1","us-2"],"config":{"url":"https://example.com/health","expected_content":"ok"}}`, status: 200},
+		{name: "replace http check confirm regions", method: "PUT", path: homepage, headers: bearer(f.writeKey), body: `{"manifest_version":1,"kind":"http_check","name":"home page","schedule":"1m","regions":["eu-1","us-2"],"confirm_regions":2,"config":{"url":"https://example.com/health","expected_content":"ok"}}`, status: 200, contains: `"confirm_regions":2`},
+		{name: "replace confirm regions beyond regions", method: "PUT", path: homepage, headers: bearer(f.writeKey), body: `{"manifest_version":1,"kind":"http_check","name":"home page","schedule":"1m","regions":["eu-1","us-2"],"confirm_regions":3,"config":{"url":"https://example.com/health","expected_content":"ok"}}`, status: 422, contains: "confirm_regions_invalid"},
+		{name: "replace confirm regions zero", method: "PUT", path: homepage, headers: bearer(f.writeKey), body: `{"manifest_version":1,"kind":"http_check","name":"home page","schedule":"1m","regions":["eu-1"],"confirm_regions":0,"config":{"url":"https://example.com/health","expected_content":"ok"}}`, status: 422, contains: "confirm_regions_invalid", invalidRequest: true},
 		{name: "replace kind mismatch", method: "PUT", path: homepage, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ssl_check","name":"home page","schedule":"1d","config":{"domain":"example.com"}}`, status: 422, contains: "kind_mismatch"},
 		{name: "replace ping name", method: "PUT", path: nightly, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"nightly-2","timeout_seconds":900}`, status: 422, contains: "name_immutable"},
 		{name: "replace grace out of range", method: "PUT", path: nightly, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":900,"grace_seconds":604801}`, status: 422, contains: "grace_out_of_range", invalidRequest: true},

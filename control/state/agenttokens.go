@@ -29,3 +29,26 @@ func (s *Store) AgentTokenByHash(hash []byte) (*statev1.AgentToken, error) {
 	}
 	return &t, nil
 }
+
+// applyRevokeAgentToken removes the agent token with the command's id.
+// Tokens are few (one per region or agent), so it is found by a scan of
+// the tokens rather than through an index.
+func applyRevokeAgentToken(txn *badger.Txn, c *raftv1.RevokeAgentToken) (*raftv1.Result, error) {
+	if c.GetId() == "" {
+		return invalid("revoke agent token: id is required"), nil
+	}
+	var found []byte
+	err := scanProto(txn, prefixAgentToken, func() *statev1.AgentToken { return new(statev1.AgentToken) }, func(t *statev1.AgentToken) error {
+		if found == nil && t.GetId() == c.GetId() {
+			found = kb(prefixAgentToken, t.GetHash())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if found == nil {
+		return notFound("agent token %s not found", c.GetId()), nil
+	}
+	return ok(), txn.Delete(found)
+}

@@ -23,14 +23,15 @@ func alertPendingKey(id string) []byte { return k(prefixAlertPending, id) }
 // group, or else the account's default channels. Its id is derived from
 // the entry (index) and the alert's position in it, so it is the same on
 // every node and never reused. The alert carries the ping event ev or the
-// check execution exec that raised it.
-func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ string, at int64, ev *statev1.StoredEvent, exec *raftv1.Execution) error {
+// check execution exec that raised it, and for a check with regions the
+// regions that saw it fail.
+func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ string, at int64, ev *statev1.StoredEvent, exec *raftv1.Execution, regions ...string) error {
 	id := uuid.NewSHA1(alertNamespace, []byte(m.GetUuid()+"\x00"+strconv.FormatUint(ctx.index, 10)+"\x00"+strconv.Itoa(pos)+"\x00"+typ)).String()
 	deliveries, err := route(txn, m)
 	if err != nil {
 		return err
 	}
-	a := &statev1.Alert{Id: id, AccountId: m.GetAccountId(), MonitorUuid: m.GetUuid(), Type: typ, OccurredUnixMs: at, Event: ev, Execution: exec, Deliveries: deliveries}
+	a := &statev1.Alert{Id: id, AccountId: m.GetAccountId(), MonitorUuid: m.GetUuid(), Type: typ, OccurredUnixMs: at, Event: ev, Execution: exec, Deliveries: deliveries, Regions: regions}
 	return storeAlert(txn, ctx, a)
 }
 

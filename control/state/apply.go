@@ -155,6 +155,9 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 	if changesAuth(cmd) {
 		s.authDirty = true
 	}
+	if changesAssignments(cmd) {
+		s.assignDirty = true
+	}
 	res, err := s.applyOnce(txn, applyCtx{index: e.Index, now: cmd.GetTimeUnixMs(), values: s.values, raised: &s.alertsRaised}, cmd)
 	if err != nil {
 		return nil, err
@@ -222,6 +225,8 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applyCreateGroup(txn, now, op.CreateNotificationGroup)
 	case *raftv1.Command_CreateAgentToken:
 		return applyCreateAgentToken(txn, now, op.CreateAgentToken)
+	case *raftv1.Command_RevokeAgentToken:
+		return applyRevokeAgentToken(txn, op.RevokeAgentToken)
 	case *raftv1.Command_IngestBatch:
 		return applyIngestBatch(txn, ctx, op.IngestBatch)
 	case *raftv1.Command_CreateChannel:

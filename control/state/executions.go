@@ -224,7 +224,13 @@ func recordExecution(txn *badger.Txn, ctx applyCtx, pos int, e *raftv1.Execution
 		cs.LastSlotUnixMs, cs.LastStatus = e.GetSlotUnixMs(), e.GetStatus()
 	}
 	if FinalStatus(e.GetStatus()) && !Interrupted(e) && e.GetSlotUnixMs() >= cs.GetVerdictSlotUnixMs() {
-		if err := onVerdict(txn, ctx, pos, m, cs, e); err != nil {
+		var err error
+		if len(m.GetRegions()) > 0 {
+			err = onRegionVerdict(txn, ctx, pos, m, cs, e)
+		} else {
+			err = onVerdict(txn, ctx, pos, m, cs, e)
+		}
+		if err != nil {
 			return false, err
 		}
 	}
@@ -237,7 +243,7 @@ func recordExecution(txn *badger.Txn, ctx applyCtx, pos int, e *raftv1.Execution
 // onVerdict records the final execution e as m's newest verdict and raises
 // the alerts it causes, unless m is disabled or its account suspended (then
 // the standing alert is left as it was: it is what was sent).
-func onVerdict(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, cs *statev1.CheckStatus, e *raftv1.Execution) error {
+func onVerdict(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, cs *statev1.CheckStatus, e *raftv1.Execution, regions ...string) error {
 	cs.VerdictSlotUnixMs, cs.Verdict, cs.LastExecutionUnixMs = e.GetSlotUnixMs(), e.GetStatus(), e.GetFinishedUnixMs()
 	cs.DaysLeft = nil
 	if s := e.GetSsl(); s != nil && m.GetKind() == KindSSLCheck {
@@ -254,7 +260,11 @@ func onVerdict(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, cs *s
 	}
 	cs.Alert = standing
 	for i, typ := range raise {
-		if err := raiseAlert(txn, ctx, pos*2+i, m, typ, e.GetFinishedUnixMs(), nil, e); err != nil {
+		var named []string
+		if typ != AlertCheckRecovered && typ != AlertSSLWarning {
+			named = regions
+		}
+		if err := raiseAlert(txn, ctx, pos*2+i, m, typ, e.GetFinishedUnixMs(), nil, e, named...); err != nil {
 			return err
 		}
 	}

@@ -206,6 +206,10 @@ func createGroup(acct, id, name string, channels []byte) *raftv1.Command {
 	}}})
 }
 
+func revokeAgentToken(id string) *raftv1.Command {
+	return cmd(&raftv1.Command{Op: &raftv1.Command_RevokeAgentToken{RevokeAgentToken: &raftv1.RevokeAgentToken{Id: id}}})
+}
+
 func createAgentToken(id, region, hash string) *raftv1.Command {
 	return cmd(&raftv1.Command{Op: &raftv1.Command_CreateAgentToken{CreateAgentToken: &raftv1.CreateAgentToken{
 		Id: id, Region: region, Name: "agent " + id, Hash: []byte(hash),

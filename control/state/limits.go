@@ -128,6 +128,8 @@ func CheckCommand(cmd *raftv1.Command) error {
 	case *raftv1.Command_CreateAgentToken:
 		c := op.CreateAgentToken
 		return checkSmall("create agent token", c, c.GetId(), c.GetRegion(), c.GetName(), string(c.GetHash()))
+	case *raftv1.Command_RevokeAgentToken:
+		return checkSmall("revoke agent token", op.RevokeAgentToken, op.RevokeAgentToken.GetId())
 	case *raftv1.Command_CreateChannel:
 		c := op.CreateChannel
 		return checkSmall("create channel", c, c.GetAccountId(), c.GetChannelId(), c.GetType(), c.GetName())

@@ -151,6 +151,16 @@ func worstCases() map[string]worstCase {
 			want:  raftv1.Status_STATUS_OK,
 			over:  revokeKey("a", long(MaxKeyPartBytes+1)),
 		},
+		"revoke_agent_token": {
+			setup: func(t *testing.T, s *Store) {
+				for i := range 100 {
+					mustOK(t, s, createAgentToken(fmt.Sprint("t", i), "eu", fmt.Sprint("hash-", i)))
+				}
+			},
+			worst: func(*testing.T, *Store) *raftv1.Command { return revokeAgentToken("t99") },
+			want:  raftv1.Status_STATUS_OK,
+			over:  revokeAgentToken(long(MaxKeyPartBytes + 1)),
+		},
 		"create_notification_group": {
 			worst: func(*testing.T, *Store) *raftv1.Command {
 				return createGroup("a", "g", wide(100), groupChannels(MaxGroupChannels, MaxCommandBytes-2048))

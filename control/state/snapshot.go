@@ -120,7 +120,7 @@ func (s *Store) Restore(r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("write restored applied index: %w", err)
 	}
-	s.authDirty = true
+	s.authDirty, s.assignDirty = true, true
 	s.values.reset()
 	s.watch.publish(nil, false, true) // every monitor may have changed
 	s.setApplied(applied)

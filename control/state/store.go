@@ -63,6 +63,10 @@ type Store struct {
 	values    *valueCache // FSM goroutine only
 	authDirty bool        // an entry of the transaction being built changes auth (FSM goroutine only)
 
+	assignDirty bool          // an entry of the transaction being built may change agent assignments (FSM goroutine only)
+	assignMu    sync.Mutex    // guards assignCh
+	assignCh    chan struct{} // closed and replaced when agent assignments may have changed
+
 	outboxReads atomic.Uint64 // see OutboxReads
 }
 
@@ -81,7 +85,7 @@ func Open(o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open badger at %s: %w", o.Dir, err)
 	}
-	s := &Store{db: db, log: logger, advanced: make(chan struct{}), stopGC: func() {}, auth: newAuthCache(), values: newValueCache(), watch: newChangeWatch()}
+	s := &Store{db: db, log: logger, advanced: make(chan struct{}), stopGC: func() {}, auth: newAuthCache(), values: newValueCache(), watch: newChangeWatch(), assignCh: make(chan struct{})}
 	err = db.View(func(txn *badger.Txn) error {
 		s.applied, err = readUint64(txn, keyApplied)
 		return err
@@ -135,6 +139,10 @@ func (s *Store) setApplied(index uint64) {
 	if s.authDirty {
 		s.auth.invalidate()
 		s.authDirty = false
+	}
+	if s.assignDirty {
+		s.assignDirty = false
+		defer s.signalAssignments()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -22,6 +22,7 @@ var rules = []rule{
 	{"lookout/control/manage", []string{"github.com/hashicorp/raft", "lookout/cluster"}, "HTTP layers see the cluster through small interfaces and cluster/clusterapi"},
 	{"lookout/control/manage", []string{"lookout/control/admin"}, "the Management API does not depend on the operator API; what both show is in internal/plans"},
 	{"lookout/control/admin", []string{"github.com/hashicorp/raft", "lookout/cluster"}, "HTTP layers see the cluster through small interfaces and cluster/clusterapi"},
+	{"lookout/control/agentrpc", []string{"github.com/hashicorp/raft", "lookout/cluster", "lookout/control/ingest", "lookout/control/admin", "lookout/control/manage"}, "the agent RPC sees the cluster and the Ingest API through small interfaces"},
 	{"lookout/cluster/clusterapi", []string{"lookout/cluster", "lookout/control/...", "github.com/hashicorp/raft"}, "clusterapi is a leaf"},
 	{"lookout/cluster", []string{"lookout/control/..."}, "the node drives the state through its StateMachine interface"},
 	{"lookout/agent/...", []string{"lookout/control/...", "lookout/cluster", "lookout/cluster/...", "github.com/hashicorp/raft"}, "the edge agent never imports the control plane; it speaks to it over proto/lookout/agent/v1 only"},

@@ -125,6 +125,16 @@ func TestAdminGroupsTokensCluster(t *testing.T) {
 	if tok.Region != "eu-west" || !strings.HasPrefix(tok.Token, apikey.Agent) {
 		t.Errorf("token %+v", tok)
 	}
+	if stdout, err := runAdminTest(t, adminEnv(srv), "agent-token", "revoke", tok.ID); err != nil || stdout != "" {
+		t.Fatalf("revoke agent token: %q, %v", stdout, err)
+	}
+	if _, err := srv.Store.AgentTokenByHash(apikey.Hash(tok.Token)); !errors.Is(err, state.ErrNotFound) {
+		t.Errorf("revoked agent token: %v", err)
+	}
+	var apiErr *client.APIError
+	if _, err := runAdminTest(t, adminEnv(srv), "agent-token", "revoke", tok.ID); !errors.As(err, &apiErr) || apiErr.Status != http.StatusNotFound {
+		t.Errorf("second agent token revoke: %v, want a 404 APIError", err)
+	}
 
 	var agents client.AgentList
 	mustRunAdmin(t, srv, &agents, "agent", "list")

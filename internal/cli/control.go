@@ -19,6 +19,7 @@ import (
 
 	"lookout/cluster"
 	"lookout/control/admin"
+	"lookout/control/agentrpc"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channels"
 	"lookout/control/ingest"
@@ -264,9 +265,15 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	ingestAPI.Start()
 	defer ingestAPI.Stop()
 	// Agent presence: the agents' heartbeats, throttled, through raft.
-	// control/agentrpc's Heartbeat reports to it.
 	agentPresence := presence.NewRecorder(presence.RecorderOptions{Cluster: node, MinInterval: recordInterval(cfg.agentOfflineAfter), Logger: log.Named("presence")})
-	_ = agentPresence // TODO(lead): hand to control/agentrpc as its Presence
+	// The agent RPC, on the same listener (and TLS) as the rest: agents'
+	// events go through the Ingest API's batcher; their heartbeats and
+	// streams are reported to the presence recorder.
+	agentPath, agentHandler := agentrpc.New(agentrpc.Options{
+		State: st, Writer: node, Events: ingestAPI, Presence: presenceAdapter{agentPresence},
+		NodeID: cfg.nodeID, ExecutionRetention: cfg.execRetention, Logger: log.Named("agentrpc"),
+	}).Handler()
+	mux.Handle(agentPath, agentHandler)
 	manage.New(manage.Options{Cluster: node, State: st, Logger: log.Named("manage")}).Register(mux)
 	// The 403 of a DELETE without confirm links to the monitor in the panel:
 	// at --public-url when given, else at the origin the request came to.
@@ -347,4 +354,15 @@ func devAdminToken(dataDir string) (token string, fresh bool, err error) {
 		return "", false, fmt.Errorf("save admin token: %w", err)
 	}
 	return token, true, nil
+}
+
+// presenceAdapter hands the agent RPC's reports to the presence recorder.
+type presenceAdapter struct{ r *presence.Recorder }
+
+func (p presenceAdapter) Seen(ctx context.Context, s agentrpc.Seen) error {
+	return p.r.Seen(ctx, presence.Seen{
+		TokenID: s.TokenID, Region: s.Region, AgentID: s.AgentID, Name: s.Name, Version: s.Version, Node: s.Node,
+		Connected: s.Connected, BufferedEvents: s.BufferedEvents, BufferedResults: s.BufferedResults,
+		OldestBufferedUnixMs: s.OldestBufferedUnixMs, Members: s.Members,
+	})
 }

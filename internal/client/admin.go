@@ -128,6 +128,12 @@ func (a *Admin) Agents(ctx context.Context) (*AgentList, error) {
 	return &out, nil
 }
 
+// RevokeAgentToken revokes an agent token by its id: its agents are
+// refused within seconds.
+func (a *Admin) RevokeAgentToken(ctx context.Context, id string) error {
+	return a.t.do(ctx, http.MethodDelete, "/admin/v1/agent-tokens/"+url.PathEscape(id), nil, nil)
+}
+
 // ClusterStatus returns the cluster as the node that answers sees it. It
 // works without a leader.
 func (a *Admin) ClusterStatus(ctx context.Context) (*ClusterStatus, error) {

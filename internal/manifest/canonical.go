@@ -8,7 +8,8 @@ import (
 // Canonical returns m in canonical form, so that two manifests that mean the same compare
 // equal: manifest_version 1, defaults filled in (config.method GET, config.timeout 10,
 // warning_days 30, alert_days min(7, warning_days)), method upper-case, domain lower-case,
-// tags never nil (their order kept), empty regions nil, and the fields of other kinds
+// tags never nil (their order kept), empty regions nil, confirm_regions 1 when a check
+// with regions does not say (0 without regions), and the fields of other kinds
 // cleared. Enabled is kept as is (Parse has already defaulted it to true), and so are
 // UUID and Project (see Resolve). The slices and pointers of the result are copies.
 func Canonical(m Manifest) Manifest {
@@ -24,13 +25,26 @@ func Canonical(m Manifest) Manifest {
 	}
 	switch m.Kind {
 	case KindPing:
-		m.Schedule, m.Regions, m.Config = "", nil, Config{}
+		m.Schedule, m.Regions, m.ConfirmRegions, m.Config = "", nil, 0, Config{}
 	case KindHTTP, KindSSL:
+		m.ConfirmRegions = canonicalConfirm(m.Regions, m.ConfirmRegions)
 		m.TimeoutSeconds, m.ExpectedIntervalSeconds, m.GraceSeconds = 0, nil, nil
 		m.DisplayName, m.Project = "", nil
 		m.Config = canonicalConfig(m.Kind, m.Config)
 	}
 	return m
+}
+
+// canonicalConfirm is confirm_regions in canonical form: 0 without
+// regions, 1 when unset with regions.
+func canonicalConfirm(regions []string, n int64) int64 {
+	switch {
+	case len(regions) == 0:
+		return 0
+	case n <= 0:
+		return 1
+	}
+	return n
 }
 
 // canonicalConfig fills the defaults of a check config and clears the other kind's keys.
@@ -92,6 +106,7 @@ func Equal(a, b Manifest) bool {
 // Diff returns the fields whose canonical values differ between before and after, keyed
 // by field path (kind, name, enabled, tags, notification_group, timeout_seconds,
 // expected_interval_seconds, grace_seconds, display_name, project, schedule, regions,
+// confirm_regions,
 // config.url, config.method, config.timeout, config.expected_status,
 // config.expected_content, config.domain, config.warning_days, config.alert_days), each
 // with [old, new] JSON-ready values: string, int64, bool, []string, or nil for unset.
@@ -136,6 +151,7 @@ func flatten(m Manifest) []pathValue {
 		{"project", orNil(project)},
 		{"schedule", orNil(m.Schedule)},
 		{"regions", regions},
+		{"confirm_regions", confirmOrNil(m.ConfirmRegions)},
 		{"config.url", orNil(c.URL)},
 		{"config.method", orNil(c.Method)},
 		{"config.timeout", intOrNil(int64(c.Timeout))},
@@ -145,6 +161,15 @@ func flatten(m Manifest) []pathValue {
 		{"config.warning_days", intOrNil(int64(c.WarningDays))},
 		{"config.alert_days", intOrNil(int64(c.AlertDays))},
 	}
+}
+
+// confirmOrNil is confirm_regions as Diff shows it: the default (1) as
+// unset, so that adding regions does not also report it.
+func confirmOrNil(n int64) any {
+	if n <= 1 {
+		return nil
+	}
+	return n
 }
 
 func orNil(s string) any {

@@ -107,3 +107,24 @@ func TestResolveProject(t *testing.T) {
 		t.Errorf("create: %+v", r)
 	}
 }
+
+func TestConfirmRegionsCanonical(t *testing.T) {
+	m := Manifest{Kind: KindHTTP, Name: "x", Schedule: "1m", Regions: []string{"eu", "us"}}
+	if c := Canonical(m); c.ConfirmRegions != 1 {
+		t.Fatalf("canonical confirm_regions %d, want 1", c.ConfirmRegions)
+	}
+	if c := Canonical(Manifest{Kind: KindHTTP, Name: "x", Schedule: "1m", ConfirmRegions: 2}); c.ConfirmRegions != 0 {
+		t.Fatalf("without regions: %d, want 0", c.ConfirmRegions)
+	}
+	two := m
+	two.ConfirmRegions = 2
+	d := Diff(m, two)
+	if len(d) != 1 || d["confirm_regions"] != [2]any{nil, int64(2)} {
+		t.Fatalf("Diff = %v", d)
+	}
+	one := m
+	one.ConfirmRegions = 1
+	if !Equal(m, one) {
+		t.Fatal("confirm_regions 1 differs from unset")
+	}
+}

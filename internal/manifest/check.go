@@ -41,6 +41,18 @@ func (d *decoder) check(m *Manifest) {
 		d.missing("schedule", CodeScheduleInvalid, scheduleRequiredReason)
 	}
 	m.Regions = d.regions()
+	if n, ok := d.integer("confirm_regions", 1, MaxRegions, CodeConfirmRegionsInvalid, false); ok {
+		switch {
+		case len(m.Regions) == 0 && d.failed("regions"):
+			// Reported as regions_invalid; how many to confirm cannot be told.
+		case len(m.Regions) == 0:
+			d.add("confirm_regions", CodeConfirmRegionsInvalid, "is only allowed with regions")
+		case n > int64(len(m.Regions)):
+			d.add("confirm_regions", CodeConfirmRegionsInvalid, "must be at most the number of regions (%d), got %d", len(m.Regions), n)
+		default:
+			m.ConfirmRegions = n
+		}
+	}
 
 	c := d.object("config")
 	if m.Kind == KindHTTP {

@@ -27,6 +27,16 @@ func TestParseCheckCodes(t *testing.T) {
 		{"regions long name", with(baseHTTP(), "regions", []string{strings.Repeat("a", 65)}), []string{CodeRegionsInvalid}},
 		{"regions repeat", with(baseSSL(), "regions", []string{"eu", "eu"}), []string{CodeRegionsInvalid}},
 		{"regions string", with(baseSSL(), "regions", "eu"), []string{CodeRegionsInvalid}},
+		// confirm_regions
+		{"confirm 2 of 2", with(with(baseHTTP(), "regions", []string{"eu", "us"}), "confirm_regions", 2), nil},
+		{"confirm 1 of 1", with(with(baseSSL(), "regions", []string{"eu"}), "confirm_regions", 1), nil},
+		{"confirm 3 of 2", with(with(baseHTTP(), "regions", []string{"eu", "us"}), "confirm_regions", 3), []string{CodeConfirmRegionsInvalid}},
+		{"confirm 0", with(with(baseHTTP(), "regions", []string{"eu"}), "confirm_regions", 0), []string{CodeConfirmRegionsInvalid}},
+		{"confirm string", with(with(baseHTTP(), "regions", []string{"eu"}), "confirm_regions", "1"), []string{CodeConfirmRegionsInvalid}},
+		{"confirm without regions", with(baseHTTP(), "confirm_regions", 1), []string{CodeConfirmRegionsInvalid}},
+		{"confirm with empty regions", with(with(baseHTTP(), "regions", []string{}), "confirm_regions", 1), []string{CodeConfirmRegionsInvalid}},
+		{"confirm with bad regions", with(with(baseHTTP(), "regions", []string{"EU"}), "confirm_regions", 1), []string{CodeRegionsInvalid}},
+		{"confirm on a ping", with(basePing(), "confirm_regions", 1), []string{CodeFieldUnknown}},
 		// config.url
 		{"url http", with(baseHTTP(), "config.url", "http://127.0.0.1:8080/x?y=1"), nil},
 		{"url relative", with(baseHTTP(), "config.url", "/health"), []string{CodeURLInvalid}},

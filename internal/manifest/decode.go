@@ -45,6 +45,16 @@ func (d *decoder) add(key, code, format string, args ...any) {
 	*d.errs = append(*d.errs, Error{Field: path, Code: code, Message: path + " " + fmt.Sprintf(format, args...)})
 }
 
+// failed reports whether a problem with key was recorded.
+func (d *decoder) failed(key string) bool {
+	for _, e := range *d.errs {
+		if e.Field == d.prefix+key {
+			return true
+		}
+	}
+	return false
+}
+
 // missing records that a required key is absent.
 func (d *decoder) missing(key, code, what string) {
 	if d.notObject {

@@ -26,6 +26,7 @@ const (
 	CodeDisplayNameInvalid     = "display_name_invalid"     // added: display_name type or length
 	CodeProjectInvalid         = "project_invalid"          // added: project type or length
 	CodeRegionsInvalid         = "regions_invalid"          // added: regions shape or region names
+	CodeConfirmRegionsInvalid  = "confirm_regions_invalid"  // added: confirm_regions not 1..len(regions), or without regions
 	CodeExpectedStatusInvalid  = "expected_status_invalid"  // added: config.expected_status not 100..599
 	CodeExpectedContentInvalid = "expected_content_invalid" // added: config.expected_content type or length
 	CodeDaysInvalid            = "days_invalid"             // added: warning_days/alert_days range or order

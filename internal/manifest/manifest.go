@@ -50,7 +50,11 @@ type Manifest struct {
 	// Check fields.
 	Schedule string   `json:"schedule,omitempty"`
 	Regions  []string `json:"regions,omitempty"`
-	Config   Config   `json:"config,omitzero"`
+	// ConfirmRegions is how many of Regions must see the check fail in the
+	// same slot before it is down (decisions.md 6): 1 to len(Regions), only
+	// with regions; canonical form fills in 1.
+	ConfirmRegions int64  `json:"confirm_regions,omitempty"`
+	Config         Config `json:"config,omitzero"`
 }
 
 // Config is the config object of an http_check (URL to ExpectedContent) or an ssl_check
@@ -78,7 +82,7 @@ type Options struct {
 var (
 	commonKeys = []string{"manifest_version", "kind", "name", "enabled", "tags", "notification_group"}
 	pingKeys   = []string{"timeout_seconds", "expected_interval_seconds", "grace_seconds", "display_name", "project"}
-	checkKeys  = []string{"schedule", "regions", "config"}
+	checkKeys  = []string{"schedule", "regions", "confirm_regions", "config"}
 	httpKeys   = []string{"url", "method", "timeout", "expected_status", "expected_content"}
 	sslKeys    = []string{"domain", "warning_days", "alert_days"}
 )

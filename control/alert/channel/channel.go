@@ -47,6 +47,9 @@ type Alert struct {
 	Event *Event
 	// PanelURL links to the monitor in the web panel.
 	PanelURL string
+	// Regions are the regions that saw a check with regions fail in the
+	// same slot (check.failed, ssl.alert); empty otherwise.
+	Regions []string
 	// Region is set on agent.offline and agent.online, which are about an
 	// agent region of the account rather than one monitor; Monitor then
 	// stands for the region (kind "region", its name, and a uuid stable

@@ -3,6 +3,7 @@ package channel
 import (
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -29,6 +30,9 @@ func Facts(a Alert) []Fact {
 		facts = append(facts, Fact{"Project", m.Project})
 	}
 	facts = append(facts, Fact{"Alert", a.Type})
+	if len(a.Regions) > 0 {
+		facts = append(facts, Fact{"Regions", strings.Join(a.Regions, ", ")})
+	}
 	if e := a.Event; e != nil {
 		if e.Host != "" {
 			facts = append(facts, Fact{"Host", e.Host})

@@ -49,12 +49,15 @@ type Payload struct {
 	// Region is the agent region of agent.offline and agent.online;
 	// absent on the other types.
 	Region *channel.Region `json:"region,omitempty"`
+	// Regions are the regions that saw a check with regions fail in the
+	// same slot (check.failed, ssl.alert); absent otherwise.
+	Regions []string `json:"regions,omitempty"`
 }
 
 // NewPayload returns the body for a. Times are in UTC; tags are [] rather
 // than null when the monitor has none (channel.Monitor.MarshalJSON).
 func NewPayload(a channel.Alert) Payload {
-	p := Payload{ID: a.ID, Type: a.Type, OccurredAt: a.OccurredAt.UTC(), Monitor: a.Monitor, PanelURL: a.PanelURL, Region: a.Region}
+	p := Payload{ID: a.ID, Type: a.Type, OccurredAt: a.OccurredAt.UTC(), Monitor: a.Monitor, PanelURL: a.PanelURL, Region: a.Region, Regions: a.Regions}
 	p.Account.ID = a.AccountID
 	if a.Event != nil {
 		e := *a.Event

@@ -102,6 +102,10 @@ const (
 	// plan's monitors_created_per_minute in the current minute; nothing is
 	// stored (HTTP 429).
 	EventOutcome_EVENT_OUTCOME_MONITOR_RATE EventOutcome = 121
+	// EVENT_OUTCOME_INVALID: an event an agent forwarded breaks the Ingest
+	// API's rules (EventResult.error says which); the control node answers it
+	// without proposing it. The state machine never gives it.
+	EventOutcome_EVENT_OUTCOME_INVALID EventOutcome = 210
 )
 
 // Enum value maps for EventOutcome.
@@ -114,6 +118,7 @@ var (
 		4:   "EVENT_OUTCOME_SUSPENDED",
 		120: "EVENT_OUTCOME_UNAUTHORIZED",
 		121: "EVENT_OUTCOME_MONITOR_RATE",
+		210: "EVENT_OUTCOME_INVALID",
 	}
 	EventOutcome_value = map[string]int32{
 		"EVENT_OUTCOME_UNSPECIFIED":   0,
@@ -123,6 +128,7 @@ var (
 		"EVENT_OUTCOME_SUSPENDED":     4,
 		"EVENT_OUTCOME_UNAUTHORIZED":  120,
 		"EVENT_OUTCOME_MONITOR_RATE":  121,
+		"EVENT_OUTCOME_INVALID":       210,
 	}
 )
 
@@ -240,6 +246,7 @@ type Command struct {
 	//	*Command_RecordDelivery
 	//	*Command_RecordExecutions
 	//	*Command_PruneAlerts
+	//	*Command_RevokeAgentToken
 	//	*Command_RecordAgentSeen
 	//	*Command_SetRegionState
 	//	*Command_SetPassword
@@ -441,6 +448,15 @@ func (x *Command) GetPruneAlerts() *PruneAlerts {
 	return nil
 }
 
+func (x *Command) GetRevokeAgentToken() *RevokeAgentToken {
+	if x != nil {
+		if x, ok := x.Op.(*Command_RevokeAgentToken); ok {
+			return x.RevokeAgentToken
+		}
+	}
+	return nil
+}
+
 func (x *Command) GetRecordAgentSeen() *RecordAgentSeen {
 	if x != nil {
 		if x, ok := x.Op.(*Command_RecordAgentSeen); ok {
@@ -532,6 +548,10 @@ type Command_PruneAlerts struct {
 	PruneAlerts *PruneAlerts `protobuf:"bytes,140,opt,name=prune_alerts,json=pruneAlerts,proto3,oneof"`
 }
 
+type Command_RevokeAgentToken struct {
+	RevokeAgentToken *RevokeAgentToken `protobuf:"bytes,210,opt,name=revoke_agent_token,json=revokeAgentToken,proto3,oneof"`
+}
+
 type Command_RecordAgentSeen struct {
 	RecordAgentSeen *RecordAgentSeen `protobuf:"bytes,220,opt,name=record_agent_seen,json=recordAgentSeen,proto3,oneof"`
 }
@@ -573,6 +593,8 @@ func (*Command_RecordDelivery) isCommand_Op() {}
 func (*Command_RecordExecutions) isCommand_Op() {}
 
 func (*Command_PruneAlerts) isCommand_Op() {}
+
+func (*Command_RevokeAgentToken) isCommand_Op() {}
 
 func (*Command_RecordAgentSeen) isCommand_Op() {}
 
@@ -1200,6 +1222,52 @@ func (x *CreateAgentToken) GetHash() []byte {
 	return nil
 }
 
+// RevokeAgentToken removes an agent token by its id: the agents using it
+// are refused from then on (Result NOT_FOUND when there is no such token).
+type RevokeAgentToken struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeAgentToken) Reset() {
+	*x = RevokeAgentToken{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeAgentToken) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeAgentToken) ProtoMessage() {}
+
+func (x *RevokeAgentToken) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeAgentToken.ProtoReflect.Descriptor instead.
+func (*RevokeAgentToken) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *RevokeAgentToken) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
 // IngestBatch is a group commit of validated pings: many events, one raft
 // entry, one Badger transaction.
 type IngestBatch struct {
@@ -1215,7 +1283,7 @@ type IngestBatch struct {
 
 func (x *IngestBatch) Reset() {
 	*x = IngestBatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1227,7 +1295,7 @@ func (x *IngestBatch) String() string {
 func (*IngestBatch) ProtoMessage() {}
 
 func (x *IngestBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1240,7 +1308,7 @@ func (x *IngestBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestBatch.ProtoReflect.Descriptor instead.
 func (*IngestBatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *IngestBatch) GetEvents() []*Event {
@@ -1298,7 +1366,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1310,7 +1378,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1323,7 +1391,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Event) GetAccountId() string {
@@ -1450,7 +1518,7 @@ type PruneEvents struct {
 
 func (x *PruneEvents) Reset() {
 	*x = PruneEvents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1462,7 +1530,7 @@ func (x *PruneEvents) String() string {
 func (*PruneEvents) ProtoMessage() {}
 
 func (x *PruneEvents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1475,7 +1543,7 @@ func (x *PruneEvents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneEvents.ProtoReflect.Descriptor instead.
 func (*PruneEvents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *PruneEvents) GetBeforeUnixMs() int64 {
@@ -1503,7 +1571,7 @@ type DeleteMonitor struct {
 
 func (x *DeleteMonitor) Reset() {
 	*x = DeleteMonitor{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1515,7 +1583,7 @@ func (x *DeleteMonitor) String() string {
 func (*DeleteMonitor) ProtoMessage() {}
 
 func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1528,7 +1596,7 @@ func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMonitor.ProtoReflect.Descriptor instead.
 func (*DeleteMonitor) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *DeleteMonitor) GetAccountId() string {
@@ -1562,7 +1630,7 @@ type CheckConfig struct {
 
 func (x *CheckConfig) Reset() {
 	*x = CheckConfig{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1574,7 +1642,7 @@ func (x *CheckConfig) String() string {
 func (*CheckConfig) ProtoMessage() {}
 
 func (x *CheckConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1587,7 +1655,7 @@ func (x *CheckConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConfig.ProtoReflect.Descriptor instead.
 func (*CheckConfig) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CheckConfig) GetUrl() string {
@@ -1664,13 +1732,16 @@ type MonitorSpec struct {
 	Schedule                string       `protobuf:"bytes,12,opt,name=schedule,proto3" json:"schedule,omitempty"`
 	Regions                 []string     `protobuf:"bytes,13,rep,name=regions,proto3" json:"regions,omitempty"`
 	Config                  *CheckConfig `protobuf:"bytes,14,opt,name=config,proto3" json:"config,omitempty"`
-	unknownFields           protoimpl.UnknownFields
-	sizeCache               protoimpl.SizeCache
+	// confirm_regions is how many of the regions must see a check fail in
+	// the same slot before it is down (absent: 1); only with regions.
+	ConfirmRegions *int64 `protobuf:"varint,210,opt,name=confirm_regions,json=confirmRegions,proto3,oneof" json:"confirm_regions,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *MonitorSpec) Reset() {
 	*x = MonitorSpec{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1682,7 +1753,7 @@ func (x *MonitorSpec) String() string {
 func (*MonitorSpec) ProtoMessage() {}
 
 func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1695,7 +1766,7 @@ func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MonitorSpec.ProtoReflect.Descriptor instead.
 func (*MonitorSpec) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *MonitorSpec) GetUuid() string {
@@ -1796,6 +1867,13 @@ func (x *MonitorSpec) GetConfig() *CheckConfig {
 	return nil
 }
 
+func (x *MonitorSpec) GetConfirmRegions() int64 {
+	if x != nil && x.ConfirmRegions != nil {
+		return *x.ConfirmRegions
+	}
+	return 0
+}
+
 // PutMonitors creates and replaces monitors of one account, all or nothing:
 // a POST, a PUT, or a whole apply as one raft entry.
 type PutMonitors struct {
@@ -1813,7 +1891,7 @@ type PutMonitors struct {
 
 func (x *PutMonitors) Reset() {
 	*x = PutMonitors{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1825,7 +1903,7 @@ func (x *PutMonitors) String() string {
 func (*PutMonitors) ProtoMessage() {}
 
 func (x *PutMonitors) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1838,7 +1916,7 @@ func (x *PutMonitors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMonitors.ProtoReflect.Descriptor instead.
 func (*PutMonitors) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PutMonitors) GetAccountId() string {
@@ -1880,7 +1958,7 @@ type CreateChannel struct {
 
 func (x *CreateChannel) Reset() {
 	*x = CreateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1892,7 +1970,7 @@ func (x *CreateChannel) String() string {
 func (*CreateChannel) ProtoMessage() {}
 
 func (x *CreateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1905,7 +1983,7 @@ func (x *CreateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateChannel.ProtoReflect.Descriptor instead.
 func (*CreateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateChannel) GetAccountId() string {
@@ -1966,7 +2044,7 @@ type FireDeadline struct {
 
 func (x *FireDeadline) Reset() {
 	*x = FireDeadline{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1978,7 +2056,7 @@ func (x *FireDeadline) String() string {
 func (*FireDeadline) ProtoMessage() {}
 
 func (x *FireDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1991,7 +2069,7 @@ func (x *FireDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
 func (*FireDeadline) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *FireDeadline) GetAccountId() string {
@@ -2040,7 +2118,7 @@ type RecordDelivery struct {
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2052,7 +2130,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2065,7 +2143,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -2128,7 +2206,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2140,7 +2218,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2153,7 +2231,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -2200,7 +2278,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2212,7 +2290,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2225,7 +2303,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -2342,7 +2420,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2354,7 +2432,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2367,7 +2445,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -2437,7 +2515,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2449,7 +2527,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2462,7 +2540,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -2536,7 +2614,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2548,7 +2626,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2561,7 +2639,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -2603,7 +2681,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2615,7 +2693,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2628,7 +2706,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -2722,7 +2800,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2734,7 +2812,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2747,7 +2825,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -2796,7 +2874,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2808,7 +2886,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2821,7 +2899,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -2855,7 +2933,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2867,7 +2945,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2880,7 +2958,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -2917,14 +2995,16 @@ type EventResult struct {
 	Outcome EventOutcome           `protobuf:"varint,1,opt,name=outcome,proto3,enum=lookout.raft.v1.EventOutcome" json:"outcome,omitempty"`
 	Quota   *QuotaStatus           `protobuf:"bytes,2,opt,name=quota,proto3" json:"quota,omitempty"`
 	// monitor_uuid is the monitor the event went to (empty when none).
-	MonitorUuid   string `protobuf:"bytes,3,opt,name=monitor_uuid,json=monitorUuid,proto3" json:"monitor_uuid,omitempty"`
+	MonitorUuid string `protobuf:"bytes,3,opt,name=monitor_uuid,json=monitorUuid,proto3" json:"monitor_uuid,omitempty"`
+	// error says why an EVENT_OUTCOME_INVALID event was refused.
+	Error         string `protobuf:"bytes,210,opt,name=error,proto3" json:"error,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2936,7 +3016,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2949,7 +3029,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -2969,6 +3049,13 @@ func (x *EventResult) GetQuota() *QuotaStatus {
 func (x *EventResult) GetMonitorUuid() string {
 	if x != nil {
 		return x.MonitorUuid
+	}
+	return ""
+}
+
+func (x *EventResult) GetError() string {
+	if x != nil {
+		return x.Error
 	}
 	return ""
 }
@@ -3002,7 +3089,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3014,7 +3101,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3027,7 +3114,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Result) GetStatus() Status {
@@ -3083,7 +3170,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\x86\v\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xda\v\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -3107,7 +3194,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\rfire_deadline\x18\x15 \x01(\v2\x1d.lookout.raft.v1.FireDeadlineH\x00R\ffireDeadline\x12J\n" +
 	"\x0frecord_delivery\x18\x16 \x01(\v2\x1f.lookout.raft.v1.RecordDeliveryH\x00R\x0erecordDelivery\x12Q\n" +
 	"\x11record_executions\x18\xc8\x01 \x01(\v2!.lookout.raft.v1.RecordExecutionsH\x00R\x10recordExecutions\x12B\n" +
-	"\fprune_alerts\x18\x8c\x01 \x01(\v2\x1c.lookout.raft.v1.PruneAlertsH\x00R\vpruneAlerts\x12O\n" +
+	"\fprune_alerts\x18\x8c\x01 \x01(\v2\x1c.lookout.raft.v1.PruneAlertsH\x00R\vpruneAlerts\x12R\n" +
+	"\x12revoke_agent_token\x18\xd2\x01 \x01(\v2!.lookout.raft.v1.RevokeAgentTokenH\x00R\x10revokeAgentToken\x12O\n" +
 	"\x11record_agent_seen\x18\xdc\x01 \x01(\v2 .lookout.raft.v1.RecordAgentSeenH\x00R\x0frecordAgentSeen\x12L\n" +
 	"\x10set_region_state\x18\xdd\x01 \x01(\v2\x1f.lookout.raft.v1.SetRegionStateH\x00R\x0esetRegionState\x12B\n" +
 	"\fset_password\x18\xe6\x01 \x01(\v2\x1c.lookout.raft.v1.SetPasswordH\x00R\vsetPasswordB\x04\n" +
@@ -3165,7 +3253,9 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06region\x18\x02 \x01(\tR\x06region\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x12\n" +
-	"\x04hash\x18\x04 \x01(\fR\x04hash\"f\n" +
+	"\x04hash\x18\x04 \x01(\fR\x04hash\"\"\n" +
+	"\x10RevokeAgentToken\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"f\n" +
 	"\vIngestBatch\x12.\n" +
 	"\x06events\x18\x01 \x03(\v2\x16.lookout.raft.v1.EventR\x06events\x12'\n" +
 	"\x0fretention_count\x18\x02 \x01(\x03R\x0eretentionCount\"\xf0\x03\n" +
@@ -3211,7 +3301,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\fwarning_days\x18\a \x01(\x03R\vwarningDays\x12\x1d\n" +
 	"\n" +
 	"alert_days\x18\b \x01(\x03R\talertDaysB\x12\n" +
-	"\x10_expected_status\"\xa4\x04\n" +
+	"\x10_expected_status\"\xe7\x04\n" +
 	"\vMonitorSpec\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x12\n" +
@@ -3227,11 +3317,13 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\rgrace_seconds\x18\v \x01(\x03H\x02R\fgraceSeconds\x88\x01\x01\x12\x1a\n" +
 	"\bschedule\x18\f \x01(\tR\bschedule\x12\x18\n" +
 	"\aregions\x18\r \x03(\tR\aregions\x124\n" +
-	"\x06config\x18\x0e \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06configB\n" +
+	"\x06config\x18\x0e \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\x12-\n" +
+	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03H\x03R\x0econfirmRegions\x88\x01\x01B\n" +
 	"\n" +
 	"\b_projectB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
-	"\x0e_grace_seconds\"\x9c\x01\n" +
+	"\x0e_grace_secondsB\x12\n" +
+	"\x10_confirm_regions\"\x9c\x01\n" +
 	"\vPutMonitors\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x126\n" +
@@ -3337,11 +3429,12 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x05limit\x18\x02 \x01(\x03H\x00R\x05limit\x88\x01\x01\x12\x12\n" +
 	"\x04used\x18\x03 \x01(\x03R\x04used\x12)\n" +
 	"\x11resets_at_unix_ms\x18\x04 \x01(\x03R\x0eresetsAtUnixMsB\b\n" +
-	"\x06_limit\"\x9d\x01\n" +
+	"\x06_limit\"\xb4\x01\n" +
 	"\vEventResult\x127\n" +
 	"\aoutcome\x18\x01 \x01(\x0e2\x1d.lookout.raft.v1.EventOutcomeR\aoutcome\x122\n" +
 	"\x05quota\x18\x02 \x01(\v2\x1c.lookout.raft.v1.QuotaStatusR\x05quota\x12!\n" +
-	"\fmonitor_uuid\x18\x03 \x01(\tR\vmonitorUuid\"\xe5\x01\n" +
+	"\fmonitor_uuid\x18\x03 \x01(\tR\vmonitorUuid\x12\x15\n" +
+	"\x05error\x18\xd2\x01 \x01(\tR\x05error\"\xe5\x01\n" +
 	"\x06Result\x12/\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x17.lookout.raft.v1.StatusR\x06status\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x124\n" +
@@ -3353,7 +3446,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\aKeyType\x12\x18\n" +
 	"\x14KEY_TYPE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fKEY_TYPE_INGEST\x10\x01\x12\x17\n" +
-	"\x13KEY_TYPE_MANAGEMENT\x10\x02*\xe2\x01\n" +
+	"\x13KEY_TYPE_MANAGEMENT\x10\x02*\xfe\x01\n" +
 	"\fEventOutcome\x12\x1d\n" +
 	"\x19EVENT_OUTCOME_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14EVENT_OUTCOME_STORED\x10\x01\x12\x1b\n" +
@@ -3361,7 +3454,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x1bEVENT_OUTCOME_MONITOR_LIMIT\x10\x03\x12\x1b\n" +
 	"\x17EVENT_OUTCOME_SUSPENDED\x10\x04\x12\x1e\n" +
 	"\x1aEVENT_OUTCOME_UNAUTHORIZED\x10x\x12\x1e\n" +
-	"\x1aEVENT_OUTCOME_MONITOR_RATE\x10y*n\n" +
+	"\x1aEVENT_OUTCOME_MONITOR_RATE\x10y\x12\x1a\n" +
+	"\x15EVENT_OUTCOME_INVALID\x10\xd2\x01*n\n" +
 	"\x06Status\x12\x16\n" +
 	"\x12STATUS_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tSTATUS_OK\x10\x01\x12\x14\n" +
@@ -3383,7 +3477,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -3398,27 +3492,28 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*RevokeKey)(nil),               // 10: lookout.raft.v1.RevokeKey
 	(*CreateNotificationGroup)(nil), // 11: lookout.raft.v1.CreateNotificationGroup
 	(*CreateAgentToken)(nil),        // 12: lookout.raft.v1.CreateAgentToken
-	(*IngestBatch)(nil),             // 13: lookout.raft.v1.IngestBatch
-	(*Event)(nil),                   // 14: lookout.raft.v1.Event
-	(*PruneEvents)(nil),             // 15: lookout.raft.v1.PruneEvents
-	(*DeleteMonitor)(nil),           // 16: lookout.raft.v1.DeleteMonitor
-	(*CheckConfig)(nil),             // 17: lookout.raft.v1.CheckConfig
-	(*MonitorSpec)(nil),             // 18: lookout.raft.v1.MonitorSpec
-	(*PutMonitors)(nil),             // 19: lookout.raft.v1.PutMonitors
-	(*CreateChannel)(nil),           // 20: lookout.raft.v1.CreateChannel
-	(*FireDeadline)(nil),            // 21: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 22: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 23: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 24: lookout.raft.v1.Execution
-	(*ExecutionHTTP)(nil),           // 25: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 26: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 27: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 28: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 29: lookout.raft.v1.SetRegionState
-	(*RegionAccount)(nil),           // 30: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 31: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 32: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 33: lookout.raft.v1.Result
+	(*RevokeAgentToken)(nil),        // 13: lookout.raft.v1.RevokeAgentToken
+	(*IngestBatch)(nil),             // 14: lookout.raft.v1.IngestBatch
+	(*Event)(nil),                   // 15: lookout.raft.v1.Event
+	(*PruneEvents)(nil),             // 16: lookout.raft.v1.PruneEvents
+	(*DeleteMonitor)(nil),           // 17: lookout.raft.v1.DeleteMonitor
+	(*CheckConfig)(nil),             // 18: lookout.raft.v1.CheckConfig
+	(*MonitorSpec)(nil),             // 19: lookout.raft.v1.MonitorSpec
+	(*PutMonitors)(nil),             // 20: lookout.raft.v1.PutMonitors
+	(*CreateChannel)(nil),           // 21: lookout.raft.v1.CreateChannel
+	(*FireDeadline)(nil),            // 22: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 23: lookout.raft.v1.RecordDelivery
+	(*RecordExecutions)(nil),        // 24: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 25: lookout.raft.v1.Execution
+	(*ExecutionHTTP)(nil),           // 26: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 27: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 28: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 29: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 30: lookout.raft.v1.SetRegionState
+	(*RegionAccount)(nil),           // 31: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 32: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 33: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 34: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -3427,41 +3522,42 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	10, // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
 	11, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
 	12, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
-	13, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
-	15, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
-	16, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
-	19, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
-	20, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	21, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	22, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	23, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	27, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
-	28, // 15: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	29, // 16: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
-	8,  // 17: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
-	0,  // 18: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 19: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 20: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 21: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 22: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 23: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	14, // 24: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	17, // 25: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	18, // 26: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	18, // 27: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	24, // 28: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	25, // 29: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	26, // 30: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	30, // 31: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	1,  // 32: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	31, // 33: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 34: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	32, // 35: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	36, // [36:36] is the sub-list for method output_type
-	36, // [36:36] is the sub-list for method input_type
-	36, // [36:36] is the sub-list for extension type_name
-	36, // [36:36] is the sub-list for extension extendee
-	0,  // [0:36] is the sub-list for field type_name
+	14, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
+	16, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
+	17, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
+	20, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
+	21, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
+	22, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	23, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	24, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	28, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	13, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
+	29, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	30, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	8,  // 18: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
+	0,  // 19: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 20: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 21: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 22: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 23: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 24: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	15, // 25: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	18, // 26: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	19, // 27: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	19, // 28: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	25, // 29: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	26, // 30: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	27, // 31: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	31, // 32: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	1,  // 33: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	32, // 34: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 35: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	33, // 36: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	37, // [37:37] is the sub-list for method output_type
+	37, // [37:37] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -3485,22 +3581,23 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_RecordDelivery)(nil),
 		(*Command_RecordExecutions)(nil),
 		(*Command_PruneAlerts)(nil),
+		(*Command_RevokeAgentToken)(nil),
 		(*Command_RecordAgentSeen)(nil),
 		(*Command_SetRegionState)(nil),
 		(*Command_SetPassword)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[11].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[14].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[12].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[15].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[28].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[16].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[29].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   31,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

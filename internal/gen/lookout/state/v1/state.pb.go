@@ -334,9 +334,12 @@ type Monitor struct {
 	Config                  *v1.CheckConfig `protobuf:"bytes,17,opt,name=config,proto3" json:"config,omitempty"`
 	UpdatedUnixMs           int64           `protobuf:"varint,18,opt,name=updated_unix_ms,json=updatedUnixMs,proto3" json:"updated_unix_ms,omitempty"`
 	// engine is the ping monitor state machine's memory (internal/pingstate).
-	Engine        *EngineState `protobuf:"bytes,19,opt,name=engine,proto3" json:"engine,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Engine *EngineState `protobuf:"bytes,19,opt,name=engine,proto3" json:"engine,omitempty"`
+	// confirm_regions is how many of the check's regions must see it fail
+	// in the same slot before it is down; 0 means 1.
+	ConfirmRegions int64 `protobuf:"varint,210,opt,name=confirm_regions,json=confirmRegions,proto3" json:"confirm_regions,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Monitor) Reset() {
@@ -500,6 +503,13 @@ func (x *Monitor) GetEngine() *EngineState {
 		return x.Engine
 	}
 	return nil
+}
+
+func (x *Monitor) GetConfirmRegions() int64 {
+	if x != nil {
+		return x.ConfirmRegions
+	}
+	return 0
 }
 
 // EngineState mirrors pingstate.State.
@@ -719,6 +729,9 @@ type Alert struct {
 	Deliveries     []*Delivery            `protobuf:"bytes,7,rep,name=deliveries,proto3" json:"deliveries,omitempty"`
 	// execution is the check execution behind a check alert.
 	Execution *v1.Execution `protobuf:"bytes,200,opt,name=execution,proto3" json:"execution,omitempty"`
+	// regions are the regions whose executions of the same slot saw a check
+	// fail (check.failed of a check with regions).
+	Regions []string `protobuf:"bytes,210,rep,name=regions,proto3" json:"regions,omitempty"`
 	// region is set on the account-level alerts agent.offline and
 	// agent.online (monitor_uuid empty): the agent region, and how many of
 	// the account's monitors are in it.
@@ -810,6 +823,13 @@ func (x *Alert) GetDeliveries() []*Delivery {
 func (x *Alert) GetExecution() *v1.Execution {
 	if x != nil {
 		return x.Execution
+	}
+	return nil
+}
+
+func (x *Alert) GetRegions() []string {
+	if x != nil {
+		return x.Regions
 	}
 	return nil
 }
@@ -1662,7 +1682,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xe6\x05\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\x90\x06\n" +
 	"\aMonitor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x1d\n" +
 	"\n" +
@@ -1684,7 +1704,8 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\aregions\x18\x10 \x03(\tR\aregions\x124\n" +
 	"\x06config\x18\x11 \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\x12&\n" +
 	"\x0fupdated_unix_ms\x18\x12 \x01(\x03R\rupdatedUnixMs\x125\n" +
-	"\x06engine\x18\x13 \x01(\v2\x1d.lookout.state.v1.EngineStateR\x06engineB\x1c\n" +
+	"\x06engine\x18\x13 \x01(\v2\x1d.lookout.state.v1.EngineStateR\x06engine\x12(\n" +
+	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03R\x0econfirmRegionsB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
 	"\x0e_grace_seconds\"\xc5\x02\n" +
 	"\vEngineState\x12\x14\n" +
@@ -1708,7 +1729,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"last_error\x18\x04 \x01(\tR\tlastError\x12'\n" +
 	"\x10next_try_unix_ms\x18\x05 \x01(\x03R\rnextTryUnixMs\x12\x1c\n" +
 	"\tdelivered\x18\x06 \x01(\bR\tdelivered\x12\x19\n" +
-	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\x86\x03\n" +
+	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\xa1\x03\n" +
 	"\x05Alert\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -1720,7 +1741,8 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\n" +
 	"deliveries\x18\a \x03(\v2\x1a.lookout.state.v1.DeliveryR\n" +
 	"deliveries\x129\n" +
-	"\texecution\x18\xc8\x01 \x01(\v2\x1a.lookout.raft.v1.ExecutionR\texecution\x12\x17\n" +
+	"\texecution\x18\xc8\x01 \x01(\v2\x1a.lookout.raft.v1.ExecutionR\texecution\x12\x19\n" +
+	"\aregions\x18\xd2\x01 \x03(\tR\aregions\x12\x17\n" +
 	"\x06region\x18\xdc\x01 \x01(\tR\x06region\x12(\n" +
 	"\x0fregion_monitors\x18\xdd\x01 \x01(\x03R\x0eregionMonitors\"\xac\x01\n" +
 	"\tPingState\x12)\n" +

@@ -1,0 +1,80 @@
+package agentrpc_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"lookout/control/agentrpc"
+	"lookout/control/controltest"
+	"lookout/control/state"
+	"lookout/internal/apikey"
+	agentv1 "lookout/internal/gen/lookout/agent/v1"
+	"lookout/internal/gen/lookout/agent/v1/agentv1connect"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+
+	"connectrpc.com/connect"
+)
+
+// countingState counts the readings of assignments.
+type countingState struct {
+	*state.Store
+	reads atomic.Int64
+}
+
+func (c *countingState) AgentAssignments(region string) (*state.Assignments, error) {
+	c.reads.Add(1)
+	return c.Store.AgentAssignments(region)
+}
+
+// TestStreamsOfARegionShareReadings: 20 streams of one region cost one
+// reading of the state to open and one per change, not one per stream.
+func TestStreamsOfARegionShareReadings(t *testing.T) {
+	st, err := state.Open(state.Options{Dir: t.TempDir(), Small: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cluster := controltest.NewCluster(st, time.Now)
+	apply := func(cmd *raftv1.Command) {
+		t.Helper()
+		if res, err := cluster.Apply(context.Background(), cmd); err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
+			t.Fatalf("apply: %v %v", res, err)
+		}
+	}
+	token, hash, _ := apikey.New(apikey.Agent)
+	apply(&raftv1.Command{Op: &raftv1.Command_CreateAgentToken{CreateAgentToken: &raftv1.CreateAgentToken{Id: "t", Region: region, Name: "t", Hash: hash}}})
+	cs := &countingState{Store: st}
+	path, h := agentrpc.New(agentrpc.Options{State: cs, Writer: cluster}).Handler()
+	mux := http.NewServeMux()
+	mux.Handle(path, h)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close) // after the streams are cancelled
+	c := agentv1connect.NewAgentServiceClient(srv.Client(), srv.URL, connect.WithInterceptors(bearer(token)))
+
+	var streams []*stream
+	for range 20 {
+		s := openStream(t, c, &agentv1.AssignmentsRequest{})
+		s.next(t) // synced
+		streams = append(streams, s)
+	}
+	if n := cs.reads.Load(); n != 1 {
+		t.Fatalf("%d readings for 20 streams opened without a change, want 1", n)
+	}
+	_, ikHash, _ := apikey.New(apikey.Ingest)
+	_, mkHash, _ := apikey.New(apikey.Management)
+	apply(&raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{AccountId: "a", Email: "a@example.com", Plan: &raftv1.Plan{Name: "p"},
+		IngestKey:     &raftv1.Key{Id: "ik", AccountId: "a", Type: raftv1.KeyType_KEY_TYPE_INGEST, Hash: ikHash},
+		ManagementKey: &raftv1.Key{Id: "mk", AccountId: "a", Type: raftv1.KeyType_KEY_TYPE_MANAGEMENT, Hash: mkHash}}}})
+	for i, s := range streams {
+		if m := s.next(t); len(m.GetKeys()) != 1 || m.GetKeys()[0].GetId() != "ik" {
+			t.Fatalf("stream %d: %v", i, m)
+		}
+	}
+	if n := cs.reads.Load(); n > 3 {
+		t.Fatalf("%d readings for one change seen by 20 streams, want about 1", n-1)
+	}
+}

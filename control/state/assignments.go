@@ -1,0 +1,108 @@
+package state
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/dgraph-io/badger/v4"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+)
+
+// changesAssignments tells whether cmd can change what agents are
+// assigned: checks (monitors), ingest keys, accounts and their plans.
+func changesAssignments(cmd *raftv1.Command) bool {
+	switch cmd.GetOp().(type) {
+	case *raftv1.Command_PutMonitors, *raftv1.Command_DeleteMonitor,
+		*raftv1.Command_CreateAccount, *raftv1.Command_SetPlan,
+		*raftv1.Command_CreateKey, *raftv1.Command_RevokeKey:
+		return true
+	}
+	return false
+}
+
+// AssignmentsChanged returns a channel that is closed once an entry that
+// may change agent assignments (checks, ingest keys, plans; a restore) is
+// applied after the call. Take the channel before reading the assignments,
+// then wait on it: a change between the two is never missed. Unlike the
+// leader's change feed (watch.go), it is a broadcast to any number of
+// readers, on every node, and says only "read again".
+func (s *Store) AssignmentsChanged() <-chan struct{} {
+	s.assignMu.Lock()
+	defer s.assignMu.Unlock()
+	return s.assignCh
+}
+
+// signalAssignments wakes the readers of AssignmentsChanged.
+func (s *Store) signalAssignments() {
+	s.assignMu.Lock()
+	defer s.assignMu.Unlock()
+	close(s.assignCh)
+	s.assignCh = make(chan struct{})
+}
+
+// AgentKey is an ingest key as agents receive it: the key and its
+// account's plan.
+type AgentKey struct {
+	Key  *raftv1.Key
+	Plan *raftv1.Plan
+}
+
+// Assignments is what the agents of one region are assigned, read from one
+// view of the state.
+type Assignments struct {
+	// Checks are the enabled http_check and ssl_check monitors whose
+	// regions include the region, by uuid.
+	Checks []*statev1.Monitor
+	// Keys are every ingest key of every account, by key id.
+	Keys []AgentKey
+}
+
+// AgentAssignments reads the assignments of region's agents.
+func (s *Store) AgentAssignments(region string) (*Assignments, error) {
+	out := &Assignments{}
+	err := s.view(func(txn *badger.Txn) error {
+		err := scanProto(txn, prefixMonitor, func() *statev1.Monitor { return new(statev1.Monitor) }, func(m *statev1.Monitor) error {
+			if m.GetKind() != KindPing && m.GetEnabled() && slices.Contains(m.GetRegions(), region) {
+				out.Checks = append(out.Checks, m)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		type acctPlan struct {
+			plan  *raftv1.Plan
+			found bool
+		}
+		plans := map[string]acctPlan{}
+		return scanProto(txn, prefixKeyHash, func() *raftv1.Key { return new(raftv1.Key) }, func(key *raftv1.Key) error {
+			if key.GetType() != raftv1.KeyType_KEY_TYPE_INGEST {
+				return nil
+			}
+			p, ok := plans[key.GetAccountId()]
+			if !ok {
+				var acct statev1.Account
+				err := getProto(txn, k(prefixAccount, key.GetAccountId()), &acct)
+				if err != nil && !errors.Is(err, ErrNotFound) {
+					return err
+				}
+				p = acctPlan{plan: acct.GetPlan(), found: err == nil}
+				plans[key.GetAccountId()] = p
+			}
+			if !p.found {
+				return nil // a key without its account is no assignment
+			}
+			out.Keys = append(out.Keys, AgentKey{Key: key, Plan: p.plan})
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out.Checks, func(a, b *statev1.Monitor) int { return strings.Compare(a.GetUuid(), b.GetUuid()) })
+	slices.SortFunc(out.Keys, func(a, b AgentKey) int { return strings.Compare(a.Key.GetId(), b.Key.GetId()) })
+	return out, nil
+}
