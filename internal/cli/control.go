@@ -274,7 +274,6 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		NodeID: cfg.nodeID, ExecutionRetention: cfg.execRetention, Logger: log.Named("agentrpc"),
 	}).Handler()
 	mux.Handle(agentPath, agentHandler)
-	manage.New(manage.Options{Cluster: node, State: st, Logger: log.Named("manage")}).Register(mux)
 	// The 403 of a DELETE without confirm links to the monitor in the panel:
 	// at --public-url when given, else at the origin the request came to.
 	manage.New(manage.Options{Cluster: node, State: st, PanelURL: strings.TrimRight(cfg.publicURL, "/"), Logger: log.Named("manage")}).Register(mux)
