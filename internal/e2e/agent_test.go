@@ -333,7 +333,7 @@ func TestAgentOfflineAlertsOnceAndComesBack(t *testing.T) {
 		return n
 	}
 
-	s := startControl(t, "--agent-offline-after", "3s")
+	s := startControl(t, "--agent-offline-after", "10s")
 	ctx := ctxT(t, 3*time.Minute)
 	def := true
 	if _, err := s.admin.CreateChannel(ctx, s.account.ID, client.CreateChannelRequest{
