@@ -95,13 +95,14 @@ image-target: ## the deploy target (deploy/target), a FROM-scratch image for doc
 	cp deploy/target/Dockerfile deploy/.build-target/
 	docker build -t lookout-target:$(VERSION) -t lookout-target:latest deploy/.build-target
 
-# DEPLOY_AGENTS: auto runs the agent steps when the image has `lookout
-# agent` and reports them skipped otherwise; on requires them; off skips.
+# DEPLOY_AGENTS: on (the default) requires the agent steps; auto runs them
+# when the image has `lookout agent` and reports them skipped otherwise; off
+# skips them.
 # DEPLOY_TLS=1 adds docker-compose.tls.yml (certificates by deploy/certs).
-DEPLOY_AGENTS ?= auto
+DEPLOY_AGENTS ?= on
 DEPLOY_TLS    ?=
 deploy-test: image image-target ## docker-compose.yml end to end: leader kill, a region cut off, every acknowledged ping stored once (see deploy/README.md)
-	command -v docker-compose >/dev/null || (apt-get update && apt-get install -y docker-compose)
+	command -v docker-compose >/dev/null || (apt-get update && apt-get install -y --no-install-recommends docker-compose)
 	$(GO) run ./deploy/deploytest -image lookout:$(VERSION) -target-image lookout-target:$(VERSION) -agents $(DEPLOY_AGENTS) $(if $(DEPLOY_TLS),-tls)
 
 clean:

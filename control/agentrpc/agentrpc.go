@@ -145,6 +145,23 @@ type Service struct {
 	mu     sync.Mutex
 	views  map[string]cachedView // by region; shared by its streams (read-only)
 	flight singleflight.Group    // readings of a region under way
+
+	stop     chan struct{} // closed by Stop: streams end
+	stopOnce sync.Once
+}
+
+// Stop ends every open assignment stream UNAVAILABLE (its agent goes to
+// another node), so that a node shutting down does not wait for them.
+func (s *Service) Stop() { s.stopOnce.Do(func() { close(s.stop) }) }
+
+// stopping tells whether Stop was called.
+func (s *Service) stopping() bool {
+	select {
+	case <-s.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // New returns the agent RPC service.
@@ -156,6 +173,7 @@ func New(o Options) *Service {
 		catchUp: keyauth.NewCatchUp(o.Writer, o.TokenCheckTimeout),
 		log:     o.Logger, now: o.Now,
 		views: map[string]cachedView{},
+		stop:  make(chan struct{}),
 	}
 	if s.presence == nil {
 		s.presence = NopPresence{}

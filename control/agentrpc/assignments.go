@@ -28,7 +28,8 @@ type view struct {
 // difference against what the agent holds (the last message with synced
 // set), then each change as this node applies it, and an empty keepalive
 // when nothing was sent for Keepalive. The token is checked again every
-// Recheck; once it is revoked the stream ends UNAUTHENTICATED.
+// Recheck; once it is revoked the stream ends UNAUTHENTICATED. Stop ends
+// it UNAVAILABLE.
 func (s *Service) Assignments(ctx context.Context, req *connect.Request[agentv1.AssignmentsRequest], stream *connect.ServerStream[agentv1.AssignmentsResponse]) error {
 	t, hash, err := s.authenticate(ctx, req.Header())
 	if err != nil {
@@ -41,6 +42,12 @@ func (s *Service) Assignments(ctx context.Context, req *connect.Request[agentv1.
 		s.log.Warn("record agent stream", "region", region, "error", err)
 	}
 	defer func() {
+		if s.stopping() {
+			// The node is going away and the agent is moving to another
+			// node, which records it connected: a "closed" record now
+			// could land after that one.
+			return
+		}
 		closed := s.seen(t, req.Msg.GetAgent())
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
@@ -75,6 +82,8 @@ func (s *Service) Assignments(ctx context.Context, req *connect.Request[agentv1.
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-s.stop:
+			return connect.NewError(connect.CodeUnavailable, errors.New("the control node is shutting down"))
 		case <-recheck.C:
 			if err := s.stillValid(hash); err != nil {
 				return err

@@ -269,10 +269,11 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	// The agent RPC, on the same listener (and TLS) as the rest: agents'
 	// events go through the Ingest API's batcher; their heartbeats and
 	// streams are reported to the presence recorder.
-	agentPath, agentHandler := agentrpc.New(agentrpc.Options{
+	agentService := agentrpc.New(agentrpc.Options{
 		State: st, Writer: node, Events: ingestAPI, Presence: presenceAdapter{agentPresence},
 		NodeID: cfg.nodeID, ExecutionRetention: cfg.execRetention, Logger: log.Named("agentrpc"),
-	}).Handler()
+	})
+	agentPath, agentHandler := agentService.Handler()
 	mux.Handle(agentPath, agentHandler)
 	// The 403 of a DELETE without confirm links to the monitor in the panel:
 	// at --public-url when given, else at the origin the request came to.
@@ -316,7 +317,8 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	})
 	g.Go(func() error {
 		<-gctx.Done()
-		webPanel.Stop() // ends the live streams, which Shutdown would wait for
+		webPanel.Stop()     // ends the live streams, which Shutdown would wait for
+		agentService.Stop() // and the agents' assignment streams
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return srv.Shutdown(sctx)

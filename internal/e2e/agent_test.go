@@ -390,6 +390,10 @@ func TestAgentOfflineAlertsOnceAndComesBack(t *testing.T) {
 	if os.Getenv("LOOKOUT_E2E_VERBOSE") != "" {
 		t.Logf("webhooks: %v", seen())
 	}
+	// A control node with an agent's stream open stops cleanly and at once.
+	if err := s.control.stop(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // checkState reads a check's status.state from the Management API, ""
