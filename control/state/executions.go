@@ -5,24 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
+	"lookout/internal/checkrun"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/schedule"
 )
 
-// Execution statuses (api.md 3.3); success and failed are final.
+// Execution statuses (api.md 3.3); success and failed are final. Every
+// runner of a check (control/checks, agent/runner) uses internal/checkrun's.
 const (
 	ExecPending  = "pending"
-	ExecRunning  = "running"
-	ExecRetrying = "retrying"
-	ExecSuccess  = "success"
-	ExecFailed   = "failed"
+	ExecRunning  = checkrun.StatusRunning
+	ExecRetrying = checkrun.StatusRetrying
+	ExecSuccess  = checkrun.StatusSuccess
+	ExecFailed   = checkrun.StatusFailed
 )
 
 // RegionControl is the region of executions the control plane ran.
@@ -41,11 +42,11 @@ const MaxExecutionRetention = 10_000
 // bound per command holds it.
 const (
 	MaxExecutionsPerCommand = 16
-	MaxExecutionError       = 1024 // bytes of error
-	MaxExecutionText        = 512  // bytes of issuer, subject
-	MaxExecutionDNSNames    = 16   // entries of dns_names
-	MaxExecutionDNSName     = 253  // bytes of one DNS name
-	MaxExecutionLabel       = 64   // bytes of region, agent, error_kind
+	MaxExecutionError       = checkrun.MaxError    // bytes of error
+	MaxExecutionText        = checkrun.MaxText     // bytes of issuer, subject
+	MaxExecutionDNSNames    = checkrun.MaxDNSNames // entries of dns_names
+	MaxExecutionDNSName     = checkrun.MaxDNSName  // bytes of one DNS name
+	MaxExecutionLabel       = checkrun.MaxLabel    // bytes of region, agent, error_kind
 )
 
 // executionTrimSlack is the retention work a command may do beyond one
@@ -99,30 +100,7 @@ func checkStatusKey(check string) []byte { return k(prefixCheckStatus, check) }
 
 // BoundExecution cuts the free-text fields of e to the bounds the state
 // machine accepts (the proposer calls it; apply refuses what exceeds them).
-func BoundExecution(e *raftv1.Execution) {
-	e.Error = cut(e.GetError(), MaxExecutionError)
-	e.ErrorKind = cut(e.GetErrorKind(), MaxExecutionLabel)
-	if s := e.GetSsl(); s != nil {
-		s.Issuer, s.Subject = cut(s.GetIssuer(), MaxExecutionText), cut(s.GetSubject(), MaxExecutionText)
-		if len(s.DnsNames) > MaxExecutionDNSNames {
-			s.DnsNames = s.DnsNames[:MaxExecutionDNSNames]
-		}
-		for i, n := range s.DnsNames {
-			s.DnsNames[i] = cut(n, MaxExecutionDNSName)
-		}
-	}
-}
-
-// cut shortens s to at most n bytes without splitting a UTF-8 sequence.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
+func BoundExecution(e *raftv1.Execution) { checkrun.Bound(e) }
 
 // checkExecution returns why e cannot be stored, or "".
 func checkExecution(e *raftv1.Execution) string {

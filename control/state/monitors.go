@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
+	"lookout/internal/checkrun"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
@@ -16,8 +17,8 @@ import (
 // Monitor kinds; each is its own name space.
 const (
 	KindPing      = "ping"
-	KindHTTPCheck = "http_check"
-	KindSSLCheck  = "ssl_check"
+	KindHTTPCheck = checkrun.KindHTTPCheck
+	KindSSLCheck  = checkrun.KindSSLCheck
 )
 
 // DefaultPingTimeoutSeconds is the timeout of a ping monitor created by its

@@ -15,8 +15,8 @@ import (
 	"lookout/internal/probe"
 )
 
-// Execution statuses (decisions.md section 6); the same strings as
-// control/state's Exec* constants.
+// Execution statuses (decisions.md section 6); control/state's Exec*
+// constants are these.
 const (
 	StatusRunning  = "running"
 	StatusRetrying = "retrying"
@@ -65,10 +65,9 @@ func Fill(ex *raftv1.Execution, res probe.Result, attempt int) {
 	}
 }
 
-// The bounds of an execution's fields, the same as control/state's
-// MaxExecution* (a test in control/checks compares them): a longer value
-// is cut by Bound, so the control plane never refuses a verdict for its
-// size.
+// The bounds of an execution's fields (control/state's MaxExecution* are
+// these): a longer value is cut by Bound, so the control plane never
+// refuses a verdict for its size.
 const (
 	MaxError    = 1024 // bytes of error
 	MaxText     = 512  // bytes of issuer, subject
