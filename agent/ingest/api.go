@@ -139,18 +139,7 @@ func (a *API) Handler() http.Handler {
 
 // handleOther answers requests under /ping that match no endpoint.
 func (a *API) handleOther(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case r.URL.Path == "/ping/" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
-		a.handleGet(w, r)
-	case r.URL.Path == "/ping":
-		w.Header().Set("Allow", http.MethodPost)
-		pingwire.WriteError(w, http.StatusMethodNotAllowed, "method not allowed")
-	case r.Method != http.MethodGet && r.Method != http.MethodHead && pingwire.IsMonitorPath(r.URL.Path):
-		w.Header().Set("Allow", "GET, HEAD")
-		pingwire.WriteError(w, http.StatusMethodNotAllowed, "method not allowed")
-	default:
-		pingwire.WriteError(w, http.StatusNotFound, "not found")
-	}
+	pingwire.HandleOther(w, r, a.handleGet)
 }
 
 // health is the body of GET /health.

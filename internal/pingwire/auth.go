@@ -48,3 +48,21 @@ func IsMonitorPath(path string) bool {
 	rest, ok := strings.CutPrefix(path, "/ping/")
 	return ok && rest != "" && !strings.Contains(rest, "/")
 }
+
+// HandleOther answers a request under /ping that matches no endpoint of
+// the Ingest API: GET /ping/ (an empty monitor) goes to get, which answers
+// it as a missing monitor; a wrong method is 405 with Allow; the rest 404.
+func HandleOther(w http.ResponseWriter, r *http.Request, get http.HandlerFunc) {
+	switch {
+	case r.URL.Path == "/ping/" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		get(w, r)
+	case r.URL.Path == "/ping":
+		w.Header().Set("Allow", http.MethodPost)
+		WriteError(w, http.StatusMethodNotAllowed, "method not allowed")
+	case r.Method != http.MethodGet && r.Method != http.MethodHead && IsMonitorPath(r.URL.Path):
+		w.Header().Set("Allow", "GET, HEAD")
+		WriteError(w, http.StatusMethodNotAllowed, "method not allowed")
+	default:
+		WriteError(w, http.StatusNotFound, "not found")
+	}
+}
