@@ -325,6 +325,8 @@ func refusal(o raftv1.EventOutcome) string {
 		return "unauthorized"
 	case raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_RATE:
 		return "monitor_rate"
+	case raftv1.EventOutcome_EVENT_OUTCOME_INVALID:
+		return "invalid"
 	}
 	return "other"
 }
