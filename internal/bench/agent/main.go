@@ -18,6 +18,8 @@
 //     (`lookout control --dev`): the time until its buffer is empty, its
 //     peak RSS and the control node's, and the account's stored count.
 //
+// Run it with:
+//
 //	go run ./internal/bench/agent -events 1000000 -lookout bin/lookout
 //
 // A benchmark, not a test: it prints figures and asserts nothing.
