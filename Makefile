@@ -80,8 +80,8 @@ ROUNDS ?= 4
 chaos: build ## fault injection against 3 nodes of bin/lookout: linearizability of the Management API, no lost or doubled pings (docs/reliability.md)
 	$(GO) run ./internal/chaos -lookout bin/lookout -rounds $(ROUNDS)
 
-bench-agent: ## the agent's buffer (fsynced appends, 1,000,000 events drained) and local ingest, in one process
-	$(GO) run ./internal/bench/agent
+bench-agent: build ## the agent's buffer and local ingest in one process, then 1,000,000 buffered pings drained by bin/lookout agent into a dev node
+	$(GO) run ./internal/bench/agent -lookout bin/lookout
 
 image: build ## a FROM-scratch image of bin/lookout (docker build, nothing pulled)
 	rm -rf deploy/.build && mkdir -p deploy/.build

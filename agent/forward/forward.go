@@ -5,6 +5,8 @@
 // it; every answer is final, so an item the control plane refused is
 // counted and logged, not sent again. A failed call leaves the batch in
 // the buffer and is tried again after a backoff (on the next control URL).
+// A backlog of events goes over several calls at once, each monitor's
+// events in one of them and in order (events.go).
 // A heartbeat reports the buffer and the region's members every 5 s.
 package forward
 
@@ -83,6 +85,9 @@ type Options struct {
 	Members Members
 	// Batch and BatchBytes bound one call (default 500 items, 4 MiB).
 	Batch, BatchBytes int
+	// Lanes is how many ForwardEvents calls may be in flight while a
+	// backlog drains (default 8): events.go.
+	Lanes int
 	// Poll is the wait for new items when the buffer is empty and nobody
 	// called Kick (default 250 ms).
 	Poll time.Duration
@@ -126,6 +131,9 @@ func New(o Options) *Forwarder {
 	}
 	if o.BatchBytes <= 0 {
 		o.BatchBytes = 4 << 20
+	}
+	if o.Lanes <= 0 {
+		o.Lanes = 8
 	}
 	if o.Poll <= 0 {
 		o.Poll = 250 * time.Millisecond
@@ -212,57 +220,6 @@ func (f *Forwarder) step(ctx context.Context) (moved bool, err error) {
 	}
 	nr, err := f.results(ctx)
 	return ne+nr > 0, err
-}
-
-// events forwards the oldest batch of events and acknowledges it.
-func (f *Forwarder) events(ctx context.Context) (int, error) {
-	batch, err := f.o.Buffer.Events(f.o.Batch, f.o.BatchBytes)
-	if err != nil {
-		return 0, fmt.Errorf("read buffered events: %w", err)
-	}
-	if len(batch) == 0 {
-		return 0, nil
-	}
-	req := &agentv1.ForwardEventsRequest{Events: make([]*raftv1.Event, len(batch))}
-	for i, e := range batch {
-		req.Events[i] = e.Event
-	}
-	resp, err := f.o.Control.ForwardEvents(ctx, req)
-	if err != nil {
-		return len(batch), fmt.Errorf("forward %d events: %w", len(batch), err)
-	}
-	res := resp.GetResults()
-	if len(res) != len(batch) {
-		return len(batch), fmt.Errorf("forward %d events: the control plane answered %d results; the batch stays buffered", len(batch), len(res))
-	}
-	stored := 0
-	f.mu.Lock()
-	for i, r := range res {
-		if q := r.GetQuota(); q != nil {
-			f.quotas[batch[i].Event.GetAccountId()] = q
-		}
-	}
-	f.mu.Unlock()
-	for i, r := range res {
-		switch o := r.GetOutcome(); o {
-		case raftv1.EventOutcome_EVENT_OUTCOME_STORED, raftv1.EventOutcome_EVENT_OUTCOME_DUPLICATE:
-			stored++
-		default:
-			ev := batch[i].Event
-			f.refEvents.Add(1)
-			f.count(KindEvent, refusal(o), 1)
-			f.o.Logger.Warn("the control plane refused a buffered ping; it is dropped from the buffer", "event_id", ev.GetEventId(),
-				"account", ev.GetAccountId(), "monitor", ev.GetMonitor(), "outcome", o.String())
-		}
-	}
-	f.fwdEvents.Add(uint64(stored))
-	if f.o.Metrics != nil {
-		f.o.Metrics.Forwarded(KindEvent, stored)
-	}
-	if err := f.o.Buffer.AckEvents(batch[len(batch)-1].Seq); err != nil {
-		return len(batch), fmt.Errorf("acknowledge %d forwarded events: %w", len(batch), err)
-	}
-	return len(batch), nil
 }
 
 // results reports the oldest batch of verdicts and acknowledges it.

@@ -85,7 +85,7 @@ func TestForwardInOrderAckAfterAnswer(t *testing.T) {
 		buf.AppendEvent(event(i))
 	}
 	cp.FailCalls(3) // the first three calls fail
-	f := run(t, forward.Options{Buffer: buf, Control: newLink(t, cp.URL()), Batch: 100})
+	f := run(t, forward.Options{Buffer: buf, Control: newLink(t, cp.URL()), Batch: 100, Lanes: 1})
 	eventually(t, "the buffer drained", func() bool { return buf.Stats().Events == 0 })
 	got := cp.Events()
 	if len(got) != n {
@@ -109,6 +109,53 @@ func TestForwardInOrderAckAfterAnswer(t *testing.T) {
 	}
 	if q, ok := f.Quota("acc1"); !ok || q.GetUsed() != n {
 		t.Fatalf("last quota %v %v", q, ok)
+	}
+}
+
+// TestLanesKeepEachMonitorsOrder: a backlog of many monitors goes over
+// several calls at once; each monitor's events still reach the control
+// plane in the order they were buffered, a window is acknowledged only
+// once every call of it was answered, and calls that fail half way
+// through a window lose nothing and store nothing twice.
+func TestLanesKeepEachMonitorsOrder(t *testing.T) {
+	cp := agenttest.NewControlPlane(t, "eu-1", "at_ok")
+	buf := &countingBuffer{Buffer: agenttest.NewBuffer(), cp: cp}
+	const n, monitors = 2345, 20
+	for i := range n {
+		ev := event(i)
+		ev.Monitor = fmt.Sprintf("job-%d", i%monitors)
+		buf.AppendEvent(ev)
+	}
+	cp.FailCalls(2) // two calls of the first window fail, the others store
+	f := run(t, forward.Options{Buffer: buf, Control: newLink(t, cp.URL()), Batch: 100, Lanes: 4})
+	eventually(t, "the buffer drained", func() bool { return buf.Stats().Events == 0 })
+	got := cp.Events()
+	if len(got) != n {
+		t.Fatalf("%d events stored, want %d", len(got), n)
+	}
+	last := map[string]int{}
+	for _, ev := range got {
+		var i int
+		fmt.Sscanf(ev.GetEventId(), "ev-%d", &i)
+		if prev, ok := last[ev.GetMonitor()]; ok && i <= prev {
+			t.Fatalf("monitor %s: event %d stored after %d", ev.GetMonitor(), i, prev)
+		}
+		last[ev.GetMonitor()] = i
+	}
+	for i, upTo := range buf.ackedEvs {
+		if stored := buf.storedAt[i]; uint64(stored) < upTo {
+			t.Fatalf("ack %d up to %d when the control plane had stored %d", i, upTo, stored)
+		}
+	}
+	windows := (n + 399) / 400
+	if len(buf.ackedEvs) != windows {
+		t.Fatalf("%d acknowledgements, want %d windows of 4 x 100", len(buf.ackedEvs), windows)
+	}
+	if calls := cp.Calls("ForwardEvents"); calls < 2*windows {
+		t.Fatalf("%d calls for %d windows: the windows were not split into lanes", calls, windows)
+	}
+	if st := f.Stats(); st.ForwardedEvents != n || st.Failures < 1 {
+		t.Fatalf("stats %+v", st)
 	}
 }
 

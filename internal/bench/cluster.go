@@ -21,6 +21,9 @@ import (
 
 const adminToken = "bench-admin-token"
 
+// AdminToken is the operator token of the processes StartCluster starts.
+const AdminToken = adminToken
+
 // Cluster is a set of lookout control processes on loopback.
 type Cluster struct {
 	dir   string

@@ -1,5 +1,5 @@
-// Command benchagent measures the edge agent's data path in this process,
-// part 1 of `make bench-agent` (the drain into a control node is part 2):
+// Command benchagent measures the edge agent's data path. Part 1, in
+// this process:
 //
 //   - append: events appended to agent/buffer (fsynced, as the local
 //     Ingest API does before it answers) by one appender, then by 64
@@ -11,8 +11,16 @@
 //     1,000 and acknowledged until empty, as the forwarder does;
 //
 // with the process's resident memory (VmRSS, VmHWM) after each part.
+// Part 2, end to end (reconnect.go, with -lookout):
 //
-//	go run ./internal/bench/agent -events 1000000
+//   - reconnect: 1,000,000 pings buffered in an agent's data dir while no
+//     agent runs, then `lookout agent` started against a dev control node
+//     (`lookout control --dev`): the time until its buffer is empty, its
+//     peak RSS and the control node's, and the account's stored count.
+//
+// Run it with:
+//
+//	go run ./internal/bench/agent -events 1000000 -lookout bin/lookout
 //
 // A benchmark, not a test: it prints figures and asserts nothing.
 package main
@@ -37,8 +45,10 @@ func main() {
 		dir      = flag.String("dir", "", "directory of the buffers (default: a temporary one, removed)")
 		small    = flag.Bool("small", false, "Badger's small options")
 		maxBytes = flag.Int64("max-bytes", 1<<30, "the buffer's bound (--buffer-max-bytes)")
-		parts    = flag.String("parts", "append,ingest,drain", "the parts to run")
+		parts    = flag.String("parts", "append,ingest,drain,reconnect", "the parts to run")
 		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile to this file")
+		lookout  = flag.String("lookout", "", "the lookout binary, for the reconnect part (empty: skipped)")
+		ctlProf  = flag.String("control-profile", "", "write a 20 s CPU profile of the control node during the drain to this file")
 	)
 	flag.Parse()
 	if *cpuprof != "" {
@@ -51,7 +61,8 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	c := config{events: *events, writers: *writers, seqFor: *seqFor, parFor: *parFor, batch: *batch,
-		dir: *dir, small: *small, maxBytes: *maxBytes, parts: *parts}
+		dir: *dir, small: *small, maxBytes: *maxBytes, parts: *parts,
+		lookout: *lookout, controlProfile: *ctlProf}
 	if err := run(c); err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "benchagent:", err)
@@ -66,6 +77,8 @@ type config struct {
 	small                  bool
 	maxBytes               int64
 	parts                  string
+	lookout                string
+	controlProfile         string
 }
 
 func run(c config) error {
@@ -83,7 +96,7 @@ func run(c config) error {
 	for _, p := range []struct {
 		name string
 		fn   func(config, string) error
-	}{{"append", benchAppend}, {"ingest", benchIngest}, {"drain", benchDrain}} {
+	}{{"append", benchAppend}, {"ingest", benchIngest}, {"drain", benchDrain}, {"reconnect", benchReconnect}} {
 		if !slices.Contains(strings.Split(c.parts, ","), p.name) {
 			continue
 		}
