@@ -33,6 +33,7 @@ func main() {
 		monitors = flag.Int("monitors", 1000, "monitor names pinged")
 		accounts = flag.Int("accounts", 8, "accounts (ingest keys) pinging")
 		trivial  = flag.String("serve-trivial", "", "internal: serve the trivial handler on this address")
+		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of node 1 (the first) during the measured pings to this file")
 	)
 	flag.Parse()
 	if *trivial != "" {
@@ -41,7 +42,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, config{binary: *binary, nodes: *nodes, conns: *conns, duration: *duration, warmup: *warmup, monitors: *monitors, accounts: *accounts}, os.Stdout); err != nil {
+	if err := run(ctx, config{binary: *binary, nodes: *nodes, conns: *conns, duration: *duration, warmup: *warmup, monitors: *monitors, accounts: *accounts, cpuprofile: *cpuprof}, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchingest:", err)
 		os.Exit(1)
 	}
@@ -52,6 +53,7 @@ type config struct {
 	nodes, conns       int
 	duration, warmup   time.Duration
 	monitors, accounts int
+	cpuprofile         string
 }
 
 func run(ctx context.Context, c config, out io.Writer) error {
@@ -76,8 +78,20 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	pings := newLoad(c.conns, cl.URLs, func(i, n int) *http.Request {
 		return pingRequest(keys[n%len(keys)], fmt.Sprintf("job-%d", (i*7919+n)%c.monitors))
 	})
+	profiled := make(chan error, 1)
+	if c.cpuprofile != "" {
+		go func() {
+			sleep(ctx, c.warmup)
+			profiled <- cl.CPUProfile(ctx, 0, c.duration, c.cpuprofile)
+		}()
+	} else {
+		profiled <- nil
+	}
 	ping, err := pings.run(ctx, c.warmup, c.duration)
 	if err != nil {
+		return err
+	}
+	if err := <-profiled; err != nil {
 		return err
 	}
 	tr, err := startTrivial(ctx)
