@@ -87,7 +87,12 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	} else {
 		profiled <- nil
 	}
-	ping, err := pings.run(ctx, c.warmup, c.duration)
+	var pids []int
+	for i := range c.nodes {
+		pids = append(pids, cl.Pid(i))
+	}
+	cpu := &cpuWindow{pids: pids}
+	ping, err := pings.runMeasured(ctx, c.warmup, c.duration, cpu)
 	if err != nil {
 		return err
 	}
@@ -111,5 +116,11 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	fmt.Fprintln(out, ping.row(fmt.Sprintf("POST /ping, %d node(s)", c.nodes)))
 	fmt.Fprintln(out, base.row("trivial JSON handler"))
 	fmt.Fprintf(out, "ratio: lookout does %.1f%% of the trivial handler's throughput\n", 100*ping.rate()/base.rate())
+	if cpu.err == nil && ping.n > 0 {
+		// Less sensitive to a shared machine than the rates: what each
+		// ping cost the lookout processes, all nodes together.
+		fmt.Fprintf(out, "lookout CPU: %.0f µs per ping (%.2f cores busy)\n",
+			float64(cpu.used.Microseconds())/float64(ping.n), cpu.used.Seconds()/ping.elapsed.Seconds())
+	}
 	return nil
 }
