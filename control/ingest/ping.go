@@ -21,12 +21,7 @@ func (a *API) handlePost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, err := pingwire.ReadBody(w, r)
-	if err != nil {
-		a.refuse(w, r, c, now, err)
-		return
-	}
-	ev, err := pingwire.ParseJSON(body)
+	ev, err := pingwire.ParseBody(w, r)
 	if err != nil {
 		a.refuse(w, r, c, now, err)
 		return
