@@ -156,7 +156,9 @@ func TestWatchReportsChangedMonitorsAndAlerts(t *testing.T) {
 func TestMonitorChangesCarryTheCommittedRecord(t *testing.T) {
 	s := openStore(t)
 	mustOK(t, s, newAccount("a"))
+	feed := s.NewFeed()
 	s.Watch(true)
+	feed.Watch(true)
 	ingestOK(t, s, ingestAt(t0, 0, ping("a", "job", "run", t0)))
 	ingestOK(t, s, ingestAt(t0+1000, 0, ping("a", "job", "fail", t0+1000)))
 	stored := mustMonitor(t, s, "a", "job")
@@ -171,6 +173,14 @@ func TestMonitorChangesCarryTheCommittedRecord(t *testing.T) {
 	// The newest entry's record, as a read of the state gives it.
 	if !proto.Equal(m, stored) || m.GetPing().GetLastStatus() != "fail" {
 		t.Fatalf("record %v, state %v", m, stored)
+	}
+	// A further reader (the check scheduler's feed) gets the same record.
+	fromFeed, _, _ := feed.TakeMonitorChanges()
+	if len(fromFeed) != 1 {
+		t.Fatalf("feed changes %v", fromFeed)
+	}
+	if fm, err := fromFeed[0].Monitor(); err != nil || !proto.Equal(fm, stored) {
+		t.Fatalf("feed record %v %v", fm, err)
 	}
 	mustOK(t, s, deleteMonitor("a", stored.GetUuid()))
 	changes, _, _ = s.TakeMonitorChanges()

@@ -83,6 +83,12 @@ func (f *Feed) Changed() <-chan struct{} { return f.w.ch }
 // Store.TakeChanges does.
 func (f *Feed) TakeChanges() (monitors []string, overflow, alerts bool) { return f.w.take() }
 
+// TakeMonitorChanges returns and forgets what changed since the last call,
+// as Store.TakeMonitorChanges does.
+func (f *Feed) TakeMonitorChanges() (monitors []MonitorChange, overflow, alerts bool) {
+	return f.w.takeRecords()
+}
+
 func (w *changeWatch) setOn(on bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
