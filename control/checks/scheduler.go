@@ -31,16 +31,16 @@ type Writer interface {
 // State is what the scheduler reads of the replicated state (*state.Store).
 type State interface {
 	Checks(fn func(*statev1.Monitor) error) error
-	MonitorByUUID(id string) (*statev1.Monitor, error)
 	Execution(checkUUID, region string, slotMs int64) (*raftv1.Execution, error)
 	CheckStatus(checkUUID string) (*statev1.CheckStatus, error)
 }
 
-// Feed tells which monitors applied entries changed (*state.Feed).
+// Feed tells which monitors applied entries changed, with their records as
+// committed (*state.Feed).
 type Feed interface {
 	Watch(on bool)
 	Changed() <-chan struct{}
-	TakeChanges() (monitors []string, overflow, alerts bool)
+	TakeMonitorChanges() (monitors []state.MonitorChange, overflow, alerts bool)
 }
 
 // Options configures the scheduler.
@@ -217,13 +217,14 @@ func (s *Scheduler) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-f.Changed():
-			ids, overflow, _ := f.TakeChanges()
+			changes, overflow, _ := f.TakeMonitorChanges()
 			if overflow {
 				t.rebuild(ctx)
 				break
 			}
-			for _, id := range ids {
-				t.refresh(id)
+			for _, c := range changes {
+				m, err := c.Monitor()
+				t.refresh(c.UUID, m, err)
 			}
 		case id := <-t.done:
 			t.finished(id)
@@ -288,10 +289,10 @@ func (t *term) rebuild(ctx context.Context) {
 	t.s.rebuilds.Add(1)
 }
 
-// refresh rereads check id after a change. A created, changed or enabled
-// check runs at once, then on its schedule.
-func (t *term) refresh(id string) {
-	m, err := t.s.o.State.MonitorByUUID(id)
+// refresh reschedules check id after a change, from its record as the
+// change left it (m, or err: ErrNotFound when deleted). A created, changed
+// or enabled check runs at once, then on its schedule.
+func (t *term) refresh(id string, m *statev1.Monitor, err error) {
 	e := t.entries[id]
 	if err != nil && !errors.Is(err, state.ErrNotFound) {
 		t.s.o.Logger.Warn("check scheduler: reading a check failed", "check", id, "error", err)

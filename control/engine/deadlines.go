@@ -16,11 +16,12 @@ import (
 )
 
 // DeadlineState is what the deadline engine reads of the replicated state
-// (*state.Store): the monitors, and which of them applied entries changed.
+// (*state.Store): the monitors, and the records of those applied entries
+// changed (the engine reschedules from them without reading them back).
 type DeadlineState interface {
 	Watch(on bool)
 	Changed() <-chan struct{}
-	TakeChanges() (monitors []string, overflow, alerts bool)
+	TakeMonitorChanges() (monitors []state.MonitorChange, overflow, alerts bool)
 	PingMonitors(fn func(*statev1.Monitor) error) error
 	MonitorByUUID(id string) (*statev1.Monitor, error)
 }
@@ -168,7 +169,7 @@ func (d *Deadlines) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-st.Changed():
-			ids, overflow, alerts := st.TakeChanges()
+			changes, overflow, alerts := st.TakeMonitorChanges()
 			if alerts && d.o.OnAlerts != nil {
 				d.o.OnAlerts()
 			}
@@ -176,8 +177,8 @@ func (d *Deadlines) Run(ctx context.Context) {
 				t.rebuild() // too many to list
 				break
 			}
-			for _, id := range ids {
-				t.refresh(id)
+			for _, c := range changes {
+				t.changed(c)
 			}
 		case <-d.o.HeldChanged:
 			t.rebuild()
@@ -212,8 +213,20 @@ func (t *term) rebuild() {
 
 // refresh reschedules monitor id from the state.
 func (t *term) refresh(id string) {
-	k := t.names.key(id)
 	m, err := t.d.o.State.MonitorByUUID(id)
+	t.reschedule(id, m, err)
+}
+
+// changed reschedules a monitor from the record an applied entry left.
+func (t *term) changed(c state.MonitorChange) {
+	m, err := c.Monitor()
+	t.reschedule(c.UUID, m, err)
+}
+
+// reschedule schedules monitor id as read (m, err): removed when it is not
+// found, retried from the state when it could not be read.
+func (t *term) reschedule(id string, m *statev1.Monitor, err error) {
+	k := t.names.key(id)
 	switch {
 	case errors.Is(err, state.ErrNotFound):
 		t.heap.remove(k)

@@ -21,12 +21,7 @@ func (a *API) handlePost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, err := pingwire.ReadBody(w, r)
-	if err != nil {
-		a.refuse(w, r, c, now, err)
-		return
-	}
-	ev, err := pingwire.ParseJSON(body)
+	ev, err := pingwire.ParseBody(w, r)
 	if err != nil {
 		a.refuse(w, r, c, now, err)
 		return
@@ -111,7 +106,7 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request, c *caller, now time
 	a.setQuotaHeaders(w, c, res.GetQuota(), now)
 	switch res.GetOutcome() {
 	case raftv1.EventOutcome_EVENT_OUTCOME_STORED, raftv1.EventOutcome_EVENT_OUTCOME_DUPLICATE:
-		pingwire.WriteJSON(w, http.StatusOK, pingwire.Success)
+		pingwire.WriteSuccess(w)
 	case raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT:
 		pingwire.WriteJSON(w, http.StatusForbidden, limitBody{
 			Status: "error", Code: "monitor_limit_reached",

@@ -2,7 +2,10 @@ package state
 
 import (
 	"bytes"
+	"errors"
 	"testing"
+
+	"google.golang.org/protobuf/proto"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
@@ -147,5 +150,44 @@ func TestWatchReportsChangedMonitorsAndAlerts(t *testing.T) {
 	}
 	if _, over, _ := s.TakeChanges(); !over {
 		t.Fatal("a restore does not ask for a full reread")
+	}
+}
+
+func TestMonitorChangesCarryTheCommittedRecord(t *testing.T) {
+	s := openStore(t)
+	mustOK(t, s, newAccount("a"))
+	feed := s.NewFeed()
+	s.Watch(true)
+	feed.Watch(true)
+	ingestOK(t, s, ingestAt(t0, 0, ping("a", "job", "run", t0)))
+	ingestOK(t, s, ingestAt(t0+1000, 0, ping("a", "job", "fail", t0+1000)))
+	stored := mustMonitor(t, s, "a", "job")
+	changes, over, _ := s.TakeMonitorChanges()
+	if len(changes) != 1 || over || changes[0].UUID != stored.GetUuid() {
+		t.Fatalf("changes %v overflow %v", changes, over)
+	}
+	m, err := changes[0].Monitor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The newest entry's record, as a read of the state gives it.
+	if !proto.Equal(m, stored) || m.GetPing().GetLastStatus() != "fail" {
+		t.Fatalf("record %v, state %v", m, stored)
+	}
+	// A further reader (the check scheduler's feed) gets the same record.
+	fromFeed, _, _ := feed.TakeMonitorChanges()
+	if len(fromFeed) != 1 {
+		t.Fatalf("feed changes %v", fromFeed)
+	}
+	if fm, err := fromFeed[0].Monitor(); err != nil || !proto.Equal(fm, stored) {
+		t.Fatalf("feed record %v %v", fm, err)
+	}
+	mustOK(t, s, deleteMonitor("a", stored.GetUuid()))
+	changes, _, _ = s.TakeMonitorChanges()
+	if len(changes) != 1 || changes[0].UUID != stored.GetUuid() {
+		t.Fatalf("changes after delete %v", changes)
+	}
+	if _, err := changes[0].Monitor(); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("deleted monitor's change: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -151,15 +152,16 @@ func (c *valueCache) del(txn *badger.Txn, key []byte) error {
 }
 
 // commit publishes the writes of txn, which has just committed, and
-// returns the uuids of the monitors whose records they changed.
-func (c *valueCache) commit(txn *badger.Txn) (monitors []string) {
+// returns the monitors whose records they changed, with the records as
+// committed (shared: not to be modified).
+func (c *valueCache) commit(txn *badger.Txn) (monitors []MonitorChange) {
 	if c == nil || c.txn != txn {
 		return nil
 	}
 	for key, cv := range c.pending {
 		c.remember(key, cv)
-		if id, ok := bytes.CutPrefix([]byte(key), prefixMonitor); ok {
-			monitors = append(monitors, string(id))
+		if id, ok := strings.CutPrefix(key, string(prefixMonitor)); ok {
+			monitors = append(monitors, MonitorChange{UUID: id, record: cv.v, present: cv.ok})
 		}
 	}
 	for key, ms := range c.pendingRecv {

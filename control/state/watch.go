@@ -1,6 +1,13 @@
 package state
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	statev1 "lookout/internal/gen/lookout/state/v1"
+)
 
 // maxWatched bounds the changed monitors remembered between two reads;
 // past it, the reader is told to reread everything.
@@ -13,7 +20,7 @@ const maxWatched = 100_000
 type changeWatch struct {
 	mu       sync.Mutex
 	on       bool
-	monitors map[string]struct{}
+	monitors map[string]MonitorChange // the newest change of each
 	overflow bool
 	alerts   bool
 	ch       chan struct{}
@@ -22,7 +29,30 @@ type changeWatch struct {
 }
 
 func newChangeWatch() *changeWatch {
-	return &changeWatch{monitors: map[string]struct{}{}, ch: make(chan struct{}, 1)}
+	return &changeWatch{monitors: map[string]MonitorChange{}, ch: make(chan struct{}, 1)}
+}
+
+// MonitorChange is a monitor record an applied entry wrote or deleted, as
+// committed: the change feed carries it so that a reader need not read the
+// monitor back from the database.
+type MonitorChange struct {
+	// UUID is the monitor's.
+	UUID    string
+	record  []byte // the committed record, shared: never modified
+	present bool   // false: deleted
+}
+
+// Monitor decodes the committed record; an error wrapping ErrNotFound
+// when the entry deleted the monitor. Each call returns a fresh copy.
+func (c MonitorChange) Monitor() (*statev1.Monitor, error) {
+	if !c.present {
+		return nil, fmt.Errorf("monitor %s: %w", c.UUID, ErrNotFound)
+	}
+	m := new(statev1.Monitor)
+	if err := proto.Unmarshal(c.record, m); err != nil {
+		return nil, fmt.Errorf("decode monitor %s: %w", c.UUID, err)
+	}
+	return m, nil
 }
 
 // Watch turns change tracking on (a node that became leader) or off.
@@ -53,6 +83,12 @@ func (f *Feed) Changed() <-chan struct{} { return f.w.ch }
 // Store.TakeChanges does.
 func (f *Feed) TakeChanges() (monitors []string, overflow, alerts bool) { return f.w.take() }
 
+// TakeMonitorChanges returns and forgets what changed since the last call,
+// as Store.TakeMonitorChanges does.
+func (f *Feed) TakeMonitorChanges() (monitors []MonitorChange, overflow, alerts bool) {
+	return f.w.takeRecords()
+}
+
 func (w *changeWatch) setOn(on bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -70,6 +106,13 @@ func (s *Store) Changed() <-chan struct{} { return s.watch.ch }
 // alerts were raised.
 func (s *Store) TakeChanges() (monitors []string, overflow, alerts bool) { return s.watch.take() }
 
+// TakeMonitorChanges is TakeChanges with each changed monitor's record as
+// its newest applied entry left it, so that the reader (the deadline
+// engine) need not read it back.
+func (s *Store) TakeMonitorChanges() (monitors []MonitorChange, overflow, alerts bool) {
+	return s.watch.takeRecords()
+}
+
 func (w *changeWatch) take() (monitors []string, overflow, alerts bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -82,8 +125,21 @@ func (w *changeWatch) take() (monitors []string, overflow, alerts bool) {
 	return monitors, overflow, alerts
 }
 
+func (w *changeWatch) takeRecords() (monitors []MonitorChange, overflow, alerts bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	monitors = make([]MonitorChange, 0, len(w.monitors))
+	for _, c := range w.monitors {
+		monitors = append(monitors, c)
+	}
+	clear(w.monitors)
+	overflow, alerts = w.overflow, w.alerts
+	w.overflow, w.alerts = false, false
+	return monitors, overflow, alerts
+}
+
 // publish records a commit's changes (FSM goroutine).
-func (w *changeWatch) publish(monitors []string, alerts, all bool) {
+func (w *changeWatch) publish(monitors []MonitorChange, alerts, all bool) {
 	if len(monitors) == 0 && !alerts && !all {
 		return
 	}
@@ -96,12 +152,12 @@ func (w *changeWatch) publish(monitors []string, alerts, all bool) {
 		}
 		return
 	}
-	for _, id := range monitors {
-		if len(w.monitors) >= maxWatched {
+	for _, c := range monitors {
+		if _, ok := w.monitors[c.UUID]; !ok && len(w.monitors) >= maxWatched {
 			w.overflow = true
 			break
 		}
-		w.monitors[id] = struct{}{}
+		w.monitors[c.UUID] = c
 	}
 	w.overflow = w.overflow || all
 	w.alerts = w.alerts || alerts || all

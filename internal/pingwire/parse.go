@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -104,6 +105,33 @@ func ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, &RequestError{Status: http.StatusBadRequest, Msg: "invalid JSON"}
 	}
 	return data, nil
+}
+
+// bodyBufs are the buffers ParseBody reads bodies into; one larger than
+// maxPooledBody is not kept.
+var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBody = 64 << 10
+
+// ParseBody is ReadBody then ParseJSON, with the body read into a pooled
+// buffer (the event holds copies of its fields, never the body's bytes).
+func ParseBody(w http.ResponseWriter, r *http.Request) (*raftv1.Event, error) {
+	buf := bodyBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBody {
+			buf.Reset()
+			bodyBufs.Put(buf)
+		}
+	}()
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return nil, &RequestError{Status: http.StatusRequestEntityTooLarge, Msg: "request too large"}
+	}
+	if err != nil {
+		return nil, &RequestError{Status: http.StatusBadRequest, Msg: "invalid JSON"}
+	}
+	return ParseJSON(buf.Bytes())
 }
 
 // ParseJSON validates a POST body, which must be one JSON object. Fields

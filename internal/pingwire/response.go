@@ -48,14 +48,38 @@ type (
 // Success is the body of an accepted ping.
 var Success = SuccessBody{Status: "success"}
 
+// The header values of every JSON answer, shared (net/http only reads
+// them): setting them allocates nothing.
+var (
+	contentTypeJSON = []string{"application/json"}
+	cacheNoStore    = []string{"no-store"}
+)
+
+// successBody is Success as WriteJSON encodes it, byte for byte.
+var successBody = []byte(`{"status":"success"}` + "\n")
+
 // WriteJSON writes v as the JSON body of a status answer.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
+	setJSONHeaders(w.Header())
 	w.WriteHeader(status)
 	// The status line is out; an encoding error can only be a broken
 	// connection, which the client sees.
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// WriteSuccess writes the 200 answer of an accepted ping (Success) without
+// encoding it: the hot path of the Ingest API.
+func WriteSuccess(w http.ResponseWriter) {
+	setJSONHeaders(w.Header())
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(successBody) // a broken connection, which the client sees
+}
+
+// setJSONHeaders sets the Content-Type and Cache-Control of a JSON answer.
+// The keys are in canonical form already.
+func setJSONHeaders(h http.Header) {
+	h["Content-Type"] = contentTypeJSON
+	h["Cache-Control"] = cacheNoStore
 }
 
 // WriteError writes {"error": msg}.

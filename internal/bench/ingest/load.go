@@ -50,8 +50,20 @@ func (r result) row(name string) string {
 	return fmt.Sprintf("%-28s %10.0f %9s %9s %9s %7d", name, r.rate(), ms(r.pct(0.50)), ms(r.pct(0.99)), ms(r.pct(0.999)), r.errors)
 }
 
+// cpuWindow measures the CPU time of pids over a run's measured window.
+type cpuWindow struct {
+	pids []int
+	used time.Duration
+	err  error
+}
+
 // run drives the target for warmup, then measures for d.
 func (l *load) run(ctx context.Context, warmup, d time.Duration) (result, error) {
+	return l.runMeasured(ctx, warmup, d, nil)
+}
+
+// runMeasured is run that also measures cpu (nil: not).
+func (l *load) runMeasured(ctx context.Context, warmup, d time.Duration, cpu *cpuWindow) (result, error) {
 	var measuring atomic.Bool
 	var errs atomic.Int64
 	var firstErr atomic.Value
@@ -97,11 +109,20 @@ func (l *load) run(ctx context.Context, warmup, d time.Duration) (result, error)
 		}(i)
 	}
 	sleep(ctx, warmup)
+	var cpu0 time.Duration
+	if cpu != nil {
+		cpu0, cpu.err = cpuTime(cpu.pids)
+	}
 	measuring.Store(true)
 	start := time.Now()
 	sleep(ctx, d)
 	measuring.Store(false)
 	elapsed := time.Since(start)
+	if cpu != nil && cpu.err == nil {
+		var cpu1 time.Duration
+		cpu1, cpu.err = cpuTime(cpu.pids)
+		cpu.used = cpu1 - cpu0
+	}
 	close(stop)
 	wg.Wait()
 	if ctx.Err() != nil {

@@ -33,6 +33,7 @@ func main() {
 		monitors = flag.Int("monitors", 1000, "monitor names pinged")
 		accounts = flag.Int("accounts", 8, "accounts (ingest keys) pinging")
 		trivial  = flag.String("serve-trivial", "", "internal: serve the trivial handler on this address")
+		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of node 1 (the first) during the measured pings to this file")
 	)
 	flag.Parse()
 	if *trivial != "" {
@@ -41,7 +42,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, config{binary: *binary, nodes: *nodes, conns: *conns, duration: *duration, warmup: *warmup, monitors: *monitors, accounts: *accounts}, os.Stdout); err != nil {
+	if err := run(ctx, config{binary: *binary, nodes: *nodes, conns: *conns, duration: *duration, warmup: *warmup, monitors: *monitors, accounts: *accounts, cpuprofile: *cpuprof}, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchingest:", err)
 		os.Exit(1)
 	}
@@ -52,6 +53,7 @@ type config struct {
 	nodes, conns       int
 	duration, warmup   time.Duration
 	monitors, accounts int
+	cpuprofile         string
 }
 
 func run(ctx context.Context, c config, out io.Writer) error {
@@ -76,8 +78,25 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	pings := newLoad(c.conns, cl.URLs, func(i, n int) *http.Request {
 		return pingRequest(keys[n%len(keys)], fmt.Sprintf("job-%d", (i*7919+n)%c.monitors))
 	})
-	ping, err := pings.run(ctx, c.warmup, c.duration)
+	profiled := make(chan error, 1)
+	if c.cpuprofile != "" {
+		go func() {
+			sleep(ctx, c.warmup)
+			profiled <- cl.CPUProfile(ctx, 0, c.duration, c.cpuprofile)
+		}()
+	} else {
+		profiled <- nil
+	}
+	var pids []int
+	for i := range c.nodes {
+		pids = append(pids, cl.Pid(i))
+	}
+	cpu := &cpuWindow{pids: pids}
+	ping, err := pings.runMeasured(ctx, c.warmup, c.duration, cpu)
 	if err != nil {
+		return err
+	}
+	if err := <-profiled; err != nil {
 		return err
 	}
 	tr, err := startTrivial(ctx)
@@ -97,5 +116,11 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	fmt.Fprintln(out, ping.row(fmt.Sprintf("POST /ping, %d node(s)", c.nodes)))
 	fmt.Fprintln(out, base.row("trivial JSON handler"))
 	fmt.Fprintf(out, "ratio: lookout does %.1f%% of the trivial handler's throughput\n", 100*ping.rate()/base.rate())
+	if cpu.err == nil && ping.n > 0 {
+		// Less sensitive to a shared machine than the rates: what each
+		// ping cost the lookout processes, all nodes together.
+		fmt.Fprintf(out, "lookout CPU: %.0f µs per ping (%.2f cores busy)\n",
+			float64(cpu.used.Microseconds())/float64(ping.n), cpu.used.Seconds()/ping.elapsed.Seconds())
+	}
 	return nil
 }

@@ -1,0 +1,31 @@
+package pingwire
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// WriteSuccess is WriteJSON of Success, byte for byte and header for
+// header.
+func TestWriteSuccessIsTheEncodedSuccess(t *testing.T) {
+	want := httptest.NewRecorder()
+	WriteJSON(want, http.StatusOK, Success)
+	got := httptest.NewRecorder()
+	WriteSuccess(got)
+	if got.Code != want.Code || got.Body.String() != want.Body.String() {
+		t.Fatalf("WriteSuccess: %d %q, WriteJSON: %d %q", got.Code, got.Body.String(), want.Code, want.Body.String())
+	}
+	for _, h := range []string{"Content-Type", "Cache-Control"} {
+		if got.Header().Get(h) != want.Header().Get(h) || got.Header().Get(h) == "" {
+			t.Fatalf("%s: %q, want %q", h, got.Header().Get(h), want.Header().Get(h))
+		}
+	}
+	// The shared header values stay as they were when a handler adds to them.
+	got.Header().Add("Cache-Control", "private")
+	again := httptest.NewRecorder()
+	WriteSuccess(again)
+	if v := again.Header().Values("Cache-Control"); len(v) != 1 || v[0] != "no-store" {
+		t.Fatalf("Cache-Control after another answer's Add: %q", v)
+	}
+}
