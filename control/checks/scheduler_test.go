@@ -288,7 +288,10 @@ func TestNoCatchUpAfterAPause(t *testing.T) {
 		ids = append(ids, id)
 		f.put(id, "30s", true, true)
 	}
-	f.start(Options{MaxLate: time.Millisecond})
+	// MaxLate is far shorter than the pause but spans several of settle's
+	// steps (1 s of the fake clock each, 3 ms of real time): a loaded
+	// machine's workers may take a few steps to pick up a slot.
+	f.start(Options{MaxLate: 10 * time.Second})
 	f.waitFor("the scheduler to schedule every check", 0, func() bool { return f.sched.Stats().Scheduled == len(ids) })
 	f.clock.Advance(time.Hour) // 120 slots of each check pass at once
 	time.Sleep(100 * time.Millisecond)
