@@ -174,9 +174,12 @@ func New(opts Options) (n *Node, err error) {
 		raftDone: make(chan struct{}),
 	}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
+	// On an error, close what was started. The node is captured here:
+	// "return nil, err" sets the named result n to nil before this runs.
+	started := n
 	defer func() {
 		if err != nil {
-			n.Close()
+			started.Close()
 		}
 	}()
 	if n.keys, err = deriveKeys(opts.Secret); err != nil {

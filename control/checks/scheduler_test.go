@@ -211,7 +211,7 @@ func TestIntervalChecksRunAtTheirOwnOffset(t *testing.T) {
 	for _, id := range ids {
 		f.put(id, "1m", true, true)
 	}
-	f.start(Options{MaxLate: time.Millisecond})
+	f.start(Options{MaxLate: 10 * time.Second}) // see TestNoCatchUpAfterAPause
 	f.settle(time.Second, base.Add(4*time.Minute))
 	sc, _ := schedule.Parse("1m")
 	offsets := map[time.Duration]bool{}
@@ -427,7 +427,7 @@ func TestRegionChecksAreLeftToAgents(t *testing.T) {
 	const own, agents = "c0000000-0000-4000-8000-0000000000a1", "c0000000-0000-4000-8000-0000000000a2"
 	f.put(own, "1m", true, true)
 	f.putRegions(agents, true, "eu-1", "us-1")
-	f.start(Options{MaxLate: time.Millisecond})
+	f.start(Options{MaxLate: 10 * time.Second}) // see TestNoCatchUpAfterAPause
 	f.settle(time.Second, base.Add(3*time.Minute))
 	if n := len(f.verdicts(own)); n < 2 {
 		t.Fatalf("the check without regions ran %d times in 3 minutes", n)
