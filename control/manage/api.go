@@ -40,9 +40,9 @@ type State interface {
 	Events(accountID, monitorUUID string, limit int) ([]*statev1.StoredEvent, error)
 	Executions(accountID, checkUUID string, limit int) ([]*raftv1.Execution, error)
 	CheckStatus(checkUUID string) (*statev1.CheckStatus, error)
-	// RegionOffline tells whether the leader declared an agent region
-	// offline (its monitors are unknown).
-	RegionOffline(region string) (bool, error)
+	// InOfflineRegion tells whether m is shown unknown because its agent
+	// region is offline.
+	InOfflineRegion(m *statev1.Monitor) (bool, error)
 }
 
 // Options configures the Management API.

@@ -114,17 +114,6 @@ func optTime(ms int64) *string {
 	return rfc3339(ms)
 }
 
-// regionsOffline tells whether regions is not empty and every one of
-// them is offline.
-func (a *API) regionsOffline(regions []string) bool {
-	for _, r := range regions {
-		if !a.regionOffline(r) {
-			return false
-		}
-	}
-	return len(regions) > 0
-}
-
 // withCheckStatus adds the status of a check to its manifest: paused when
 // disabled, unknown when every one of its regions is offline, pending
 // before its first verdict, else up or down by its
@@ -141,7 +130,7 @@ func (a *API) withCheckStatus(m *statev1.Monitor) monitorWithStatus {
 	switch {
 	case !m.GetEnabled():
 		s.State = "paused"
-	case a.regionsOffline(m.GetRegions()):
+	case a.inOfflineRegion(m):
 		s.State = stateUnknown
 	case cs.GetVerdict() == state.ExecSuccess:
 		s.State = "up"

@@ -32,7 +32,7 @@ func (a *API) withStatus(m *statev1.Monitor) monitorWithStatus {
 		return a.withCheckStatus(m)
 	}
 	out := withStatus(m)
-	if r := m.GetPing().GetLastRegion(); r != "" && m.GetEnabled() && a.regionOffline(r) {
+	if a.inOfflineRegion(m) {
 		out.Status.(*monitorStatus).State = stateUnknown
 	}
 	return out
@@ -43,12 +43,12 @@ func (a *API) withStatus(m *statev1.Monitor) monitorWithStatus {
 // through it, a check all of whose regions are offline.
 const stateUnknown = "unknown"
 
-// regionOffline tells whether region is offline (false when it cannot
+// inOfflineRegion tells whether m is shown unknown (false when it cannot
 // be read: the status is then the engine's).
-func (a *API) regionOffline(region string) bool {
-	off, err := a.state.RegionOffline(region)
+func (a *API) inOfflineRegion(m *statev1.Monitor) bool {
+	off, err := a.state.InOfflineRegion(m)
 	if err != nil {
-		a.log.Warn("reading a region's state failed", "region", region, "error", err)
+		a.log.Warn("reading a region's state failed", "monitor", m.GetUuid(), "error", err)
 	}
 	return off
 }

@@ -29,9 +29,13 @@ type monitorRow struct {
 	Enabled  bool
 }
 
+// stateUnknown is the state of a monitor whose agent region is offline,
+// as the Management API shows it.
+const stateUnknown = "unknown"
+
 // stateColors are the display classes of the monitor states.
 var stateColors = map[string]string{
-	pingstate.New: "gray", pingstate.Paused: "gray", "pending": "gray",
+	pingstate.New: "gray", pingstate.Paused: "gray", "pending": "gray", stateUnknown: "gray",
 	pingstate.Up: "green", pingstate.Running: "blue", pingstate.Late: "amber",
 	pingstate.Down: "red", pingstate.Failed: "red",
 }
@@ -75,6 +79,9 @@ func (p *Panel) row(m *statev1.Monitor, nowMs int64) monitorRow {
 		if sc, ok := state.LeaderSchedule(m); ok {
 			r.NextMs, r.NextLabel = sc.NextFor(m.GetUuid(), p.now()).UnixMilli(), "next run"
 		}
+	}
+	if off, err := p.o.State.InOfflineRegion(m); err == nil && off {
+		r.State = stateUnknown // its agent region is offline (decisions.md 7)
 	}
 	r.Color = stateColors[r.State]
 	if r.State == pingstate.Up && m.GetKind() == state.KindSSLCheck && strings.HasPrefix(p.checkAlert(m), "ssl.warning") {

@@ -1,6 +1,7 @@
 package panel_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"lookout/control/admin"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
 func TestMonitorsListFiltersAndCounts(t *testing.T) {
@@ -322,5 +324,27 @@ func TestAPIsStillServedBesideThePanel(t *testing.T) {
 		if resp.StatusCode != want {
 			t.Errorf("GET %s: %d, want %d", path, resp.StatusCode, want)
 		}
+	}
+}
+
+// TestOfflineRegionShowsUnknown: a check all of whose agent regions are
+// offline shows unknown in the list, as the Management API says
+// (decisions.md 7), not the last verdict.
+func TestOfflineRegionShowsUnknown(t *testing.T) {
+	n := newNode(t)
+	a := n.signUp("ops@example.com", nil)
+	if st, body := n.api(a, "POST", "/api/v1/monitors", `{"manifest_version":1,"kind":"http_check","name":"site","schedule":"5m","regions":["eu-1"],"config":{"url":"https://example.com/","method":"GET","timeout":5,"expected_status":200}}`); st != 201 {
+		t.Fatalf("create: %d %s", st, body)
+	}
+	b := n.browser()
+	b.signIn(a)
+	b.get("/").want(t, http.StatusOK, `<span class="pill gray">pending</span>`)
+	cmd := &raftv1.Command{Op: &raftv1.Command_SetRegionState{SetRegionState: &raftv1.SetRegionState{Region: "eu-1", Offline: true, SinceUnixMs: 1, Done: true}}}
+	if res, err := n.Cluster.Apply(context.Background(), cmd); err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
+		t.Fatalf("region offline: %v %v", res, err)
+	}
+	b.get("/").want(t, http.StatusOK, `<span class="pill gray">unknown</span>`)
+	if st, body := n.api(a, "GET", "/api/v1/monitors/"+n.monitorUUID(a, "site"), ""); st != 200 || !strings.Contains(string(body), `"state":"unknown"`) {
+		t.Fatalf("the Management API: %d %s", st, body)
 	}
 }

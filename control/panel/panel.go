@@ -60,6 +60,7 @@ type State interface {
 	Events(accountID, monitorUUID string, limit int) ([]*statev1.StoredEvent, error)
 	Executions(accountID, checkUUID string, limit int) ([]*raftv1.Execution, error)
 	CheckStatus(checkUUID string) (*statev1.CheckStatus, error)
+	InOfflineRegion(m *statev1.Monitor) (bool, error)
 	Keys(accountID string) ([]*raftv1.Key, error)
 	Channels(accountID string) ([]*statev1.Channel, error)
 	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)

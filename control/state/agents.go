@@ -199,6 +199,38 @@ func (s *Store) RegionOffline(region string) (bool, error) {
 	return off, err
 }
 
+// InOfflineRegion tells whether m is shown unknown because its agent
+// region is offline (decisions.md sections 6 and 7): an enabled ping
+// monitor whose newest ping came through an offline region, or an enabled
+// check all of whose regions are offline.
+func (s *Store) InOfflineRegion(m *statev1.Monitor) (bool, error) {
+	if !m.GetEnabled() {
+		return false, nil
+	}
+	regions := m.GetRegions()
+	if m.GetKind() == KindPing {
+		regions = nil
+		if r := m.GetPing().GetLastRegion(); r != "" {
+			regions = []string{r}
+		}
+	}
+	if len(regions) == 0 {
+		return false, nil
+	}
+	off := true
+	err := s.view(func(txn *badger.Txn) error {
+		for _, r := range regions {
+			o, err := regionOffline(txn, r)
+			if err != nil || !o {
+				off = false
+				return err
+			}
+		}
+		return nil
+	})
+	return off, err
+}
+
 // RegionAccounts lists the accounts with monitors in region, by account
 // id: checks that name it, and ping monitors whose newest ping came
 // through it. It reads every monitor (a region's transitions are rare).
