@@ -44,7 +44,13 @@ func TestDevNodeServesHTTPSAndReloadsOnSIGHUP(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode, resp.TLS.PeerCertificates[0].Subject.CommonName
 	}
-	if code, cn := health(); code != http.StatusOK || cn != "first" {
+	// A node just started may answer 503 (catching up) for a moment.
+	code, cn := health()
+	for deadline := time.Now().Add(10 * time.Second); code != http.StatusOK && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		code, cn = health()
+	}
+	if code != http.StatusOK || cn != "first" {
 		t.Fatalf("/health: %d from %q, want 200 from first", code, cn)
 	}
 
