@@ -51,10 +51,15 @@ func (r result) row(name string) string {
 }
 
 // cpuWindow measures the CPU time of pids over a run's measured window.
+// It also reads the nodes' batch figures (urls) over the same window.
 type cpuWindow struct {
 	pids []int
 	used time.Duration
 	err  error
+
+	urls    []string
+	batches batchFigures
+	berr    error
 }
 
 // run drives the target for warmup, then measures for d.
@@ -110,8 +115,10 @@ func (l *load) runMeasured(ctx context.Context, warmup, d time.Duration, cpu *cp
 	}
 	sleep(ctx, warmup)
 	var cpu0 time.Duration
+	var b0 batchFigures
 	if cpu != nil {
 		cpu0, cpu.err = cpuTime(cpu.pids)
+		b0, cpu.berr = scrapeBatches(ctx, cpu.urls)
 	}
 	measuring.Store(true)
 	start := time.Now()
@@ -122,6 +129,11 @@ func (l *load) runMeasured(ctx context.Context, warmup, d time.Duration, cpu *cp
 		var cpu1 time.Duration
 		cpu1, cpu.err = cpuTime(cpu.pids)
 		cpu.used = cpu1 - cpu0
+	}
+	if cpu != nil && cpu.berr == nil {
+		var b1 batchFigures
+		b1, cpu.berr = scrapeBatches(ctx, cpu.urls)
+		cpu.batches = b1.since(b0)
 	}
 	close(stop)
 	wg.Wait()

@@ -91,7 +91,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	for i := range c.nodes {
 		pids = append(pids, cl.Pid(i))
 	}
-	cpu := &cpuWindow{pids: pids}
+	cpu := &cpuWindow{pids: pids, urls: cl.URLs}
 	ping, err := pings.runMeasured(ctx, c.warmup, c.duration, cpu)
 	if err != nil {
 		return err
@@ -121,6 +121,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		// ping cost the lookout processes, all nodes together.
 		fmt.Fprintf(out, "lookout CPU: %.0f µs per ping (%.2f cores busy)\n",
 			float64(cpu.used.Microseconds())/float64(ping.n), cpu.used.Seconds()/ping.elapsed.Seconds())
+	}
+	if cpu.berr == nil {
+		fmt.Fprintf(out, "group commit: %s\n", cpu.batches)
 	}
 	return nil
 }
