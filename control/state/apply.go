@@ -152,6 +152,9 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 		// remembered under its request id (a retry is refused again).
 		return tooLarge(err), txn.Set(keyApplied, u64(e.Index))
 	}
+	if cmd.GetIngestBatch() == nil {
+		s.values.dropAccounts()
+	}
 	if changesAuth(cmd) {
 		s.authDirty = true
 	}

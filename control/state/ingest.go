@@ -162,6 +162,13 @@ func (in *ingest) account(id string) (*acctState, error) {
 	if a, ok := in.accts[id]; ok {
 		return a, nil
 	}
+	if a, ok := in.ctx.values.cachedAccount(in.txn, id); ok {
+		in.accts[id] = a
+		if a.acct != nil {
+			in.acctOrder = append(in.acctOrder, a)
+		}
+		return a, nil
+	}
 	a := &acctState{id: id}
 	in.accts[id] = a
 	if id == "" {
@@ -267,6 +274,9 @@ func (in *ingest) flush() error {
 		if err := a.created.write(in.txn, a.id); err != nil {
 			return err
 		}
+	}
+	for _, a := range in.accts {
+		in.ctx.values.stageAccount(in.txn, a)
 	}
 	return in.mons.flush()
 }

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"cmp"
 	"fmt"
 	"testing"
 
@@ -21,11 +22,16 @@ func BenchmarkIngestBatch(b *testing.B) {
 		series    bool
 		eventIDs  bool
 		retention int64
+		perBatch  int // events per entry (0: IngestBatchMaxEvents)
+		accounts  int // accounts the events spread over (0: 1)
 	}{
-		{"series/entries=1", 1, true, false, 50},
-		{"series/entries=8", 8, true, false, 50},
-		{"no series/entries=8", 8, false, false, 50},
-		{"series+event ids/entries=8", 8, true, true, 50},
+		{"series/entries=1", 1, true, false, 50, 0, 0},
+		{"series/entries=8", 8, true, false, 50, 0, 0},
+		{"no series/entries=8", 8, false, false, 50, 0, 0},
+		{"series+event ids/entries=8", 8, true, true, 50, 0, 0},
+		// The shape of make bench-ingest on one node: ~30 events per
+		// batch from 8 accounts, one or two batches per apply.
+		{"bench-ingest shape/30 events, 8 accounts/entries=2", 2, false, false, 50, 30, 8},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			s, err := Open(Options{Dir: b.TempDir()})
@@ -33,8 +39,14 @@ func BenchmarkIngestBatch(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			s.ApplyBatch(entries(1, newAccount("acct"), uncapped("acct")))
-			const monitors, perBatch = 1000, IngestBatchMaxEvents
+			perBatch, accounts := cmp.Or(bc.perBatch, IngestBatchMaxEvents), cmp.Or(bc.accounts, 1)
+			var setup []*raftv1.Command
+			for a := range accounts {
+				id := fmt.Sprint("acct", a)
+				setup = append(setup, newAccount(id), uncapped(id), createKey(key(id, "ik", raftv1.KeyType_KEY_TYPE_INGEST)))
+			}
+			s.ApplyBatch(entries(1, setup...))
+			const monitors = 1000
 			names := make([]string, monitors)
 			for i := range names {
 				names[i] = fmt.Sprintf("job-%04d", i)
@@ -48,7 +60,7 @@ func BenchmarkIngestBatch(b *testing.B) {
 					if j%2 == 1 {
 						status = "complete"
 					}
-					ev := &raftv1.Event{AccountId: "acct", Monitor: names[run%monitors], EventType: "ping", Status: status,
+					ev := &raftv1.Event{AccountId: fmt.Sprint("acct", j%accounts), Monitor: names[run%monitors], EventType: "ping", Status: status,
 						Host: "worker-1", ReceivedUnixMs: t0 + int64(j), KeyId: "ik"}
 					if bc.series {
 						ev.Series = fmt.Sprintf("run-%d", run)

@@ -50,6 +50,9 @@ type valueCache struct {
 	txn         *badger.Txn // the transaction pending belongs to
 	pending     map[string]cachedValue
 	pendingRecv map[string]int64 // -1: deleted
+
+	// The accounts, kept across a run of IngestBatch entries (acctcache.go).
+	accts, pendingAccts map[string]*acctState
 }
 
 // cachedValue is a value, or (ok false) the key's absence.
@@ -69,6 +72,7 @@ func newValueCache() *valueCache {
 	return &valueCache{
 		committed: map[string]cachedValue{}, received: map[string]int64{},
 		pending: map[string]cachedValue{}, pendingRecv: map[string]int64{},
+		accts: map[string]*acctState{}, pendingAccts: map[string]*acctState{},
 	}
 }
 
@@ -84,6 +88,7 @@ func (c *valueCache) own(txn *badger.Txn) {
 		c.txn = txn
 		clear(c.pending)
 		clear(c.pendingRecv)
+		clear(c.pendingAccts)
 	}
 }
 
@@ -174,6 +179,7 @@ func (c *valueCache) commit(txn *badger.Txn) (monitors []MonitorChange) {
 	}
 	clear(c.pending)
 	clear(c.pendingRecv)
+	c.commitAccounts()
 	c.txn = nil
 	return monitors
 }
@@ -187,6 +193,7 @@ func (c *valueCache) reset() {
 	clear(c.pending)
 	clear(c.received)
 	clear(c.pendingRecv)
+	c.dropAccounts()
 	c.bytes, c.txn = 0, nil
 }
 

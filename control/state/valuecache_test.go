@@ -56,6 +56,7 @@ func requireCacheCoherent(t *testing.T, s *Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	requireAccountsCoherent(t, s)
 }
 
 // cacheWorkload is every command that writes cached keys: ingest (new and
