@@ -99,6 +99,10 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	if err := <-profiled; err != nil {
 		return err
 	}
+	// The nodes go before the trivial handler runs: left running, they
+	// compact and flush what the pings wrote, and the trivial handler got
+	// 20-30% less CPU than on an idle machine, in varying amounts.
+	cl.Stop()
 	tr, err := startTrivial(ctx)
 	if err != nil {
 		return err
