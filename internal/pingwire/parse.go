@@ -60,11 +60,30 @@ func (f jsonFields) str(name string) (string, error) {
 	if !ok || string(raw) == "null" {
 		return "", nil
 	}
+	if s, ok := plainString(raw); ok {
+		return s, nil
+	}
 	var s string
 	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
 		return "", InvalidField(name)
 	}
 	return s, nil
+}
+
+// plainString is the value of a JSON string literal without escapes and
+// of printable ASCII only, the common case, which json.Unmarshal would
+// decode to the bytes between the quotes; false for any other literal.
+func plainString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(body), true
 }
 
 func (f jsonFields) number(name string) (string, bool, error) {
