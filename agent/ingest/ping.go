@@ -26,12 +26,7 @@ func (a *API) handlePost(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	body, err := pingwire.ReadBody(w, r)
-	if err != nil {
-		a.refuse(w, key, now, err)
-		return
-	}
-	ev, err := pingwire.ParseJSON(body)
+	ev, err := pingwire.ParseBody(w, r)
 	if err != nil {
 		a.refuse(w, key, now, err)
 		return
@@ -120,7 +115,7 @@ func (a *API) accept(w http.ResponseWriter, r *http.Request, key *agentv1.Ingest
 	switch {
 	case err == nil:
 		a.count("buffered")
-		pingwire.WriteJSON(w, http.StatusOK, pingwire.Success)
+		pingwire.WriteSuccess(w)
 	case errors.Is(err, buffer.ErrFull):
 		a.count("buffer_full")
 		w.Header().Set("Retry-After", fullRetryAfter)

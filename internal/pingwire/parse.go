@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -113,27 +112,14 @@ func (f queryFields) number(name string) (string, bool, error) {
 	return s, true, nil
 }
 
-// ReadBody reads a POST body of at most 1 MiB.
-func ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		return nil, &RequestError{Status: http.StatusRequestEntityTooLarge, Msg: "request too large"}
-	}
-	if err != nil {
-		return nil, &RequestError{Status: http.StatusBadRequest, Msg: "invalid JSON"}
-	}
-	return data, nil
-}
-
 // bodyBufs are the buffers ParseBody reads bodies into; one larger than
 // maxPooledBody is not kept.
 var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 const maxPooledBody = 64 << 10
 
-// ParseBody is ReadBody then ParseJSON, with the body read into a pooled
-// buffer (the event holds copies of its fields, never the body's bytes).
+// ParseBody reads a POST body (at most MaxBodyBytes: 413 beyond) into a
+// pooled buffer and parses it with ParseJSON (the event holds copies of its fields, never the body's bytes).
 func ParseBody(w http.ResponseWriter, r *http.Request) (*raftv1.Event, error) {
 	buf := bodyBufs.Get().(*bytes.Buffer)
 	defer func() {
