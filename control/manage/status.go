@@ -67,7 +67,7 @@ func withStatus(m *statev1.Monitor) monitorWithStatus {
 	// The next alert if no ping comes (the late step, which does not
 	// alert, is not one).
 	timeout, _, missed := pingstate.Deadlines(state.PingSettings(m), st)
-	if next := earliest(timeout, missed); next > 0 {
+	if next := pingstate.Earliest(timeout, missed); next > 0 {
 		s.NextDeadlineAt = rfc3339(next)
 	}
 	if st.LastDurationMs > 0 || st.State == pingstate.Up || st.State == pingstate.Failed {
@@ -76,16 +76,6 @@ func withStatus(m *statev1.Monitor) monitorWithStatus {
 	}
 	out.Status = s
 	return out
-}
-
-func earliest(a, b int64) int64 {
-	switch {
-	case a == 0:
-		return b
-	case b == 0:
-		return a
-	}
-	return min(a, b)
 }
 
 func rfc3339(ms int64) *string {

@@ -51,7 +51,7 @@ func (p *Panel) row(m *statev1.Monitor, nowMs int64) monitorRow {
 		st := state.PingState(m)
 		r.State, r.LastMs = st.State, st.LastPingMs
 		timeout, late, missed := pingstate.Deadlines(state.PingSettings(m), st)
-		switch next := earliest(earliest(timeout, late), missed); {
+		switch next := pingstate.Earliest(timeout, late, missed); {
 		case next == 0:
 		case next == timeout:
 			r.NextMs, r.NextLabel = next, "run must finish"
@@ -99,16 +99,6 @@ func (p *Panel) checkAlert(m *statev1.Monitor) string {
 		return ""
 	}
 	return cs.GetAlert()
-}
-
-func earliest(a, b int64) int64 {
-	switch {
-	case a == 0:
-		return b
-	case b == 0:
-		return a
-	}
-	return min(a, b)
 }
 
 type monitorsView struct {

@@ -195,6 +195,18 @@ func Deadlines(s Settings, st State) (timeoutMs, lateMs, missedMs int64) {
 	return timeoutMs, lateMs, missedMs
 }
 
+// Earliest is the earliest of the deadlines that are set (not 0), or 0
+// when none is.
+func Earliest(deadlines ...int64) int64 {
+	out := int64(0)
+	for _, d := range deadlines {
+		if d != 0 && (out == 0 || d < out) {
+			out = d
+		}
+	}
+	return out
+}
+
 // OnDeadline applies a deadline of kind that was due at dueMs, as decided
 // at nowMs (>= dueMs). A deadline that is no longer the monitor's (a ping
 // moved it, or it fired already) changes nothing, so proposing one twice,

@@ -138,3 +138,17 @@ func TestStaleDeadlinesDoNothing(t *testing.T) {
 		t.Fatal("a deadline fired early")
 	}
 }
+
+func TestEarliest(t *testing.T) {
+	for _, tc := range []struct {
+		in   []int64
+		want int64
+	}{
+		{nil, 0}, {[]int64{0, 0}, 0}, {[]int64{5, 0}, 5}, {[]int64{0, 5}, 5},
+		{[]int64{7, 3, 0}, 3}, {[]int64{0, 9, 4}, 4}, {[]int64{2, 2}, 2},
+	} {
+		if got := Earliest(tc.in...); got != tc.want {
+			t.Errorf("Earliest(%v) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
