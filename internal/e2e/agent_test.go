@@ -300,9 +300,11 @@ func TestRegionMovesChecksOffADeadAgent(t *testing.T) {
 }
 
 // TestAgentOfflineAlertsOnceAndComesBack cuts a region off (its only agent
-// dies): one agent.offline webhook, the region's check goes unknown; the
-// agent returns: one agent.online, and no check.failed or monitor.missed
-// came at any time.
+// dies): one agent.offline webhook, the region's check goes unknown, and a
+// run started through the region, whose timeout passes while the region is
+// offline, raises no monitor.timeout then; the agent returns: one
+// agent.online, and the run, judged again from its own time, times out
+// once.
 func TestAgentOfflineAlertsOnceAndComesBack(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
@@ -361,6 +363,24 @@ func TestAgentOfflineAlertsOnceAndComesBack(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+	// A run through the region, with a timeout that passes while the
+	// region is offline.
+	const runTimeout = 20 * time.Second
+	run, err := s.mgmt.CreateMonitorJSON(ctx, json.RawMessage(fmt.Sprintf(
+		`{"manifest_version":1,"kind":"ping","name":"site-b-run","timeout_seconds":%d}`, int(runTimeout.Seconds()))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pingUntil(ctx, a.url, s.account.IngestKey, client.Event{EventType: "ping", Monitor: "site-b-run", Status: "run", EventID: "run-1"}); err != nil {
+		t.Fatal(err)
+	}
+	for checkState(ctx, s, run.UUID) != "running" {
+		if ctx.Err() != nil {
+			t.Fatalf("the run never reached the control node (state %q)", checkState(ctxT(t, 5*time.Second), s, run.UUID))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	runStarted := time.Now()
 	a.proc.kill()
 	for count("agent.offline") == 0 {
 		if ctx.Err() != nil {
@@ -371,9 +391,18 @@ func TestAgentOfflineAlertsOnceAndComesBack(t *testing.T) {
 	if st := checkState(ctx, s, mon.UUID); st != "unknown" {
 		t.Fatalf("the offline region's check is %q, want unknown", st)
 	}
-	time.Sleep(10 * time.Second) // a second agent.offline would come now
+	if st := checkState(ctx, s, run.UUID); st != "unknown" {
+		t.Fatalf("the offline region's run is %q, want unknown", st)
+	}
+	// A second agent.offline would come now, and the run's timeout passes.
+	time.Sleep(max(10*time.Second, runTimeout+5*time.Second-time.Since(runStarted)))
 	if n := count("agent.offline"); n != 1 {
 		t.Fatalf("%d agent.offline webhooks, want 1: %v", n, seen())
+	}
+	for _, typ := range seen() {
+		if regexp.MustCompile(`check\.failed|monitor\.(missed|timeout)`).MatchString(typ) {
+			t.Fatalf("a %s alert came while the region was offline: %v", typ, seen())
+		}
 	}
 	a.restart(t)
 	for count("agent.online") == 0 {
@@ -382,10 +411,11 @@ func TestAgentOfflineAlertsOnceAndComesBack(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	for _, typ := range seen() {
-		if regexp.MustCompile(`check\.failed|monitor\.missed`).MatchString(typ) {
-			t.Fatalf("a %s alert came while the region was offline: %v", typ, seen())
+	for count("monitor.timeout") == 0 {
+		if ctx.Err() != nil {
+			t.Fatalf("the run that timed out while the region was offline never alerted; got %v", seen())
 		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	if os.Getenv("LOOKOUT_E2E_VERBOSE") != "" {
 		t.Logf("webhooks: %v", seen())
