@@ -64,8 +64,9 @@ bench-raft: ## write throughput of a 3-node cluster and of the raft log store
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./cluster/ ./cluster/raftbadger/
 
 NODES ?= 1
-bench-ingest: build ## POST /ping load on NODES=1 (dev node) or NODES=3 (cluster) vs a trivial handler
-	$(GO) run ./internal/bench/ingest -lookout bin/lookout -nodes $(NODES)
+RUNS ?= 3
+bench-ingest: build ## POST /ping load on NODES=1 (dev node) or NODES=3 (cluster) vs a trivial handler, RUNS times, with medians
+	$(GO) run ./internal/bench/ingest -lookout bin/lookout -nodes $(NODES) -runs $(RUNS)
 
 bench-manage: build ## apply, list and export 10,000 monitors on a dev node
 	$(GO) run ./internal/bench/manage -lookout bin/lookout

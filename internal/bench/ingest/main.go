@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,7 @@ func main() {
 		accounts = flag.Int("accounts", 8, "accounts (ingest keys) pinging")
 		trivial  = flag.String("serve-trivial", "", "internal: serve the trivial handler on this address")
 		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of node 1 (the first) during the measured pings to this file")
+		runs     = flag.Int("runs", 1, "runs, each with fresh nodes and its own trivial handler runs; more than one also prints the medians")
 	)
 	flag.Parse()
 	if *trivial != "" {
@@ -42,7 +44,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, config{binary: *binary, nodes: *nodes, conns: *conns, duration: *duration, warmup: *warmup, monitors: *monitors, accounts: *accounts, cpuprofile: *cpuprof}, os.Stdout); err != nil {
+	if err := run(ctx, config{binary: *binary, nodes: *nodes, conns: *conns, duration: *duration, warmup: *warmup, monitors: *monitors, accounts: *accounts, cpuprofile: *cpuprof, runs: *runs}, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchingest:", err)
 		os.Exit(1)
 	}
@@ -54,27 +56,69 @@ type config struct {
 	duration, warmup   time.Duration
 	monitors, accounts int
 	cpuprofile         string
+	runs               int
 }
 
+// figures are what one run measured.
+type figures struct {
+	ratio, p99ms, cpuPerPing float64
+}
+
+// run makes c.runs runs and, when there are several, prints the medians.
 func run(ctx context.Context, c config, out io.Writer) error {
 	if c.nodes != 1 && c.nodes != 3 {
 		return fmt.Errorf("-nodes must be 1 or 3")
 	}
+	var all []figures
+	for i := range max(c.runs, 1) {
+		if c.runs > 1 {
+			fmt.Fprintf(out, "run %d of %d\n", i+1, c.runs)
+		}
+		f, err := runOnce(ctx, c, out)
+		if err != nil {
+			return err
+		}
+		all = append(all, f)
+	}
+	if len(all) > 1 {
+		med := func(get func(figures) float64) float64 {
+			v := make([]float64, len(all))
+			for i, f := range all {
+				v[i] = get(f)
+			}
+			slices.Sort(v)
+			if n := len(v); n%2 == 0 {
+				return (v[n/2-1] + v[n/2]) / 2
+			}
+			return v[len(v)/2]
+		}
+		fmt.Fprintln(out, strings.Repeat("=", 78))
+		fmt.Fprintf(out, "median of %d runs: ratio %.1f%%, p99 %.2fms, lookout CPU %.0f µs per ping\n", len(all),
+			med(func(f figures) float64 { return f.ratio }), med(func(f figures) float64 { return f.p99ms }),
+			med(func(f figures) float64 { return f.cpuPerPing }))
+	}
+	return nil
+}
+
+// runOnce measures the trivial handler, then fresh nodes, then the trivial
+// handler again, and prints the run's figures.
+func runOnce(ctx context.Context, c config, out io.Writer) (figures, error) {
+	var f figures
 	// The trivial handler runs before the nodes start and after they stop
 	// (the ratio is to the mean of the two): one run alone moved by up to
 	// a third between runs on an otherwise idle machine. It reads no key.
 	before, err := measureTrivial(ctx, c, make([]string, c.accounts))
 	if err != nil {
-		return err
+		return f, err
 	}
 	cl, err := bench.StartCluster(ctx, c.binary, c.nodes)
 	if err != nil {
-		return err
+		return f, err
 	}
 	defer cl.Stop()
 	accts, err := cl.MakeAccounts(ctx, c.accounts)
 	if err != nil {
-		return err
+		return f, err
 	}
 	var keys []string
 	for _, a := range accts {
@@ -101,10 +145,10 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	cpu := &cpuWindow{pids: pids, urls: cl.URLs}
 	ping, err := pings.runMeasured(ctx, c.warmup, c.duration, cpu)
 	if err != nil {
-		return err
+		return f, err
 	}
 	if err := <-profiled; err != nil {
-		return err
+		return f, err
 	}
 	// The nodes go before the trivial handler runs: left running, they
 	// compact and flush what the pings wrote, and the trivial handler got
@@ -112,7 +156,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	cl.Stop()
 	after, err := measureTrivial(ctx, c, keys)
 	if err != nil {
-		return err
+		return f, err
 	}
 	trivial := (before.rate() + after.rate()) / 2
 	fmt.Fprintln(out, strings.Repeat("-", 78))
@@ -131,7 +175,11 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	if cpu.berr == nil {
 		fmt.Fprintf(out, "group commit: %s\n", cpu.batches)
 	}
-	return nil
+	f.ratio, f.p99ms = 100*ping.rate()/trivial, float64(ping.pct(0.99).Microseconds())/1000
+	if cpu.err == nil && ping.n > 0 {
+		f.cpuPerPing = float64(cpu.used.Microseconds()) / float64(ping.n)
+	}
+	return f, nil
 }
 
 // measureTrivial starts the trivial handler, drives it as the pings were
