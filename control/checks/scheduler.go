@@ -223,6 +223,9 @@ func (s *Scheduler) Run(ctx context.Context) {
 				break
 			}
 			for _, c := range changes {
+				if t.entries[c.UUID] == nil && c.Kind() == state.KindPing {
+					continue // a ping monitor: nothing to schedule, no need to decode it
+				}
 				m, err := c.Monitor()
 				t.refresh(c.UUID, m, err)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -170,6 +171,9 @@ func TestMonitorChangesCarryTheCommittedRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if k := changes[0].Kind(); k != KindPing {
+		t.Fatalf("Kind() = %q, want %q", k, KindPing)
+	}
 	// The newest entry's record, as a read of the state gives it.
 	if !proto.Equal(m, stored) || m.GetPing().GetLastStatus() != "fail" {
 		t.Fatalf("record %v, state %v", m, stored)
@@ -189,5 +193,31 @@ func TestMonitorChangesCarryTheCommittedRecord(t *testing.T) {
 	}
 	if _, err := changes[0].Monitor(); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("deleted monitor's change: %v", err)
+	}
+	if k := changes[0].Kind(); k != "" {
+		t.Fatalf("deleted monitor's Kind() = %q", k)
+	}
+}
+
+// TestMonitorChangeKind reads the kind of records without decoding them:
+// as a decode gives it, and "" for a record that cannot be read.
+func TestMonitorChangeKind(t *testing.T) {
+	for _, m := range []*statev1.Monitor{
+		{Uuid: "u1", AccountId: "a", Kind: "http_check", Name: "web", Enabled: true, Tags: []string{"x"}},
+		{Uuid: "u2", Kind: KindPing, Ping: &statev1.PingState{NextSeq: 7, LastStatus: "run"}},
+		{Uuid: "u3"},
+	} {
+		rec, err := proto.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := (MonitorChange{UUID: m.GetUuid(), record: rec, present: true}).Kind(); k != m.GetKind() {
+			t.Errorf("%s: Kind() = %q, want %q", m.GetUuid(), k, m.GetKind())
+		}
+	}
+	// A kind field cut short.
+	cut := protowire.AppendVarint(protowire.AppendTag(nil, monitorKindField, protowire.BytesType), 10)
+	if k := (MonitorChange{record: append(cut, "http"...), present: true}).Kind(); k != "" {
+		t.Errorf("a cut record gave the kind %q", k)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	statev1 "lookout/internal/gen/lookout/state/v1"
@@ -53,6 +54,41 @@ func (c MonitorChange) Monitor() (*statev1.Monitor, error) {
 		return nil, fmt.Errorf("decode monitor %s: %w", c.UUID, err)
 	}
 	return m, nil
+}
+
+// monitorKindField is the field number of Monitor.kind.
+var monitorKindField = (*statev1.Monitor)(nil).ProtoReflect().Descriptor().Fields().ByName("kind").Number()
+
+// Kind is the changed monitor's kind, read from its record without
+// decoding the rest (a reader that wants one kind skips the others
+// cheaply); "" when the entry deleted the monitor or the record cannot be
+// read.
+func (c MonitorChange) Kind() string {
+	if !c.present {
+		return ""
+	}
+	kind := ""
+	for b := c.record; len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return ""
+		}
+		b = b[n:]
+		if num == monitorKindField && typ == protowire.BytesType {
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return ""
+			}
+			kind, b = string(v), b[n:] // the last occurrence wins, as in a decode
+			continue
+		}
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return ""
+		}
+		b = b[n:]
+	}
+	return kind
 }
 
 // Watch turns change tracking on (a node that became leader) or off.
