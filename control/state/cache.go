@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -33,8 +34,9 @@ type monState struct {
 	storedRuns             []byte // runs: as loaded
 	runsStored             bool   // runs: was present
 	runsLoaded, runsDirty  bool
-	low                    uint64 // ev-lo: no event of the monitor below this seq (but stragglers, see trim)
+	low                    uint64 // the retention start: no event of the monitor below this seq (but stragglers, see trim)
 	lowLoaded, lowModified bool
+	lowKey                 bool // the start was read from an ev-lo: key (the layout before PingState.events_low)
 }
 
 // ping is the monitor's ping state, created when missing.
@@ -107,13 +109,28 @@ func (c *monitorCache) loadRuns(m *monState) error {
 	return err
 }
 
+// loadLow reads the monitor's retention start: PingState.events_low, or,
+// for a monitor whose record has none, its ev-lo: key, the layout before
+// it (flush moves it into the record and deletes the key).
 func (c *monitorCache) loadLow(m *monState) error {
 	if m.lowLoaded {
 		return nil
 	}
-	low, err := c.values.getUint64(c.txn, eventLowKey(m.mon.GetUuid()))
-	m.low, m.lowLoaded = low, err == nil
-	return err
+	m.low = m.mon.GetPing().GetEventsLow()
+	if m.low == 0 {
+		v, err := c.values.get(c.txn, eventLowKey(m.mon.GetUuid()))
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return err
+		case len(v) != 8:
+			return fmt.Errorf("retention start of monitor %s: %d bytes, want 8", m.mon.GetUuid(), len(v))
+		default:
+			m.low, m.lowKey = binary.BigEndian.Uint64(v), true
+		}
+	}
+	m.lowLoaded = true
+	return nil
 }
 
 // eventPruned records that event seq of monitor id was deleted by age.
@@ -142,6 +159,10 @@ func (c *monitorCache) eventPruned(id string, seq uint64) error {
 func (c *monitorCache) flush() error {
 	for _, m := range c.order {
 		id := m.mon.GetUuid()
+		if m.lowModified {
+			m.ping().EventsLow = m.low
+			m.dirty = true
+		}
 		if m.dirty {
 			key := monitorKey(id)
 			v, err := proto.MarshalOptions{Deterministic: true}.Marshal(m.mon)
@@ -170,10 +191,11 @@ func (c *monitorCache) flush() error {
 				return err
 			}
 		}
-		if m.lowModified {
-			if err := c.values.set(c.txn, eventLowKey(id), u64(m.low)); err != nil {
+		if m.lowModified && m.lowKey {
+			if err := c.values.del(c.txn, eventLowKey(id)); err != nil {
 				return err
 			}
+			m.lowKey = false
 		}
 	}
 	return nil

@@ -75,7 +75,7 @@ func lastStatus(ev *raftv1.Event) string {
 }
 
 // trim deletes the monitor's oldest events while it keeps more than
-// retention_count, probing seqs upward from its retention start (ev-lo),
+// retention_count, probing seqs upward from its retention start (events_low),
 // with point reads: no iterator on the ingest path. Age pruning moves the
 // retention start past what it deletes, so holes are rare; an older event
 // that age pruning skipped (received later than a newer one) stays below

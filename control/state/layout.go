@@ -41,7 +41,10 @@ import (
 //	ev:<monitor uuid>:<uint64 seq>        -> statev1.StoredEvent
 //	ev-time:<uint64 received ms><monitor uuid>:<uint64 seq>
 //	                                      -> empty; age order of ev:
-//	ev-lo:<monitor uuid>                  -> uint64; retention trims from this seq up
+//	ev-lo:<monitor uuid>                  -> uint64; the retention start of a monitor
+//	                                         before PingState.events_low held it
+//	                                         (read when the record has none, then
+//	                                         deleted: no longer written)
 //	ev-purge:<monitor uuid>               -> empty; a deleted monitor whose last
 //	                                         events PruneEvents still removes
 //	evid:<account id>:<event id>          -> uint64 ms the id was remembered

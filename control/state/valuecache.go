@@ -2,9 +2,7 @@ package state
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -12,9 +10,10 @@ import (
 
 // valueCache keeps, across entries, the committed values of the keys that
 // every IngestBatch reads for each monitor it touches: mon-name: (the ping
-// monitor of a name), mon: (the monitor), runs: (its open runs) and ev-lo:
-// (its retention start). Without it, each monitor of each batch costs four
-// Badger point reads (each a memtable and LSM lookup).
+// monitor of a name), mon: (the monitor, with its retention start), runs:
+// (its open runs) and ev-lo: (a retention start in the former layout).
+// Without it, each monitor of each batch costs up to four Badger point reads
+// (each a memtable and LSM lookup).
 //
 // It is exactly coherent with the database, so it changes the speed of an
 // apply, never its result:
@@ -195,21 +194,6 @@ func (c *valueCache) reset() {
 	clear(c.pendingRecv)
 	c.dropAccounts()
 	c.bytes, c.txn = 0, nil
-}
-
-// getUint64 is readUint64 through the cache: 0 when absent.
-func (c *valueCache) getUint64(txn *badger.Txn, key []byte) (uint64, error) {
-	v, err := c.get(txn, key)
-	if errors.Is(err, ErrNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	if len(v) != 8 {
-		return 0, fmt.Errorf("key %q: want 8 bytes, have %d", key, len(v))
-	}
-	return binary.BigEndian.Uint64(v), nil
 }
 
 // eventStored records that txn stored the event at key, received at ms.

@@ -859,6 +859,11 @@ type PingState struct {
 	Events int64 `protobuf:"varint,3,opt,name=events,proto3" json:"events,omitempty"`
 	// next_seq numbers the monitor's next event.
 	NextSeq uint64 `protobuf:"varint,4,opt,name=next_seq,json=nextSeq,proto3" json:"next_seq,omitempty"`
+	// events_low is the retention start: no event of the monitor below this
+	// seq, but stragglers (control/state/ingest_store.go, trim). Until
+	// 2026-11-23 it was its own key, ev-lo:<monitor>, which is still read for
+	// a monitor whose record has none, and removed when this is written.
+	EventsLow uint64 `protobuf:"varint,5,opt,name=events_low,json=eventsLow,proto3" json:"events_low,omitempty"`
 	// last_region is the agent region the newest ping came through (empty:
 	// a control node received it).
 	LastRegion    string `protobuf:"bytes,220,opt,name=last_region,json=lastRegion,proto3" json:"last_region,omitempty"`
@@ -920,6 +925,13 @@ func (x *PingState) GetEvents() int64 {
 func (x *PingState) GetNextSeq() uint64 {
 	if x != nil {
 		return x.NextSeq
+	}
+	return 0
+}
+
+func (x *PingState) GetEventsLow() uint64 {
+	if x != nil {
+		return x.EventsLow
 	}
 	return 0
 }
@@ -1744,13 +1756,15 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\texecution\x18\xc8\x01 \x01(\v2\x1a.lookout.raft.v1.ExecutionR\texecution\x12\x19\n" +
 	"\aregions\x18\xd2\x01 \x03(\tR\aregions\x12\x17\n" +
 	"\x06region\x18\xdc\x01 \x01(\tR\x06region\x12(\n" +
-	"\x0fregion_monitors\x18\xdd\x01 \x01(\x03R\x0eregionMonitors\"\xac\x01\n" +
+	"\x0fregion_monitors\x18\xdd\x01 \x01(\x03R\x0eregionMonitors\"\xcb\x01\n" +
 	"\tPingState\x12)\n" +
 	"\x11last_ping_unix_ms\x18\x01 \x01(\x03R\x0elastPingUnixMs\x12\x1f\n" +
 	"\vlast_status\x18\x02 \x01(\tR\n" +
 	"lastStatus\x12\x16\n" +
 	"\x06events\x18\x03 \x01(\x03R\x06events\x12\x19\n" +
-	"\bnext_seq\x18\x04 \x01(\x04R\anextSeq\x12 \n" +
+	"\bnext_seq\x18\x04 \x01(\x04R\anextSeq\x12\x1d\n" +
+	"\n" +
+	"events_low\x18\x05 \x01(\x04R\teventsLow\x12 \n" +
 	"\vlast_region\x18\xdc\x01 \x01(\tR\n" +
 	"lastRegion\"E\n" +
 	"\aProject\x12\x12\n" +
