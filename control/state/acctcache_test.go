@@ -113,17 +113,7 @@ func accountWorkload(t *testing.T, s *Store) []*raftv1.Result {
 // state, follows every command that changes an account between and among
 // ingest batches, and is used.
 func TestAccountCacheCoherent(t *testing.T) {
-	with, without := openStore(t), openStore(t)
-	without.values = nil
-	r1, r2 := accountWorkload(t, with), accountWorkload(t, without)
-	for i := range r1 {
-		if !proto.Equal(r1[i], r2[i]) {
-			t.Errorf("entry %d: results %v (cache) and %v (none)", i, r1[i], r2[i])
-		}
-	}
-	if !equalBytes(dump(t, with), dump(t, without)) {
-		t.Fatal("the cache changed the state")
-	}
+	with, r1 := withAndWithoutCache(t, accountWorkload)
 	// What the workload must have done, cache or not.
 	ingest := r1[len(r1)-7:]
 	requireOutcomes(t, ingest[0].GetEvents(), stored)
@@ -151,5 +141,3 @@ func TestAccountCacheDroppedByOtherCommands(t *testing.T) {
 		t.Fatalf("%d accounts cached after another command, want 0", len(s.values.accts))
 	}
 }
-
-func equalBytes(a, b []byte) bool { return string(a) == string(b) }

@@ -89,17 +89,7 @@ func cacheWorkload(t *testing.T, s *Store) []*raftv1.Result {
 // one without: same results, same state, and the cache matches the
 // database.
 func TestValueCacheCoherent(t *testing.T) {
-	with, without := openStore(t), openStore(t)
-	without.values = nil
-	r1, r2 := cacheWorkload(t, with), cacheWorkload(t, without)
-	for i := range r1 {
-		if !proto.Equal(r1[i], r2[i]) {
-			t.Errorf("entry %d: results %v (cache) and %v (none)", i, r1[i], r2[i])
-		}
-	}
-	if !bytes.Equal(dump(t, with), dump(t, without)) {
-		t.Fatal("the cache changed the state")
-	}
+	with, _ := withAndWithoutCache(t, cacheWorkload)
 	requireCacheCoherent(t, with)
 	// The cache served the second half: it also saw the monitors of the
 	// first entries.
@@ -194,4 +184,23 @@ func TestValueCacheBounded(t *testing.T) {
 			t.Fatalf("%d bytes cached", c.bytes)
 		}
 	}
+}
+
+// withAndWithoutCache runs workload on a store with the valueCache and on
+// one without, and requires the same results and the same state. It
+// returns the stores and the results (the cached store's).
+func withAndWithoutCache(t *testing.T, workload func(*testing.T, *Store) []*raftv1.Result) (*Store, []*raftv1.Result) {
+	t.Helper()
+	with, without := openStore(t), openStore(t)
+	without.values = nil
+	r1, r2 := workload(t, with), workload(t, without)
+	for i := range r1 {
+		if !proto.Equal(r1[i], r2[i]) {
+			t.Errorf("entry %d: results %v (cache) and %v (none)", i, r1[i], r2[i])
+		}
+	}
+	if !bytes.Equal(dump(t, with), dump(t, without)) {
+		t.Fatal("the cache changed the state")
+	}
+	return with, r1
 }

@@ -357,12 +357,25 @@ func TestAgentOfflineAlertsOnceAndComesBack(t *testing.T) {
 	if err := pingUntil(ctx, a.url, s.account.IngestKey, client.Event{EventType: "ping", Monitor: "site-b-job", Status: "complete", EventID: "first"}); err != nil {
 		t.Fatal(err)
 	}
-	for checkState(ctx, s, mon.UUID) != "up" {
-		if ctx.Err() != nil {
-			t.Fatalf("the check never went up through the agent (state %q)", checkState(ctxT(t, 5*time.Second), s, mon.UUID))
+	waitState := func(uuid, want, what string) {
+		t.Helper()
+		for checkState(ctx, s, uuid) != want {
+			if ctx.Err() != nil {
+				t.Fatalf("%s never came (state %q, want %q)", what, checkState(ctxT(t, 5*time.Second), s, uuid), want)
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
-		time.Sleep(500 * time.Millisecond)
 	}
+	waitWebhook := func(typ string) {
+		t.Helper()
+		for count(typ) == 0 {
+			if ctx.Err() != nil {
+				t.Fatalf("no %s webhook; got %v", typ, seen())
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	waitState(mon.UUID, "up", "the check's first verdict through the agent")
 	// A run through the region, with a timeout that passes while the
 	// region is offline.
 	const runTimeout = 20 * time.Second
@@ -374,20 +387,10 @@ func TestAgentOfflineAlertsOnceAndComesBack(t *testing.T) {
 	if err := pingUntil(ctx, a.url, s.account.IngestKey, client.Event{EventType: "ping", Monitor: "site-b-run", Status: "run", EventID: "run-1"}); err != nil {
 		t.Fatal(err)
 	}
-	for checkState(ctx, s, run.UUID) != "running" {
-		if ctx.Err() != nil {
-			t.Fatalf("the run never reached the control node (state %q)", checkState(ctxT(t, 5*time.Second), s, run.UUID))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitState(run.UUID, "running", "the run on the control node")
 	runStarted := time.Now()
 	a.proc.kill()
-	for count("agent.offline") == 0 {
-		if ctx.Err() != nil {
-			t.Fatalf("no agent.offline webhook; got %v", seen())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitWebhook("agent.offline")
 	if st := checkState(ctx, s, mon.UUID); st != "unknown" {
 		t.Fatalf("the offline region's check is %q, want unknown", st)
 	}
@@ -405,18 +408,8 @@ func TestAgentOfflineAlertsOnceAndComesBack(t *testing.T) {
 		}
 	}
 	a.restart(t)
-	for count("agent.online") == 0 {
-		if ctx.Err() != nil {
-			t.Fatalf("no agent.online webhook; got %v", seen())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	for count("monitor.timeout") == 0 {
-		if ctx.Err() != nil {
-			t.Fatalf("the run that timed out while the region was offline never alerted; got %v", seen())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitWebhook("agent.online")
+	waitWebhook("monitor.timeout") // the run timed out while the region was offline
 	if os.Getenv("LOOKOUT_E2E_VERBOSE") != "" {
 		t.Logf("webhooks: %v", seen())
 	}
