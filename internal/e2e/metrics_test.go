@@ -73,17 +73,21 @@ func TestMetricsCountPingsAndAlerts(t *testing.T) {
 		t.Fatalf("ping with a bad status: %d", code)
 	}
 
-	// The alert is delivered, and counted once its delivery is recorded.
+	// The alert is delivered, and counted once its delivery is recorded:
+	// queued, then delivered. Both are waited for, as one scrape gathers
+	// the counters concurrently and may read queued just before it moves
+	// and delivered just after.
 	var after map[string]float64
+	moved := func(name string) float64 { return after[name] - before[name] }
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		after = scrape(t, base)
-		if after[`lookout_alert_deliveries_delivered_total{channel="webhook"}`] >= 1 || time.Now().After(deadline) {
+		if (moved(`lookout_alert_deliveries_delivered_total{channel="webhook"}`) >= 1 &&
+			moved(`lookout_alert_deliveries_queued_total{channel="webhook"}`) >= 1) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	moved := func(name string) float64 { return after[name] - before[name] }
 	for name, want := range map[string]float64{
 		`lookout_ingest_events_total{outcome="stored"}`:               3,
 		`lookout_ingest_events_total{outcome="unauthorized"}`:         1,
