@@ -1,22 +1,14 @@
 package agentrpc_test
 
 import (
-	"context"
-	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"lookout/control/agentrpc"
-	"lookout/control/controltest"
 	"lookout/control/state"
 	"lookout/internal/apikey"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
-	"lookout/internal/gen/lookout/agent/v1/agentv1connect"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
-
-	"connectrpc.com/connect"
 )
 
 // countingState counts the readings of assignments.
@@ -33,27 +25,12 @@ func (c *countingState) AgentAssignments(region string) (*state.Assignments, err
 // TestStreamsOfARegionShareReadings: 20 streams of one region cost one
 // reading of the state to open and one per change, not one per stream.
 func TestStreamsOfARegionShareReadings(t *testing.T) {
-	st, err := state.Open(state.Options{Dir: t.TempDir(), Small: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	cluster := controltest.NewCluster(st, time.Now)
-	apply := func(cmd *raftv1.Command) {
-		t.Helper()
-		if res, err := cluster.Apply(context.Background(), cmd); err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
-			t.Fatalf("apply: %v %v", res, err)
-		}
-	}
-	token, hash, _ := apikey.New(apikey.Agent)
-	apply(&raftv1.Command{Op: &raftv1.Command_CreateAgentToken{CreateAgentToken: &raftv1.CreateAgentToken{Id: "t", Region: region, Name: "t", Hash: hash}}})
-	cs := &countingState{Store: st}
-	path, h := agentrpc.New(agentrpc.Options{State: cs, Writer: cluster}).Handler()
-	mux := http.NewServeMux()
-	mux.Handle(path, h)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close) // after the streams are cancelled
-	c := agentv1connect.NewAgentServiceClient(srv.Client(), srv.URL, connect.WithInterceptors(bearer(token)))
+	var cs *countingState
+	n := newOneNode(t, agentrpc.Options{}, func(st *state.Store) agentrpc.State {
+		cs = &countingState{Store: st}
+		return cs
+	})
+	c, apply := n.client, n.apply
 
 	var streams []*stream
 	for range 20 {
