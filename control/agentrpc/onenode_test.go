@@ -1,7 +1,6 @@
 package agentrpc_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -33,19 +32,9 @@ type oneNode struct {
 // the service.
 func newOneNode(t *testing.T, o agentrpc.Options, wrap func(*state.Store) agentrpc.State) *oneNode {
 	t.Helper()
-	st, err := state.Open(state.Options{Dir: t.TempDir(), Small: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := controltest.OpenStore(t)
 	cluster := controltest.NewCluster(st, time.Now)
-	n := &oneNode{st: st}
-	n.apply = func(cmd *raftv1.Command) {
-		t.Helper()
-		if res, err := cluster.Apply(context.Background(), cmd); err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
-			t.Fatalf("apply: %v %v", res, err)
-		}
-	}
+	n := &oneNode{st: st, apply: func(cmd *raftv1.Command) { cluster.MustApply(t, cmd) }}
 	token, hash, _ := apikey.New(apikey.Agent)
 	n.apply(&raftv1.Command{Op: &raftv1.Command_CreateAgentToken{CreateAgentToken: &raftv1.CreateAgentToken{Id: "t", Region: region, Name: "t", Hash: hash}}})
 	o.State, o.Writer = st, cluster

@@ -202,14 +202,31 @@ type Server struct {
 	Now time.Time
 }
 
-// NewServer starts the operator API; it stops when the test ends.
-func NewServer(t testing.TB) *Server {
+// OpenStore opens a state with small Badger options in a temporary
+// directory; it is closed when the test ends.
+func OpenStore(t testing.TB) *state.Store {
 	t.Helper()
 	store, err := state.Open(state.Options{Dir: t.TempDir(), Small: true, Logger: hclog.NewNullLogger()})
 	if err != nil {
 		t.Fatalf("open state: %v", err)
 	}
 	t.Cleanup(func() { store.Close() })
+	return store
+}
+
+// MustApply applies cmd and fails the test unless the state machine
+// answers OK.
+func (c *Cluster) MustApply(t testing.TB, cmd *raftv1.Command) {
+	t.Helper()
+	if res, err := c.Apply(context.Background(), cmd); err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
+		t.Fatalf("apply %T: %v %v", cmd.GetOp(), res, err)
+	}
+}
+
+// NewServer starts the operator API; it stops when the test ends.
+func NewServer(t testing.TB) *Server {
+	t.Helper()
+	store := OpenStore(t)
 	now := time.Date(2026, time.March, 15, 12, 30, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	c := NewCluster(store, clock)

@@ -9,7 +9,6 @@ import (
 	"lookout/control/controltest"
 	"lookout/control/engine"
 	"lookout/control/presence"
-	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -18,20 +17,11 @@ import (
 // declared offline) does not fire; when the agent is back with an empty
 // buffer the deadline, really missed, fires once.
 func TestSilentRegionHoldsDeadlines(t *testing.T) {
-	st, err := state.Open(state.Options{Dir: t.TempDir(), Small: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := controltest.OpenStore(t)
 	real := controltest.NewCluster(st, time.Now)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	mustApply := func(cmd *raftv1.Command) {
-		t.Helper()
-		if res, err := real.Apply(ctx, cmd); err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
-			t.Fatalf("apply: %v %v", res, err)
-		}
-	}
+	mustApply := func(cmd *raftv1.Command) { real.MustApply(t, cmd) }
 	mustApply(&raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{
 		AccountId: "a", Email: "a@example.com", Plan: &raftv1.Plan{Name: "default"},
 		IngestKey:     &raftv1.Key{Id: "ik", AccountId: "a", Type: raftv1.KeyType_KEY_TYPE_INGEST, Name: "i", Hash: []byte("ih")},

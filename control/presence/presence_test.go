@@ -55,11 +55,7 @@ func (c *counting) count() int { c.mu.Lock(); defer c.mu.Unlock(); return c.n }
 
 func newStore(t *testing.T) (*state.Store, *clock, *counting) {
 	t.Helper()
-	st, err := state.Open(state.Options{Dir: t.TempDir(), Small: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := controltest.OpenStore(t)
 	clk := &clock{t: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
 	return st, clk, &counting{Cluster: controltest.NewCluster(st, clk.Now)}
 }
