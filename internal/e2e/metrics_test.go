@@ -1,18 +1,17 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"lookout/internal/bench"
 	"lookout/internal/client"
 )
 
@@ -145,21 +144,9 @@ func get(t *testing.T, url, auth string) (int, string) {
 // value.
 func scrape(t *testing.T, base string) map[string]float64 {
 	t.Helper()
-	code, body := get(t, base+"/metrics", "Bearer mtok")
-	if code != http.StatusOK {
-		t.Fatalf("GET /metrics: %d %s", code, body)
-	}
-	m := map[string]float64{}
-	s := bufio.NewScanner(strings.NewReader(body))
-	for s.Scan() {
-		line := s.Text()
-		i := strings.LastIndexByte(line, ' ')
-		if strings.HasPrefix(line, "#") || i < 0 {
-			continue
-		}
-		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
-			m[line[:i]] = v
-		}
+	m, err := bench.Scrape(context.Background(), strings.TrimPrefix(base, "http://"), "mtok")
+	if err != nil {
+		t.Fatal(err)
 	}
 	return m
 }

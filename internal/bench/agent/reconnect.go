@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -128,7 +127,7 @@ func benchReconnect(c config, root string) error {
 			return fmt.Errorf("the buffer is not empty after 20 minutes (agent log %s)", agentLog.Name())
 		}
 		time.Sleep(100 * time.Millisecond)
-		m, err := scrape(httpAddr)
+		m, err := bench.Scrape(context.Background(), httpAddr, "")
 		if err != nil {
 			select {
 			case <-exited:
@@ -217,37 +216,6 @@ func fill(b *buffer.Buffer, writers, n int, accountID, keyID string) (int, error
 	default:
 	}
 	return n, nil
-}
-
-// scrape reads the agent's /metrics into sample name (with labels) ->
-// value.
-func scrape(addr string) (map[string]float64, error) {
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /metrics: %s", resp.Status)
-	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			continue
-		}
-		out[line[:i]] = v
-	}
-	return out, sc.Err()
 }
 
 // profileControl writes a 20 s CPU profile of the control node, taken

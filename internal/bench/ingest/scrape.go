@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net/http"
-	"strconv"
-	"strings"
+
+	"lookout/internal/bench"
 )
 
 // batchFigures are the nodes' group-commit counters, summed over the nodes,
@@ -20,40 +18,14 @@ type batchFigures struct {
 func scrapeBatches(ctx context.Context, urls []string) (batchFigures, error) {
 	var f batchFigures
 	for _, u := range urls {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+u+"/metrics", nil)
+		m, err := bench.Scrape(ctx, u, "")
 		if err != nil {
 			return f, err
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return f, fmt.Errorf("metrics: %w", err)
-		}
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			name, val, ok := strings.Cut(sc.Text(), " ")
-			if !ok {
-				continue
-			}
-			v, err := strconv.ParseFloat(val, 64)
-			if err != nil {
-				continue
-			}
-			switch name {
-			case "lookout_ingest_batch_events_count":
-				f.batches += v
-			case "lookout_ingest_batch_events_sum":
-				f.events += v
-			case `lookout_raft_apply_duration_seconds_count{result="ok"}`:
-				f.applies += v
-			case `lookout_raft_apply_duration_seconds_sum{result="ok"}`:
-				f.apply += v
-			}
-		}
-		resp.Body.Close()
-		if err := sc.Err(); err != nil {
-			return f, err
-		}
+		f.batches += m["lookout_ingest_batch_events_count"]
+		f.events += m["lookout_ingest_batch_events_sum"]
+		f.applies += m[`lookout_raft_apply_duration_seconds_count{result="ok"}`]
+		f.apply += m[`lookout_raft_apply_duration_seconds_sum{result="ok"}`]
 	}
 	return f, nil
 }
