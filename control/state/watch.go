@@ -149,15 +149,12 @@ func (s *Store) TakeMonitorChanges() (monitors []MonitorChange, overflow, alerts
 	return s.watch.takeRecords()
 }
 
+// take is takeRecords with the monitors' ids only.
 func (w *changeWatch) take() (monitors []string, overflow, alerts bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for id := range w.monitors {
-		monitors = append(monitors, id)
+	changes, overflow, alerts := w.takeRecords()
+	for _, c := range changes {
+		monitors = append(monitors, c.UUID)
 	}
-	clear(w.monitors)
-	overflow, alerts = w.overflow, w.alerts
-	w.overflow, w.alerts = false, false
 	return monitors, overflow, alerts
 }
 
