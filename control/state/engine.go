@@ -135,8 +135,8 @@ func recordMissed(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, dueMs int64
 	if err := setProto(txn, key, se); err != nil {
 		return nil, err
 	}
-	ctx.values.eventStored(txn, key, ctx.now)
-	return se, txn.Set(eventTimeKey(ctx.now, m.GetUuid(), seq), nil)
+	ctx.values.eventStored(txn, key)
+	return se, fileEvent(txn, p, m.GetUuid(), seq, ctx.now)
 }
 
 // EventMissed is the event type of an expected run that did not come.

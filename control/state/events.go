@@ -89,6 +89,30 @@ func parseEventTimeKey(key []byte) (string, uint64, error) {
 
 func eventLowKey(monitorID string) []byte { return k(prefixEventLow, monitorID) }
 
+func eventDueKey(ms int64, monitorID string) []byte {
+	return append(kb(prefixEventDue, u64(uint64(max(ms, 0)))), monitorID...)
+}
+
+// timed tells whether event seq of a monitor with ping state p has an
+// ev-time: key: every event stored before PingState.untimed_from.
+func timed(p *statev1.PingState, seq uint64) bool {
+	return p.GetUntimedFrom() == 0 || seq+1 < p.GetUntimedFrom()
+}
+
+// fileEvent files event seq of a monitor, just stored, for pruning by age:
+// a monitor without an ev-due: key gets one at the event's receipt time.
+// The event itself gets no index key (pruneDue finds it by its seq).
+func fileEvent(txn *badger.Txn, p *statev1.PingState, monitorID string, seq uint64, receivedMs int64) error {
+	if p.UntimedFrom == 0 {
+		p.UntimedFrom = seq + 1
+	}
+	if p.EventsDueUnixMs != 0 {
+		return nil
+	}
+	p.EventsDueUnixMs = max(receivedMs, 1)
+	return txn.Set(eventDueKey(p.EventsDueUnixMs, monitorID), nil)
+}
+
 // The two fields storedReceived reads by hand: StoredEvent.event and
 // Event.received_unix_ms. TestStoredReceivedAgreesWithTheGeneratedCode
 // fails if either is renumbered or retyped.
@@ -138,169 +162,6 @@ func wireField(b []byte, num protowire.Number, typ protowire.Type) ([]byte, erro
 		b = b[m:]
 	}
 	return found, nil
-}
-
-// deleteEventAt deletes event seq of a monitor if it exists, with its time
-// index, and reports whether it existed. The receipt time (in the index
-// key) comes from values when it knows it, else from the event.
-func deleteEventAt(txn *badger.Txn, values *valueCache, monitorID string, seq uint64) (bool, error) {
-	key := eventKey(monitorID, seq)
-	received, present, known := values.eventReceived(txn, key)
-	if !known {
-		item, err := txn.Get(key)
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("get %q: %w", key, err)
-		}
-		if err := item.Value(func(v []byte) (err error) { received, err = storedReceived(v); return err }); err != nil {
-			return false, fmt.Errorf("event %q: %w", key, err)
-		}
-	} else if !present {
-		return false, nil
-	}
-	if err := txn.Delete(eventTimeKey(received, monitorID, seq)); err != nil {
-		return false, err
-	}
-	if err := txn.Delete(key); err != nil {
-		return false, err
-	}
-	values.eventDeleted(txn, key)
-	return true, nil
-}
-
-// purgeEvents deletes up to limit events of a deleted monitor, oldest
-// first, with their time index. When some are left it sets the monitor's
-// ev-purge: marker, else it removes the marker. It returns how many it
-// deleted.
-func purgeEvents(txn *badger.Txn, values *valueCache, monitorID string, limit int) (int, error) {
-	prefix := k(prefixEvent, monitorID, "")
-	var seqs []uint64
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-	for it.Rewind(); it.Valid() && len(seqs) <= limit; it.Next() {
-		seqs = append(seqs, binary.BigEndian.Uint64(it.Item().Key()[len(prefix):]))
-	}
-	it.Close()
-	more := len(seqs) > limit
-	if more {
-		seqs = seqs[:limit]
-	}
-	for _, seq := range seqs {
-		if _, err := deleteEventAt(txn, values, monitorID, seq); err != nil {
-			return 0, err
-		}
-	}
-	marker := k(prefixEventPurge, monitorID)
-	if more {
-		return len(seqs), txn.Set(marker, nil)
-	}
-	return len(seqs), txn.Delete(marker)
-}
-
-// applyPruneEvents is the background clean-up, bounded by max deletions:
-// first expired request ids and event ids (their TTLs count from the
-// command's time), then what deleted monitors left behind, then, oldest
-// receipt first, events received before before_unix_ms (of at most
-// MaxPruneMonitors monitors), keeping the counters of their monitors
-// right. The result's deleted is the number deleted, or max when the entry
-// stopped at MaxPruneMonitors monitors with events left: the leader
-// proposes again while it is max.
-func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*raftv1.Result, error) {
-	if c.GetMax() <= 0 || c.GetMax() > MaxPruneEvents {
-		return invalid("prune events: max must be 1 to %d", MaxPruneEvents), nil
-	}
-	budget := int(c.GetMax())
-	ids, err := pruneRequests(txn, ctx.now-requestTTLMillis, budget)
-	if err != nil {
-		return nil, err
-	}
-	n, err := pruneEventIDs(txn, ctx.now-eventIDTTLMillis, budget-ids)
-	if err != nil {
-		return nil, err
-	}
-	ids += n
-	budget -= ids
-	var purging []string
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixEventPurge})
-	for it.Rewind(); it.Valid(); it.Next() {
-		purging = append(purging, string(it.Item().Key()[len(prefixEventPurge):]))
-	}
-	it.Close()
-	deleted := 0
-	for _, id := range purging {
-		if deleted == budget {
-			break
-		}
-		n, err := purgeEvents(txn, ctx.values, id, budget-deleted)
-		if err != nil {
-			return nil, err
-		}
-		deleted += n
-	}
-	old, full, err := expiredEvents(txn, c.GetBeforeUnixMs(), budget-deleted)
-	if err != nil {
-		return nil, err
-	}
-	mons := newMonitorCache(txn, ctx.values)
-	for _, e := range old {
-		key, id, seq := e.key, e.monitor, e.seq
-		evKey := eventKey(id, seq)
-		if err := txn.Delete(evKey); err != nil {
-			return nil, err
-		}
-		ctx.values.eventDeleted(txn, evKey)
-		if err := txn.Delete(key); err != nil {
-			return nil, err
-		}
-		if err := mons.eventPruned(id, seq); err != nil {
-			return nil, err
-		}
-	}
-	if err := mons.flush(); err != nil {
-		return nil, err
-	}
-	n = ids + deleted + len(old)
-	if full {
-		n = int(c.GetMax())
-	}
-	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Deleted: int64(n)}, nil
-}
-
-// expiredEvent is an ev-time: key with its monitor and seq.
-type expiredEvent struct {
-	key     []byte
-	monitor string
-	seq     uint64
-}
-
-// expiredEvents lists, oldest receipt first, up to limit events received
-// before beforeMs, of at most MaxPruneMonitors monitors (each one's record
-// is rewritten, and a record can be tens of KB). full reports that it
-// stopped at that many monitors with events left.
-func expiredEvents(txn *badger.Txn, beforeMs int64, limit int) (old []expiredEvent, full bool, err error) {
-	end := kb(prefixEventTime, u64(uint64(max(beforeMs, 0))))
-	monitors := map[string]bool{}
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixEventTime})
-	defer it.Close()
-	for it.Rewind(); it.Valid() && len(old) < limit; it.Next() {
-		key := it.Item().KeyCopy(nil)
-		if bytes.Compare(key, end) >= 0 {
-			break
-		}
-		id, seq, err := parseEventTimeKey(key)
-		if err != nil {
-			return nil, false, err
-		}
-		if !monitors[id] {
-			if len(monitors) == MaxPruneMonitors {
-				return old, true, nil
-			}
-			monitors[id] = true
-		}
-		old = append(old, expiredEvent{key: key, monitor: id, seq: seq})
-	}
-	return old, false, nil
 }
 
 // Events returns up to limit (all when limit <= 0) events of the account's

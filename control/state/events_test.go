@@ -117,8 +117,9 @@ func TestRetentionByCount(t *testing.T) {
 		if !equalU64(got, wantSeqs) || m.GetPing().GetEvents() != int64(len(wantSeqs)) {
 			t.Fatalf("%s: seqs %v (count %d), want %v", step, got, m.GetPing().GetEvents(), wantSeqs)
 		}
-		if n := len(keysWithPrefix(t, s, prefixEventTime)); n != len(wantSeqs) {
-			t.Fatalf("%s: %d time index keys, want %d", step, n, len(wantSeqs))
+		// No index key per event: one ev-due: key for the monitor.
+		if n, due := len(keysWithPrefix(t, s, prefixEventTime)), keysWithPrefix(t, s, prefixEventDue); n != 0 || len(due) != 1 || due[0] != string(eventDueKey(t0, m.GetUuid())) {
+			t.Fatalf("%s: %d ev-time: keys and ev-due: keys %q, want none and the first event's", step, n, due)
 		}
 	}
 	batch(0, 5, 3)
@@ -144,7 +145,8 @@ func TestRetentionByCount(t *testing.T) {
 func TestPruneEventsByAge(t *testing.T) {
 	s := openStore(t)
 	mustOK(t, s, newAccount("acct"))
-	// Two monitors, received times interleaved; b's are out of seq order.
+	// Two monitors, received times interleaved; b's are out of seq order
+	// (b1 was received before b0, as an agent's buffered event can be).
 	ingestOK(t, s, ingestNow(
 		ping("acct", "a", "skip", t0+10), ping("acct", "b", "skip", t0+40),
 		ping("acct", "a", "skip", t0+20), ping("acct", "b", "skip", t0+15),
@@ -162,10 +164,11 @@ func TestPruneEventsByAge(t *testing.T) {
 		a, b        []uint64 // seqs left
 	}{
 		{t0 + 10, 5, 0, []uint64{0, 1, 2}, []uint64{0, 1, 2}}, // strictly before
-		{t0 + 35, 2, 2, []uint64{1, 2}, []uint64{0, 2}},       // oldest first: a0 (10), b1 (15)
-		{t0 + 35, 5, 2, []uint64{}, []uint64{0, 2}},           // a1 (20), a2 (30)
-		{t0 + 35, 5, 0, []uint64{}, []uint64{0, 2}},           // nothing left before
-		{t0 + 1000, 1024, 2, []uint64{}, []uint64{}},
+		{t0 + 35, 2, 2, []uint64{2}, []uint64{0, 1, 2}},       // max 2: a0 (10), a1 (20)
+		{t0 + 35, 5, 1, []uint64{}, []uint64{0, 1, 2}},        // a2 (30); b1 (15) waits for b0 (40)
+		{t0 + 35, 5, 0, []uint64{}, []uint64{0, 1, 2}},        // nothing left before
+		{t0 + 45, 5, 2, []uint64{}, []uint64{2}},              // b0 (40), then b1 (15)
+		{t0 + 1000, 1024, 1, []uint64{}, []uint64{}},
 	}
 	for i, st := range steps {
 		if n := pruned(t, s, st.before, st.max); n != st.deleted {
@@ -185,8 +188,8 @@ func TestPruneEventsByAge(t *testing.T) {
 			}
 		}
 	}
-	if n := len(keysWithPrefix(t, s, prefixEventTime)); n != 0 {
-		t.Fatalf("%d time index keys left", n)
+	if due := keysWithPrefix(t, s, prefixEventDue); len(due) != 0 {
+		t.Fatalf("ev-due: keys left: %q", due)
 	}
 	// Retention still works after age pruning moved its start.
 	var evs []*raftv1.Event

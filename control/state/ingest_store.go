@@ -48,8 +48,8 @@ func (in *ingest) store(pos int, m *monState, ev *raftv1.Event) error {
 	if err := setProto(in.txn, key, se); err != nil {
 		return err
 	}
-	in.ctx.values.eventStored(in.txn, key, received)
-	if err := in.txn.Set(eventTimeKey(received, id, seq), nil); err != nil {
+	in.ctx.values.eventStored(in.txn, key)
+	if err := fileEvent(in.txn, p, id, seq, received); err != nil {
 		return err
 	}
 	p.Events++
@@ -76,11 +76,12 @@ func lastStatus(ev *raftv1.Event) string {
 
 // trim deletes the monitor's oldest events while it keeps more than
 // retention_count, probing seqs upward from its retention start (events_low),
-// with point reads: no iterator on the ingest path. Age pruning moves the
-// retention start past what it deletes, so holes are rare; an older event
-// that age pruning skipped (received later than a newer one) stays below
-// the start and counts until age pruning takes it. The probes of one batch
-// are bounded (in.trims).
+// with point reads: no iterator on the ingest path. Age pruning deletes
+// from the retention start up and moves it (prune.go), so there are no
+// holes; events stored before 2026-11-23 were pruned oldest receipt first,
+// and an older one that skipped (received later than a newer one) stays
+// below the start and counts until age pruning takes it. The probes of one
+// batch are bounded (in.trims).
 func (in *ingest) trim(m *monState) error {
 	if in.keep <= 0 {
 		return nil
@@ -94,7 +95,7 @@ func (in *ingest) trim(m *monState) error {
 			return nil
 		}
 		in.trims--
-		found, err := deleteEventAt(in.txn, in.ctx.values, m.mon.GetUuid(), m.low)
+		found, err := deleteEventAt(in.txn, in.ctx.values, m.mon.GetUuid(), m.low, timed(p, m.low))
 		if err != nil {
 			return err
 		}

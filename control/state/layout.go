@@ -39,8 +39,13 @@ import (
 //	mon-count:<account id>                -> uint64, monitors of the account (all kinds)
 //	proj:<account id>:<hex of the name>   -> statev1.Project
 //	ev:<monitor uuid>:<uint64 seq>        -> statev1.StoredEvent
+//	ev-due:<uint64 ms><monitor uuid>      -> empty; when age pruning next looks at the
+//	                                         monitor's oldest events (PingState.events_due_unix_ms)
 //	ev-time:<uint64 received ms><monitor uuid>:<uint64 seq>
-//	                                      -> empty; age order of ev:
+//	                                      -> empty; age order of ev:, one key per event
+//	                                         up to 2026-11-23 (no longer written: pruned,
+//	                                         and deleted with its event, while any is left;
+//	                                         PingState.untimed_from)
 //	ev-lo:<monitor uuid>                  -> uint64; the retention start of a monitor
 //	                                         before PingState.events_low held it
 //	                                         (read when the record has none, then
@@ -87,6 +92,7 @@ var (
 	prefixMonitorCount = []byte("mon-count:")
 	prefixProject      = []byte("proj:")
 	prefixEvent        = []byte("ev:")
+	prefixEventDue     = []byte("ev-due:")
 	prefixEventTime    = []byte("ev-time:")
 	prefixEventLow     = []byte("ev-lo:")
 	prefixEventPurge   = []byte("ev-purge:")

@@ -95,6 +95,11 @@ func applyDeleteMonitor(txn *badger.Txn, ctx applyCtx, c *raftv1.DeleteMonitor) 
 			return nil, err
 		}
 	}
+	if due := mon.GetPing().GetEventsDueUnixMs(); due != 0 {
+		if err := txn.Delete(eventDueKey(due, id)); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := purgeEvents(txn, ctx.values, id, MaxPruneEvents); err != nil {
 		return nil, err
 	}

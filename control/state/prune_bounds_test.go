@@ -55,8 +55,11 @@ func TestPruneEventsOfManyMonitorsIsBounded(t *testing.T) {
 	if want := n / MaxPruneMonitors; rounds != want {
 		t.Errorf("%d rounds, want %d", rounds, want)
 	}
-	if left := keysWithPrefix(t, s, prefixEventTime); len(left) != 0 {
+	if left := keysWithPrefix(t, s, prefixEvent); len(left) != 0 {
 		t.Fatalf("%d events left", len(left))
+	}
+	if left := keysWithPrefix(t, s, prefixEventDue); len(left) != 0 {
+		t.Fatalf("%d ev-due: keys left", len(left))
 	}
 	for _, i := range []int{0, n / 2, n - 1} {
 		if m := mustMonitor(t, s, "a", fmt.Sprint("job-", i)); m.GetPing().GetEvents() != 0 {

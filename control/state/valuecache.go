@@ -31,11 +31,11 @@ import (
 //     the key, the transaction sees the committed value, which is cached.
 //   - Restore, the only other writer of the database, clears it.
 //
-// It also keeps the receipt time of the events stored since the process
-// started (received), with the same rules: retention trimming deletes an
-// event's time index with it, whose key holds the receipt time, and would
-// otherwise read the event for it. Every write and delete of an ev: key in
-// an apply goes through eventStored and eventDeleted.
+// It also keeps which events the process has stored since it started
+// (events), with the same rules: retention trimming deletes the oldest
+// event of a full monitor, and would otherwise read it to know whether it
+// is there. Every write and delete of an ev: key in an apply goes through
+// eventStored and eventDeleted.
 //
 // Only the apply (the FSM goroutine: ApplyBatch and Restore) uses it, so it
 // takes no lock. Cached values are shared: callers must not modify them. It
@@ -44,11 +44,11 @@ type valueCache struct {
 	committed map[string]cachedValue
 	bytes     int
 
-	received map[string]int64 // ev: key -> received_unix_ms, events present
+	events map[string]struct{} // ev: keys of events present
 
-	txn         *badger.Txn // the transaction pending belongs to
-	pending     map[string]cachedValue
-	pendingRecv map[string]int64 // -1: deleted
+	txn           *badger.Txn // the transaction pending belongs to
+	pending       map[string]cachedValue
+	pendingEvents map[string]bool // false: deleted
 
 	// The accounts, kept across a run of IngestBatch entries (acctcache.go).
 	accts, pendingAccts map[string]*acctState
@@ -61,16 +61,16 @@ type cachedValue struct {
 }
 
 // maxValueCacheBytes bounds the committed values (with their keys and an
-// estimate of the map overhead), maxReceivedEvents the receipt times.
+// estimate of the map overhead), maxEvents the events.
 const (
 	maxValueCacheBytes = 64 << 20
-	maxReceivedEvents  = 256 << 10
+	maxEvents          = 256 << 10
 )
 
 func newValueCache() *valueCache {
 	return &valueCache{
-		committed: map[string]cachedValue{}, received: map[string]int64{},
-		pending: map[string]cachedValue{}, pendingRecv: map[string]int64{},
+		committed: map[string]cachedValue{}, events: map[string]struct{}{},
+		pending: map[string]cachedValue{}, pendingEvents: map[string]bool{},
 		accts: map[string]*acctState{}, pendingAccts: map[string]*acctState{},
 	}
 }
@@ -86,7 +86,7 @@ func (c *valueCache) own(txn *badger.Txn) {
 	if c.txn != txn {
 		c.txn = txn
 		clear(c.pending)
-		clear(c.pendingRecv)
+		clear(c.pendingEvents)
 		clear(c.pendingAccts)
 	}
 }
@@ -168,16 +168,16 @@ func (c *valueCache) commit(txn *badger.Txn) (monitors []MonitorChange) {
 			monitors = append(monitors, MonitorChange{UUID: id, record: cv.v, present: cv.ok})
 		}
 	}
-	for key, ms := range c.pendingRecv {
+	for key, present := range c.pendingEvents {
 		switch {
-		case ms < 0:
-			delete(c.received, key)
-		case len(c.received) < maxReceivedEvents:
-			c.received[key] = ms
+		case !present:
+			delete(c.events, key)
+		case len(c.events) < maxEvents:
+			c.events[key] = struct{}{}
 		}
 	}
 	clear(c.pending)
-	clear(c.pendingRecv)
+	clear(c.pendingEvents)
 	c.commitAccounts()
 	c.txn = nil
 	return monitors
@@ -190,19 +190,19 @@ func (c *valueCache) reset() {
 	}
 	clear(c.committed)
 	clear(c.pending)
-	clear(c.received)
-	clear(c.pendingRecv)
+	clear(c.events)
+	clear(c.pendingEvents)
 	c.dropAccounts()
 	c.bytes, c.txn = 0, nil
 }
 
-// eventStored records that txn stored the event at key, received at ms.
-func (c *valueCache) eventStored(txn *badger.Txn, key []byte, ms int64) {
+// eventStored records that txn stored the event at key.
+func (c *valueCache) eventStored(txn *badger.Txn, key []byte) {
 	if c == nil {
 		return
 	}
 	c.own(txn)
-	c.pendingRecv[string(key)] = max(ms, 0)
+	c.pendingEvents[string(key)] = true
 }
 
 // eventDeleted records that txn deleted the event at key.
@@ -211,19 +211,19 @@ func (c *valueCache) eventDeleted(txn *badger.Txn, key []byte) {
 		return
 	}
 	c.own(txn)
-	c.pendingRecv[string(key)] = -1
+	c.pendingEvents[string(key)] = false
 }
 
-// eventReceived is the receipt time of the event at key as txn sees it,
-// when known: present false when the event is known to be absent.
-func (c *valueCache) eventReceived(txn *badger.Txn, key []byte) (ms int64, present, known bool) {
+// eventPresent tells whether the event at key is there as txn sees it,
+// when known.
+func (c *valueCache) eventPresent(txn *badger.Txn, key []byte) (present, known bool) {
 	if c == nil {
-		return 0, false, false
+		return false, false
 	}
 	c.own(txn)
-	if ms, ok := c.pendingRecv[string(key)]; ok {
-		return ms, ms >= 0, true
+	if present, ok := c.pendingEvents[string(key)]; ok {
+		return present, true
 	}
-	ms, ok := c.received[string(key)]
-	return ms, true, ok
+	_, ok := c.events[string(key)]
+	return ok, ok
 }

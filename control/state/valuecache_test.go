@@ -16,10 +16,10 @@ import (
 func requireCacheCoherent(t *testing.T, s *Store) {
 	t.Helper()
 	c := s.values
-	if len(c.pending) != 0 || len(c.pendingRecv) != 0 {
-		t.Errorf("%d pending values and %d receipt times outside an apply", len(c.pending), len(c.pendingRecv))
+	if len(c.pending) != 0 || len(c.pendingEvents) != 0 {
+		t.Errorf("%d pending values and %d events outside an apply", len(c.pending), len(c.pendingEvents))
 	}
-	if len(c.committed) == 0 || len(c.received) == 0 {
+	if len(c.committed) == 0 || len(c.events) == 0 {
 		t.Error("the cache holds nothing: the test checks nothing")
 	}
 	err := s.view(func(txn *badger.Txn) error {
@@ -38,17 +38,14 @@ func requireCacheCoherent(t *testing.T, s *Store) {
 				t.Errorf("cached %q = %q, the database has %q", key, cv.v, v)
 			}
 		}
-		for key, ms := range c.received {
-			v, err := getRaw(txn, []byte(key))
+		for key := range c.events {
+			_, err := getRaw(txn, []byte(key))
 			if errors.Is(err, ErrNotFound) {
-				t.Errorf("cached the receipt time of %q, absent in the database", key)
+				t.Errorf("cached event %q, absent in the database", key)
 				continue
 			}
 			if err != nil {
 				return err
-			}
-			if got, err := storedReceived(v); err != nil || max(got, 0) != ms {
-				t.Errorf("cached receipt time %d of %q, the database has %d (%v)", ms, key, got, err)
 			}
 		}
 		return nil

@@ -864,6 +864,17 @@ type PingState struct {
 	// 2026-11-23 it was its own key, ev-lo:<monitor>, which is still read for
 	// a monitor whose record has none, and removed when this is written.
 	EventsLow uint64 `protobuf:"varint,5,opt,name=events_low,json=eventsLow,proto3" json:"events_low,omitempty"`
+	// events_due_unix_ms is the time in the monitor's ev-due: key (0: the
+	// monitor has none): age pruning looks at its oldest events once that
+	// time is past the retention age (control/state/events.go, pruneDue). It
+	// is the receipt time of the monitor's lowest-seq event when the key was
+	// written; retention by count deletes events without moving it.
+	EventsDueUnixMs int64 `protobuf:"varint,6,opt,name=events_due_unix_ms,json=eventsDueUnixMs,proto3" json:"events_due_unix_ms,omitempty"`
+	// untimed_from is one more than the seq of the first event stored
+	// without an ev-time: key (the age index before ev-due:, up to
+	// 2026-11-23); 0 while the monitor has none: every event below it has an
+	// ev-time: key, which is deleted with the event.
+	UntimedFrom uint64 `protobuf:"varint,7,opt,name=untimed_from,json=untimedFrom,proto3" json:"untimed_from,omitempty"`
 	// last_region is the agent region the newest ping came through (empty:
 	// a control node received it).
 	LastRegion    string `protobuf:"bytes,220,opt,name=last_region,json=lastRegion,proto3" json:"last_region,omitempty"`
@@ -932,6 +943,20 @@ func (x *PingState) GetNextSeq() uint64 {
 func (x *PingState) GetEventsLow() uint64 {
 	if x != nil {
 		return x.EventsLow
+	}
+	return 0
+}
+
+func (x *PingState) GetEventsDueUnixMs() int64 {
+	if x != nil {
+		return x.EventsDueUnixMs
+	}
+	return 0
+}
+
+func (x *PingState) GetUntimedFrom() uint64 {
+	if x != nil {
+		return x.UntimedFrom
 	}
 	return 0
 }
@@ -1756,7 +1781,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\texecution\x18\xc8\x01 \x01(\v2\x1a.lookout.raft.v1.ExecutionR\texecution\x12\x19\n" +
 	"\aregions\x18\xd2\x01 \x03(\tR\aregions\x12\x17\n" +
 	"\x06region\x18\xdc\x01 \x01(\tR\x06region\x12(\n" +
-	"\x0fregion_monitors\x18\xdd\x01 \x01(\x03R\x0eregionMonitors\"\xcb\x01\n" +
+	"\x0fregion_monitors\x18\xdd\x01 \x01(\x03R\x0eregionMonitors\"\x9b\x02\n" +
 	"\tPingState\x12)\n" +
 	"\x11last_ping_unix_ms\x18\x01 \x01(\x03R\x0elastPingUnixMs\x12\x1f\n" +
 	"\vlast_status\x18\x02 \x01(\tR\n" +
@@ -1764,7 +1789,9 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x06events\x18\x03 \x01(\x03R\x06events\x12\x19\n" +
 	"\bnext_seq\x18\x04 \x01(\x04R\anextSeq\x12\x1d\n" +
 	"\n" +
-	"events_low\x18\x05 \x01(\x04R\teventsLow\x12 \n" +
+	"events_low\x18\x05 \x01(\x04R\teventsLow\x12+\n" +
+	"\x12events_due_unix_ms\x18\x06 \x01(\x03R\x0feventsDueUnixMs\x12!\n" +
+	"\funtimed_from\x18\a \x01(\x04R\vuntimedFrom\x12 \n" +
 	"\vlast_region\x18\xdc\x01 \x01(\tR\n" +
 	"lastRegion\"E\n" +
 	"\aProject\x12\x12\n" +

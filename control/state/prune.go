@@ -1,0 +1,318 @@
+package state
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+)
+
+// Deleting events: by count on the ingest path (ingest.trim), by age in
+// the leader's PruneEvents entries, and all of a deleted monitor's.
+//
+// Age pruning finds a monitor's old events by one key per monitor,
+// ev-due:<ms><monitor>, at the receipt time of its oldest event, rather
+// than by one key per event: an event's own index key, written when it was
+// stored and deleted with it, doubled the memtable writes of every ping.
+// Events stored before 2026-11-23 still have such an ev-time: key; those
+// are pruned by it (expiredEvents) and their keys deleted with them
+// (PingState.untimed_from tells which).
+
+// deleteEventAt deletes event seq of a monitor if it exists, with its
+// ev-time: key when timed, and reports whether it existed. Whether it
+// exists comes from values when it knows, else from the database; the
+// receipt time in an ev-time: key from the event.
+func deleteEventAt(txn *badger.Txn, values *valueCache, monitorID string, seq uint64, timed bool) (bool, error) {
+	key := eventKey(monitorID, seq)
+	present, known := values.eventPresent(txn, key)
+	if known && !present {
+		return false, nil
+	}
+	if !known || timed {
+		item, err := txn.Get(key)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("get %q: %w", key, err)
+		}
+		if timed {
+			var received int64
+			if err := item.Value(func(v []byte) (err error) { received, err = storedReceived(v); return err }); err != nil {
+				return false, fmt.Errorf("event %q: %w", key, err)
+			}
+			if err := txn.Delete(eventTimeKey(received, monitorID, seq)); err != nil {
+				return false, err
+			}
+		}
+	}
+	if err := txn.Delete(key); err != nil {
+		return false, err
+	}
+	values.eventDeleted(txn, key)
+	return true, nil
+}
+
+// purgeEvents deletes up to limit events of a deleted monitor, oldest
+// first, with their ev-time: keys (the record that would tell which have
+// one is gone, so it deletes the key of each). When some are left it sets
+// the monitor's ev-purge: marker, else it removes the marker. It returns
+// how many it deleted.
+func purgeEvents(txn *badger.Txn, values *valueCache, monitorID string, limit int) (int, error) {
+	prefix := k(prefixEvent, monitorID, "")
+	var seqs []uint64
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	for it.Rewind(); it.Valid() && len(seqs) <= limit; it.Next() {
+		seqs = append(seqs, binary.BigEndian.Uint64(it.Item().Key()[len(prefix):]))
+	}
+	it.Close()
+	more := len(seqs) > limit
+	if more {
+		seqs = seqs[:limit]
+	}
+	for _, seq := range seqs {
+		if _, err := deleteEventAt(txn, values, monitorID, seq, true); err != nil {
+			return 0, err
+		}
+	}
+	marker := k(prefixEventPurge, monitorID)
+	if more {
+		return len(seqs), txn.Set(marker, nil)
+	}
+	return len(seqs), txn.Delete(marker)
+}
+
+// applyPruneEvents is the background clean-up, bounded by max deletions:
+// first expired request ids and event ids (their TTLs count from the
+// command's time), then what deleted monitors left behind, then events
+// received before before_unix_ms: by their monitors' ev-due: keys
+// (pruneDue), then those left with an ev-time: key, oldest receipt first
+// (expiredEvents), taking events of at most MaxPruneMonitors
+// monitors and keeping their counters right. The result's deleted is the
+// number deleted, or max when the entry stopped at MaxPruneMonitors
+// monitors with events left: the leader proposes again while it is max.
+func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*raftv1.Result, error) {
+	if c.GetMax() <= 0 || c.GetMax() > MaxPruneEvents {
+		return invalid("prune events: max must be 1 to %d", MaxPruneEvents), nil
+	}
+	budget := int(c.GetMax())
+	ids, err := pruneRequests(txn, ctx.now-requestTTLMillis, budget)
+	if err != nil {
+		return nil, err
+	}
+	n, err := pruneEventIDs(txn, ctx.now-eventIDTTLMillis, budget-ids)
+	if err != nil {
+		return nil, err
+	}
+	ids += n
+	budget -= ids
+	var purging []string
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixEventPurge})
+	for it.Rewind(); it.Valid(); it.Next() {
+		purging = append(purging, string(it.Item().Key()[len(prefixEventPurge):]))
+	}
+	it.Close()
+	deleted := 0
+	for _, id := range purging {
+		if deleted == budget {
+			break
+		}
+		n, err := purgeEvents(txn, ctx.values, id, budget-deleted)
+		if err != nil {
+			return nil, err
+		}
+		deleted += n
+	}
+	mons := newMonitorCache(txn, ctx.values)
+	n, full, err := pruneDue(txn, ctx.values, mons, c.GetBeforeUnixMs(), budget-deleted)
+	if err != nil {
+		return nil, err
+	}
+	deleted += n
+	if !full {
+		var old []expiredEvent
+		old, full, err = expiredEvents(txn, mons, c.GetBeforeUnixMs(), budget-deleted)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range old {
+			evKey := eventKey(e.monitor, e.seq)
+			if err := txn.Delete(evKey); err != nil {
+				return nil, err
+			}
+			ctx.values.eventDeleted(txn, evKey)
+			if err := txn.Delete(e.key); err != nil {
+				return nil, err
+			}
+			if err := mons.eventPruned(e.monitor, e.seq); err != nil {
+				return nil, err
+			}
+		}
+		deleted += len(old)
+	}
+	if err := mons.flush(); err != nil {
+		return nil, err
+	}
+	n = ids + deleted
+	if full {
+		n = int(c.GetMax())
+	}
+	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Deleted: int64(n)}, nil
+}
+
+// expiredEvent is an ev-time: key with its monitor and seq.
+type expiredEvent struct {
+	key     []byte
+	monitor string
+	seq     uint64
+}
+
+// expiredEvents lists, oldest receipt first, up to limit events with an
+// ev-time: key received before beforeMs, of monitors while they and those
+// mons holds are at most MaxPruneMonitors (each one's record is
+// rewritten, and a record can be tens of KB). full reports that it
+// stopped at that many monitors with events left.
+func expiredEvents(txn *badger.Txn, mons *monitorCache, beforeMs int64, limit int) (old []expiredEvent, full bool, err error) {
+	end := kb(prefixEventTime, u64(uint64(max(beforeMs, 0))))
+	monitors := map[string]bool{} // those mons does not hold yet
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixEventTime})
+	defer it.Close()
+	for it.Rewind(); it.Valid() && len(old) < limit; it.Next() {
+		key := it.Item().KeyCopy(nil)
+		if bytes.Compare(key, end) >= 0 {
+			break
+		}
+		id, seq, err := parseEventTimeKey(key)
+		if err != nil {
+			return nil, false, err
+		}
+		if _, held := mons.byID[id]; !held && !monitors[id] {
+			if len(mons.order)+len(monitors) == MaxPruneMonitors {
+				return old, true, nil
+			}
+			monitors[id] = true
+		}
+		old = append(old, expiredEvent{key: key, monitor: id, seq: seq})
+	}
+	return old, false, nil
+}
+
+// pruneDue takes the monitors whose ev-due: key is before beforeMs, in
+// that key's order, while mons holds fewer than MaxPruneMonitors, and
+// deletes each one's events from its retention start up, while they were
+// received before beforeMs, at most limit in all. A monitor's key moves to
+// the receipt time of the first event it keeps, or goes with its last
+// event. So an event received out of order (an agent's buffered event,
+// stored after newer ones) waits for the events stored before it. full
+// reports that it stopped at MaxPruneMonitors monitors with keys due.
+func pruneDue(txn *badger.Txn, values *valueCache, mons *monitorCache, beforeMs int64, limit int) (deleted int, full bool, err error) {
+	end := kb(prefixEventDue, u64(uint64(max(beforeMs, 0))))
+	var due [][]byte
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixEventDue})
+	for it.Rewind(); it.Valid() && len(due) <= MaxPruneMonitors; it.Next() {
+		key := it.Item().KeyCopy(nil)
+		if bytes.Compare(key, end) >= 0 {
+			break
+		}
+		due = append(due, key)
+	}
+	it.Close()
+	for _, key := range due {
+		if deleted == limit {
+			return deleted, false, nil
+		}
+		if len(key) < len(prefixEventDue)+8 {
+			return 0, false, fmt.Errorf("bad event due key %q", key)
+		}
+		id := string(key[len(prefixEventDue)+8:])
+		if _, seen := mons.byID[id]; !seen && len(mons.order) == MaxPruneMonitors {
+			return deleted, true, nil
+		}
+		m, err := mons.get(id)
+		if err != nil {
+			return 0, false, err
+		}
+		if m == nil { // its monitor is gone: DeleteMonitor deletes the key, this is a safety net
+			if err := txn.Delete(key); err != nil {
+				return 0, false, err
+			}
+			continue
+		}
+		n, err := pruneMonitor(txn, values, mons, m, key, beforeMs, limit-deleted)
+		if err != nil {
+			return 0, false, err
+		}
+		deleted += n
+	}
+	return deleted, false, nil
+}
+
+// pruneMonitor deletes monitor m's events from its retention start up
+// while they were received before beforeMs, at most limit, and moves its
+// ev-due: key (dueKey) to the first event it keeps, or deletes it with the
+// last event. When it stops at limit the key stays: it is still due.
+func pruneMonitor(txn *badger.Txn, values *valueCache, mons *monitorCache, m *monState, dueKey []byte, beforeMs int64, limit int) (int, error) {
+	if err := mons.loadLow(m); err != nil {
+		return 0, err
+	}
+	id := m.mon.GetUuid()
+	prefix := k(prefixEvent, id, "")
+	type event struct {
+		key      []byte
+		seq      uint64
+		received int64
+	}
+	var old []event
+	next := int64(0) // the receipt time of the first event kept; 0: none
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	for it.Seek(eventKey(id, m.low)); it.Valid(); it.Next() {
+		item := it.Item()
+		var received int64
+		if err := item.Value(func(v []byte) (err error) { received, err = storedReceived(v); return err }); err != nil {
+			it.Close()
+			return 0, fmt.Errorf("event %q: %w", item.Key(), err)
+		}
+		if received >= beforeMs {
+			next = max(received, 1)
+			break
+		}
+		if len(old) == limit {
+			next = -1
+			break
+		}
+		old = append(old, event{key: item.KeyCopy(nil), seq: binary.BigEndian.Uint64(item.Key()[len(prefix):]), received: received})
+	}
+	it.Close()
+	p := m.ping()
+	for _, e := range old {
+		if timed(p, e.seq) {
+			if err := txn.Delete(eventTimeKey(e.received, id, e.seq)); err != nil {
+				return 0, err
+			}
+		}
+		if err := txn.Delete(e.key); err != nil {
+			return 0, err
+		}
+		values.eventDeleted(txn, e.key)
+		if p.Events > 0 {
+			p.Events--
+		}
+		m.low, m.lowModified = e.seq+1, true
+	}
+	m.dirty = true
+	if next < 0 {
+		return len(old), nil
+	}
+	if err := txn.Delete(dueKey); err != nil {
+		return 0, err
+	}
+	p.EventsDueUnixMs = next
+	if next == 0 {
+		return len(old), nil
+	}
+	return len(old), txn.Set(eventDueKey(next, id), nil)
+}

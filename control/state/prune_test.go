@@ -1,0 +1,120 @@
+package state
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+	"google.golang.org/protobuf/proto"
+
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/pingstate"
+)
+
+// TestEventsWithTimeKeysArePrunedWithThem: events stored before ev-due:
+// (2026-11-23) each have an ev-time: key. A monitor with such events keeps
+// working: retention by count deletes their keys with them, the monitor's
+// next events get none, and age pruning takes the old ones by their keys
+// and by the monitor's ev-due: key alike, leaving no key behind.
+func TestEventsWithTimeKeysArePrunedWithThem(t *testing.T) {
+	s := openStore(t)
+	mustOK(t, s, newAccount("a"))
+	var evs []*raftv1.Event
+	for i := range 5 {
+		evs = append(evs, ping("a", "job", "complete", t0+int64(i)))
+	}
+	ingestOK(t, s, ingestAt(t0, 0, evs...))
+	m := mustMonitor(t, s, "a", "job")
+	id := m.GetUuid()
+	// The layout before: a time key per event, no ev-due: key, a record
+	// without the fields.
+	old := proto.CloneOf(m)
+	old.Ping.EventsDueUnixMs, old.Ping.UntimedFrom = 0, 0
+	rec, err := proto.MarshalOptions{Deterministic: true}.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.db.Update(func(txn *badger.Txn) error {
+		for seq := range uint64(5) {
+			if err := txn.Set(eventTimeKey(t0+int64(seq), id, seq), nil); err != nil {
+				return err
+			}
+		}
+		if err := txn.Delete(eventDueKey(t0, id)); err != nil {
+			return err
+		}
+		return txn.Set(monitorKey(id), rec)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.values.reset()
+	timeKeys := func(step string, want ...uint64) {
+		t.Helper()
+		var keys []string
+		for _, seq := range want {
+			keys = append(keys, string(eventTimeKey(t0+int64(seq), id, seq)))
+		}
+		if got := keysWithPrefix(t, s, prefixEventTime); !slices.Equal(got, keys) {
+			t.Fatalf("%s: ev-time: keys %q, want those of %v", step, got, want)
+		}
+	}
+
+	// Keeping 3 of 6 deletes events 0-2 with their keys; event 5 gets none.
+	ingestOK(t, s, ingestAt(t0+10, 3, ping("a", "job", "complete", t0+10)))
+	timeKeys("after retention by count", 3, 4)
+	p := mustMonitor(t, s, "a", "job").GetPing()
+	if p.GetUntimedFrom() != 6 || p.GetEventsDueUnixMs() != t0+10 || p.GetEvents() != 3 {
+		t.Fatalf("ping state %v, want untimed from 6, due at t0+10, 3 events", p)
+	}
+	if due := keysWithPrefix(t, s, prefixEventDue); !slices.Equal(due, []string{string(eventDueKey(t0+10, id))}) {
+		t.Fatalf("ev-due: keys %q", due)
+	}
+	// By age: event 3 by its time key (the monitor is not due yet), then
+	// 4 and 5 by the monitor's ev-due: key.
+	if n := pruned(t, s, t0+4, 10); n != 1 {
+		t.Fatalf("deleted %d, want 1", n)
+	}
+	timeKeys("after pruning event 3", 4)
+	if n := pruned(t, s, t0+20, 10); n != 2 {
+		t.Fatalf("deleted %d, want 2", n)
+	}
+	timeKeys("after pruning all")
+	for _, prefix := range [][]byte{prefixEvent, prefixEventDue} {
+		if left := keysWithPrefix(t, s, prefix); len(left) != 0 {
+			t.Fatalf("%s keys left: %q", prefix, left)
+		}
+	}
+	if n := mustMonitor(t, s, "a", "job").GetPing().GetEvents(); n != 0 {
+		t.Fatalf("%d events counted", n)
+	}
+}
+
+// TestMissedRunsArePrunedByAge: the missed run the deadline engine records
+// is filed for age pruning like a ping, also as the only event of its
+// monitor.
+func TestMissedRunsArePrunedByAge(t *testing.T) {
+	s := openStore(t)
+	mustOK(t, s, newAccount("a"))
+	ingestOK(t, s, ingestAt(t0, 0, ping("a", "job", "complete", t0)))
+	m := mustMonitor(t, s, "a", "job")
+	interval, grace := int64(60), int64(30)
+	mustOK(t, s, putMonitorsCmd("a", nil, []*raftv1.MonitorSpec{{
+		Uuid: m.GetUuid(), Kind: "ping", Name: "job", Enabled: true, TimeoutSeconds: 3600, ExpectedIntervalSeconds: &interval, GraceSeconds: &grace,
+	}}))
+	if n := pruned(t, s, t0+1, 10); n != 1 {
+		t.Fatalf("deleted %d, want the ping", n)
+	}
+	m = mustMonitor(t, s, "a", "job")
+	_, _, due := pingstate.Deadlines(PingSettings(m), PingState(m))
+	mustOK(t, s, fireCmd("a", m.GetUuid(), pingstate.DeadlineMissed, due, due+500))
+	if evs := mustEvents(t, s, "a", m.GetUuid(), 0); len(evs) != 1 || evs[0].GetEvent().GetEventType() != EventMissed {
+		t.Fatalf("history %v, want the missed run", evs)
+	}
+	if n := pruned(t, s, due+501, 10); n != 1 {
+		t.Fatalf("deleted %d, want the missed run", n)
+	}
+	if left := keysWithPrefix(t, s, prefixEvent); len(left) != 0 {
+		t.Fatalf("events left: %q", left)
+	}
+}
