@@ -118,3 +118,22 @@ func TestMissedRunsArePrunedByAge(t *testing.T) {
 		t.Fatalf("events left: %q", left)
 	}
 }
+
+// TestDueKeyOfAMissingMonitorIsDropped: an ev-due: key whose monitor is
+// gone (DeleteMonitor deletes it; this is the safety net) is deleted by the
+// next prune, which goes on to the monitors after it.
+func TestDueKeyOfAMissingMonitorIsDropped(t *testing.T) {
+	s := openStore(t)
+	mustOK(t, s, newAccount("a"))
+	ingestOK(t, s, ingestAt(t0, 0, ping("a", "job", "complete", t0+5)))
+	orphan := eventDueKey(t0, "00000000-0000-4000-8000-000000000000")
+	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(orphan, nil) }); err != nil {
+		t.Fatal(err)
+	}
+	if n := pruned(t, s, t0+10, 10); n != 1 {
+		t.Fatalf("deleted %d, want the one event", n)
+	}
+	if left := keysWithPrefix(t, s, prefixEventDue); len(left) != 0 {
+		t.Fatalf("ev-due: keys left: %q", left)
+	}
+}
