@@ -78,10 +78,10 @@ func lastStatus(ev *raftv1.Event) string {
 // retention_count, probing seqs upward from its retention start (events_low),
 // with point reads: no iterator on the ingest path. Age pruning deletes
 // from the retention start up and moves it (prune.go), so there are no
-// holes; events stored before 2026-11-23 were pruned oldest receipt first,
-// and an older one that skipped (received later than a newer one) stays
-// below the start and counts until age pruning takes it. The probes of one
-// batch are bounded (in.trims).
+// holes. Events stored before 2026-11-23 are pruned by their ev-time: keys,
+// oldest receipt first: one received after a newer one stays below the
+// start when that one goes, and counts until age pruning takes it too. The
+// probes of one batch are bounded (in.trims).
 func (in *ingest) trim(m *monState) error {
 	if in.keep <= 0 {
 		return nil

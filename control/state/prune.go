@@ -17,7 +17,8 @@ import (
 // Age pruning finds a monitor's old events by one key per monitor,
 // ev-due:<ms><monitor>, at the receipt time of its oldest event, rather
 // than by one key per event: an event's own index key, written when it was
-// stored and deleted with it, doubled the memtable writes of every ping.
+// stored and deleted with it, added a memtable write to every stored event
+// and another to every deleted one.
 // Events stored before 2026-11-23 still have such an ev-time: key; those
 // are pruned by it (expiredEvents) and their keys deleted with them
 // (PingState.untimed_from tells which).
@@ -273,8 +274,9 @@ func pruneMonitor(txn *badger.Txn, values *valueCache, mons *monitorCache, m *mo
 		item := it.Item()
 		var received int64
 		if err := item.Value(func(v []byte) (err error) { received, err = storedReceived(v); return err }); err != nil {
+			err = fmt.Errorf("event %q: %w", item.Key(), err)
 			it.Close()
-			return 0, fmt.Errorf("event %q: %w", item.Key(), err)
+			return 0, err
 		}
 		if received >= beforeMs {
 			next = max(received, 1)
