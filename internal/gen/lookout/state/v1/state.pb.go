@@ -866,14 +866,14 @@ type PingState struct {
 	EventsLow uint64 `protobuf:"varint,5,opt,name=events_low,json=eventsLow,proto3" json:"events_low,omitempty"`
 	// events_due_unix_ms is the time in the monitor's ev-due: key (0: the
 	// monitor has none): age pruning looks at its oldest events once that
-	// time is past the retention age (control/state/events.go, pruneDue). It
+	// time is past the retention age (control/state/prune.go, pruneDue). It
 	// is the receipt time of the monitor's lowest-seq event when the key was
 	// written; retention by count deletes events without moving it.
 	EventsDueUnixMs int64 `protobuf:"varint,6,opt,name=events_due_unix_ms,json=eventsDueUnixMs,proto3" json:"events_due_unix_ms,omitempty"`
 	// untimed_from is one more than the seq of the first event stored
-	// without an ev-time: key (the age index before ev-due:, up to
-	// 2026-11-23); 0 while the monitor has none: every event below it has an
-	// ev-time: key, which is deleted with the event.
+	// without an ev-time: key (the per-event age index used up to
+	// 2026-11-23): the events below that seq have one, deleted with them. 0:
+	// the monitor has no event without one yet.
 	UntimedFrom uint64 `protobuf:"varint,7,opt,name=untimed_from,json=untimedFrom,proto3" json:"untimed_from,omitempty"`
 	// last_region is the agent region the newest ping came through (empty:
 	// a control node received it).
