@@ -24,16 +24,16 @@ import (
 // (PingState.untimed_from tells which).
 
 // deleteEventAt deletes event seq of a monitor if it exists, with its
-// ev-time: key when timed, and reports whether it existed. Whether it
-// exists comes from values when it knows, else from the database; the
-// receipt time in an ev-time: key from the event.
-func deleteEventAt(txn *badger.Txn, values *valueCache, monitorID string, seq uint64, timed bool) (bool, error) {
+// ev-time: key when it has one (timeKey), and reports whether it existed.
+// Whether it exists comes from values when it knows, else from the
+// database; the receipt time in an ev-time: key from the event.
+func deleteEventAt(txn *badger.Txn, values *valueCache, monitorID string, seq uint64, timeKey bool) (bool, error) {
 	key := eventKey(monitorID, seq)
 	present, known := values.eventPresent(txn, key)
 	if known && !present {
 		return false, nil
 	}
-	if !known || timed {
+	if !known || timeKey {
 		item, err := txn.Get(key)
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return false, nil
@@ -41,7 +41,7 @@ func deleteEventAt(txn *badger.Txn, values *valueCache, monitorID string, seq ui
 		if err != nil {
 			return false, fmt.Errorf("get %q: %w", key, err)
 		}
-		if timed {
+		if timeKey {
 			var received int64
 			if err := item.Value(func(v []byte) (err error) { received, err = storedReceived(v); return err }); err != nil {
 				return false, fmt.Errorf("event %q: %w", key, err)
