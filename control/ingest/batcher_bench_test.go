@@ -2,10 +2,10 @@ package ingest
 
 import (
 	"context"
-	"syscall"
 	"testing"
 	"time"
 
+	"lookout/internal/bench"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -32,7 +32,7 @@ func BenchmarkBatcherSubmit(b *testing.B) {
 	bt.Start()
 	defer bt.Stop()
 	b.SetParallelism(32)
-	start := cpuTime()
+	start := bench.SelfCPU()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		ev := &raftv1.Event{Monitor: "job", EventType: "ping", Status: "complete"}
@@ -44,16 +44,7 @@ func BenchmarkBatcherSubmit(b *testing.B) {
 		}
 	})
 	b.StopTimer()
-	b.ReportMetric(float64((cpuTime()-start).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64((bench.SelfCPU()-start).Microseconds())/float64(b.N), "cpu-µs/op")
 	st := bt.Stats()
 	b.ReportMetric(float64(st.Events)/float64(max(st.Batches, 1)), "events/batch")
-}
-
-// cpuTime is the process's user and system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -70,12 +70,12 @@ func runInproc(ctx context.Context, tg *target, n int, d time.Duration) error {
 	atReady := heapNow()
 	// The measured slots start after the rebuild's burst has drained.
 	t0 := ready.Add(30 * time.Second)
-	cpu0 := selfCPU()
+	cpu0 := bench.SelfCPU()
 	if err := sleep(ctx, time.Until(start.Add(d))); err != nil {
 		return err
 	}
 	running := heapNow()
-	cpu := selfCPU() - cpu0
+	cpu := bench.SelfCPU() - cpu0
 	st := s.Stats()
 	cancel()
 	<-done

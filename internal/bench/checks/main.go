@@ -34,7 +34,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"syscall"
 	"time"
 )
 
@@ -86,13 +85,4 @@ func lagRow(name string, d []time.Duration) {
 // lagHeader prints the header of lagRow's table.
 func lagHeader() {
 	fmt.Printf("%-34s %8s %10s %10s %10s %10s %8s\n", "lag from slot to attempt start", "count", "p50", "p99", "p99.9", "max", "> 1 s")
-}
-
-// selfCPU is this process's CPU time (user + system).
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

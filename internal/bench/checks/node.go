@@ -60,7 +60,7 @@ func runNode(ctx context.Context, binary string, tg *target, n, minutes int, set
 	if err := sleep(ctx, time.Until(t0)); err != nil {
 		return err
 	}
-	cpu0, self0, log0 := procCPU(pid), selfCPU(), fileSize(logFile)
+	cpu0, self0, log0 := procCPU(pid), bench.SelfCPU(), fileSize(logFile)
 	t1 := t0.Add(time.Duration(minutes) * time.Minute)
 	for now := time.Now(); now.Before(t1); now = time.Now() {
 		if err := sleep(ctx, min(30*time.Second, t1.Sub(now))); err != nil {
@@ -68,7 +68,7 @@ func runNode(ctx context.Context, binary string, tg *target, n, minutes int, set
 		}
 		fmt.Printf("  %s of %s measured; node CPU %.1f s so far\n", time.Since(t0).Round(time.Second), t1.Sub(t0), (procCPU(pid) - cpu0).Seconds())
 	}
-	cpu1, self1, log1, rss1 := procCPU(pid), selfCPU(), fileSize(logFile), rss(pid)
+	cpu1, self1, log1, rss1 := procCPU(pid), bench.SelfCPU(), fileSize(logFile), rss(pid)
 	if err := sleep(ctx, 10*time.Second); err != nil { // the last slots' executions start
 		return err
 	}
