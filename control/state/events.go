@@ -78,13 +78,14 @@ func eventTimeKey(receivedMs int64, monitorID string, seq uint64) []byte {
 	return append(b, u64(seq)...)
 }
 
-// parseEventTimeKey returns the monitor and seq of an ev-time: key.
-func parseEventTimeKey(key []byte) (string, uint64, error) {
+// parseEventTimeKey returns the receipt time, monitor and seq of an
+// ev-time: key.
+func parseEventTimeKey(key []byte) (int64, string, uint64, error) {
 	rest := key[len(prefixEventTime):]
 	if len(rest) < 8+1+8 || rest[len(rest)-9] != ':' {
-		return "", 0, fmt.Errorf("bad event time key %q", key)
+		return 0, "", 0, fmt.Errorf("bad event time key %q", key)
 	}
-	return string(rest[8 : len(rest)-9]), binary.BigEndian.Uint64(rest[len(rest)-8:]), nil
+	return int64(binary.BigEndian.Uint64(rest)), string(rest[8 : len(rest)-9]), binary.BigEndian.Uint64(rest[len(rest)-8:]), nil
 }
 
 func eventLowKey(monitorID string) []byte { return k(prefixEventLow, monitorID) }

@@ -33,6 +33,7 @@ func deleteEventAt(txn *badger.Txn, values *valueCache, monitorID string, seq ui
 	if known && !present {
 		return false, nil
 	}
+	var received int64
 	if !known || timeKey {
 		item, err := txn.Get(key)
 		if errors.Is(err, badger.ErrKeyNotFound) {
@@ -42,20 +43,28 @@ func deleteEventAt(txn *badger.Txn, values *valueCache, monitorID string, seq ui
 			return false, fmt.Errorf("get %q: %w", key, err)
 		}
 		if timeKey {
-			var received int64
 			if err := item.Value(func(v []byte) (err error) { received, err = storedReceived(v); return err }); err != nil {
 				return false, fmt.Errorf("event %q: %w", key, err)
 			}
-			if err := txn.Delete(eventTimeKey(received, monitorID, seq)); err != nil {
-				return false, err
-			}
 		}
 	}
+	return true, removeEvent(txn, values, monitorID, seq, received, timeKey)
+}
+
+// removeEvent deletes event seq of a monitor, received at receivedMs, with
+// its ev-time: key when it has one (timeKey).
+func removeEvent(txn *badger.Txn, values *valueCache, monitorID string, seq uint64, receivedMs int64, timeKey bool) error {
+	if timeKey {
+		if err := txn.Delete(eventTimeKey(receivedMs, monitorID, seq)); err != nil {
+			return err
+		}
+	}
+	key := eventKey(monitorID, seq)
 	if err := txn.Delete(key); err != nil {
-		return false, err
+		return err
 	}
 	values.eventDeleted(txn, key)
-	return true, nil
+	return nil
 }
 
 // purgeEvents deletes up to limit events of a deleted monitor, oldest
@@ -141,12 +150,7 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 			return nil, err
 		}
 		for _, e := range old {
-			evKey := eventKey(e.monitor, e.seq)
-			if err := txn.Delete(evKey); err != nil {
-				return nil, err
-			}
-			ctx.values.eventDeleted(txn, evKey)
-			if err := txn.Delete(e.key); err != nil {
+			if err := removeEvent(txn, ctx.values, e.monitor, e.seq, e.received, true); err != nil {
 				return nil, err
 			}
 			if err := mons.eventPruned(e.monitor, e.seq); err != nil {
@@ -165,11 +169,12 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Deleted: int64(n)}, nil
 }
 
-// expiredEvent is an ev-time: key with its monitor and seq.
+// expiredEvent is an event with an ev-time: key: its monitor, seq and
+// receipt time.
 type expiredEvent struct {
-	key     []byte
-	monitor string
-	seq     uint64
+	monitor  string
+	seq      uint64
+	received int64
 }
 
 // expiredEvents lists, oldest receipt first, up to limit events with an
@@ -183,11 +188,11 @@ func expiredEvents(txn *badger.Txn, mons *monitorCache, beforeMs int64, limit in
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixEventTime})
 	defer it.Close()
 	for it.Rewind(); it.Valid() && len(old) < limit; it.Next() {
-		key := it.Item().KeyCopy(nil)
+		key := it.Item().Key()
 		if bytes.Compare(key, end) >= 0 {
 			break
 		}
-		id, seq, err := parseEventTimeKey(key)
+		received, id, seq, err := parseEventTimeKey(key)
 		if err != nil {
 			return nil, false, err
 		}
@@ -197,7 +202,7 @@ func expiredEvents(txn *badger.Txn, mons *monitorCache, beforeMs int64, limit in
 			}
 			monitors[id] = true
 		}
-		old = append(old, expiredEvent{key: key, monitor: id, seq: seq})
+		old = append(old, expiredEvent{monitor: id, seq: seq, received: received})
 	}
 	return old, false, nil
 }
@@ -263,7 +268,6 @@ func pruneMonitor(txn *badger.Txn, values *valueCache, mons *monitorCache, m *mo
 	id := m.mon.GetUuid()
 	prefix := k(prefixEvent, id, "")
 	type event struct {
-		key      []byte
 		seq      uint64
 		received int64
 	}
@@ -286,20 +290,14 @@ func pruneMonitor(txn *badger.Txn, values *valueCache, mons *monitorCache, m *mo
 			next = -1
 			break
 		}
-		old = append(old, event{key: item.KeyCopy(nil), seq: binary.BigEndian.Uint64(item.Key()[len(prefix):]), received: received})
+		old = append(old, event{seq: binary.BigEndian.Uint64(item.Key()[len(prefix):]), received: received})
 	}
 	it.Close()
 	p := m.ping()
 	for _, e := range old {
-		if timed(p, e.seq) {
-			if err := txn.Delete(eventTimeKey(e.received, id, e.seq)); err != nil {
-				return 0, err
-			}
-		}
-		if err := txn.Delete(e.key); err != nil {
+		if err := removeEvent(txn, values, id, e.seq, e.received, timed(p, e.seq)); err != nil {
 			return 0, err
 		}
-		values.eventDeleted(txn, e.key)
 		if p.Events > 0 {
 			p.Events--
 		}
