@@ -17,6 +17,15 @@ import (
 // most MaxPruneMonitors monitors and says max, so the leader proposes
 // again until all are gone.
 func TestPruneEventsOfManyMonitorsIsBounded(t *testing.T) {
+	for _, timeKeys := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ev-time keys=%v", timeKeys), func(t *testing.T) { pruneManyMonitors(t, timeKeys) })
+	}
+}
+
+// pruneManyMonitors is TestPruneEventsOfManyMonitorsIsBounded with the
+// events indexed by their monitors' ev-due: keys, or (timeKeys) by their
+// own ev-time: keys, the layout before.
+func pruneManyMonitors(t *testing.T, timeKeys bool) {
 	s := openStore(t)
 	mustOK(t, s, newAccount("a"))
 	const n = MaxPruneEvents
@@ -35,6 +44,11 @@ func TestPruneEventsOfManyMonitorsIsBounded(t *testing.T) {
 			evs = append(evs, ping("a", fmt.Sprint("job-", i), "complete", t0))
 		}
 		ingestOK(t, s, ingestAt(t0, 0, evs...))
+	}
+	if timeKeys {
+		for i := range n {
+			toTimeKeys(t, s, "a", fmt.Sprint("job-", i))
+		}
 	}
 	m := mustMonitor(t, s, "a", "job-0")
 	if size := proto.Size(m); size > 1000 || m.GetPing().GetEvents() != 1 {
@@ -58,8 +72,10 @@ func TestPruneEventsOfManyMonitorsIsBounded(t *testing.T) {
 	if left := keysWithPrefix(t, s, prefixEvent); len(left) != 0 {
 		t.Fatalf("%d events left", len(left))
 	}
-	if left := keysWithPrefix(t, s, prefixEventDue); len(left) != 0 {
-		t.Fatalf("%d ev-due: keys left", len(left))
+	for _, prefix := range [][]byte{prefixEventDue, prefixEventTime} {
+		if left := keysWithPrefix(t, s, prefix); len(left) != 0 {
+			t.Fatalf("%d %s keys left", len(left), prefix)
+		}
 	}
 	for _, i := range []int{0, n / 2, n - 1} {
 		if m := mustMonitor(t, s, "a", fmt.Sprint("job-", i)); m.GetPing().GetEvents() != 0 {

@@ -24,31 +24,7 @@ func TestEventsWithTimeKeysArePrunedWithThem(t *testing.T) {
 		evs = append(evs, ping("a", "job", "complete", t0+int64(i)))
 	}
 	ingestOK(t, s, ingestAt(t0, 0, evs...))
-	m := mustMonitor(t, s, "a", "job")
-	id := m.GetUuid()
-	// The layout before: a time key per event, no ev-due: key, a record
-	// without the fields.
-	old := proto.CloneOf(m)
-	old.Ping.EventsDueUnixMs, old.Ping.UntimedFrom = 0, 0
-	rec, err := proto.MarshalOptions{Deterministic: true}.Marshal(old)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = s.db.Update(func(txn *badger.Txn) error {
-		for seq := range uint64(5) {
-			if err := txn.Set(eventTimeKey(t0+int64(seq), id, seq), nil); err != nil {
-				return err
-			}
-		}
-		if err := txn.Delete(eventDueKey(t0, id)); err != nil {
-			return err
-		}
-		return txn.Set(monitorKey(id), rec)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.values.reset()
+	id := toTimeKeys(t, s, "a", "job")
 	timeKeys := func(step string, want ...uint64) {
 		t.Helper()
 		var keys []string
@@ -136,4 +112,37 @@ func TestDueKeyOfAMissingMonitorIsDropped(t *testing.T) {
 	if left := keysWithPrefix(t, s, prefixEventDue); len(left) != 0 {
 		t.Fatalf("ev-due: keys left: %q", left)
 	}
+}
+
+// toTimeKeys rewrites the ping monitor name of account acct and its
+// events in the layout before ev-due: (2026-11-23): a time key per event,
+// no ev-due: key, a record without events_due_unix_ms and untimed_from. It
+// returns the monitor's uuid.
+func toTimeKeys(t *testing.T, s *Store, acct, name string) string {
+	t.Helper()
+	m := mustMonitor(t, s, acct, name)
+	id := m.GetUuid()
+	evs := mustEvents(t, s, acct, id, 0)
+	old := proto.CloneOf(m)
+	old.Ping.EventsDueUnixMs, old.Ping.UntimedFrom = 0, 0
+	rec, err := proto.MarshalOptions{Deterministic: true}.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.db.Update(func(txn *badger.Txn) error {
+		for _, e := range evs {
+			if err := txn.Set(eventTimeKey(e.GetEvent().GetReceivedUnixMs(), id, e.GetSeq()), nil); err != nil {
+				return err
+			}
+		}
+		if err := txn.Delete(eventDueKey(m.GetPing().GetEventsDueUnixMs(), id)); err != nil {
+			return err
+		}
+		return txn.Set(monitorKey(id), rec)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.values.reset()
+	return id
 }
