@@ -65,8 +65,10 @@ bench-raft: ## write throughput of a 3-node cluster and of the raft log store
 
 NODES ?= 1
 RUNS ?= 3
+LOAD ?= go
 bench-ingest: build ## POST /ping load on NODES=1 (dev node) or NODES=3 (cluster) vs a trivial handler, RUNS times, with medians
-	$(GO) run ./internal/bench/ingest -lookout bin/lookout -nodes $(NODES) -runs $(RUNS)
+	@if [ "$(LOAD)" = wrk ] && ! command -v wrk >/dev/null; then apt-get update -qq && apt-get install -y -qq wrk; fi
+	$(GO) run ./internal/bench/ingest -lookout bin/lookout -nodes $(NODES) -runs $(RUNS) -load $(LOAD)
 
 bench-manage: build ## apply, list and export 10,000 monitors on a dev node
 	$(GO) run ./internal/bench/manage -lookout bin/lookout

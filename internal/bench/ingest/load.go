@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"lookout/internal/bench"
 )
 
 // load is a closed-loop load generator: conns goroutines, each with its own
@@ -24,21 +26,23 @@ func newLoad(conns int, urls []string, mk func(conn, n int) *http.Request) *load
 	return &load{conns: conns, urls: urls, make: mk}
 }
 
-// result is one measured run.
+// result is one measured run: requests answered, errors, and the latency
+// percentiles (0: not measured).
 type result struct {
-	n       int
-	errors  int64
-	elapsed time.Duration
-	lat     []time.Duration // sorted
+	n              int
+	errors         int64
+	elapsed        time.Duration
+	p50, p99, p999 time.Duration
 }
 
 func (r result) rate() float64 { return float64(r.n) / r.elapsed.Seconds() }
 
-func (r result) pct(p float64) time.Duration {
-	if len(r.lat) == 0 {
+// percentile is the p-th of sorted latencies.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
 		return 0
 	}
-	return r.lat[min(len(r.lat)-1, int(p*float64(len(r.lat))))]
+	return sorted[min(len(sorted)-1, int(p*float64(len(sorted))))]
 }
 
 func header() string {
@@ -46,8 +50,13 @@ func header() string {
 }
 
 func (r result) row(name string) string {
-	ms := func(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }
-	return fmt.Sprintf("%-28s %10.0f %9s %9s %9s %7d", name, r.rate(), ms(r.pct(0.50)), ms(r.pct(0.99)), ms(r.pct(0.999)), r.errors)
+	ms := func(d time.Duration) string {
+		if d == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000)
+	}
+	return fmt.Sprintf("%-28s %10.0f %9s %9s %9s %7d", name, r.rate(), ms(r.p50), ms(r.p99), ms(r.p999), r.errors)
 }
 
 // cpuWindow measures the CPU time of pids over a run's measured window.
@@ -56,18 +65,15 @@ type cpuWindow struct {
 	pids []int
 	used time.Duration
 	err  error
+	self time.Duration // this process's CPU (the load generator's) over the window
 
 	urls    []string
 	batches batchFigures
 	berr    error
 }
 
-// run drives the target for warmup, then measures for d.
-func (l *load) run(ctx context.Context, warmup, d time.Duration) (result, error) {
-	return l.runMeasured(ctx, warmup, d, nil)
-}
-
-// runMeasured is run that also measures cpu (nil: not).
+// runMeasured drives the target for warmup, then measures for d, and the
+// CPU used over that window in cpu (nil: not).
 func (l *load) runMeasured(ctx context.Context, warmup, d time.Duration, cpu *cpuWindow) (result, error) {
 	var measuring atomic.Bool
 	var errs atomic.Int64
@@ -114,9 +120,10 @@ func (l *load) runMeasured(ctx context.Context, warmup, d time.Duration, cpu *cp
 		}(i)
 	}
 	sleep(ctx, warmup)
-	var cpu0 time.Duration
+	var cpu0, self0 time.Duration
 	var b0 batchFigures
 	if cpu != nil {
+		self0 = bench.SelfCPU()
 		cpu0, cpu.err = cpuTime(cpu.pids)
 		b0, cpu.berr = scrapeBatches(ctx, cpu.urls)
 	}
@@ -125,6 +132,9 @@ func (l *load) runMeasured(ctx context.Context, warmup, d time.Duration, cpu *cp
 	sleep(ctx, d)
 	measuring.Store(false)
 	elapsed := time.Since(start)
+	if cpu != nil {
+		cpu.self = bench.SelfCPU() - self0
+	}
 	if cpu != nil && cpu.err == nil {
 		var cpu1 time.Duration
 		cpu1, cpu.err = cpuTime(cpu.pids)
@@ -145,7 +155,8 @@ func (l *load) runMeasured(ctx context.Context, warmup, d time.Duration, cpu *cp
 		all = append(all, l...)
 	}
 	slices.Sort(all)
-	r := result{n: len(all), errors: errs.Load(), elapsed: elapsed, lat: all}
+	r := result{n: len(all), errors: errs.Load(), elapsed: elapsed,
+		p50: percentile(all, 0.50), p99: percentile(all, 0.99), p999: percentile(all, 0.999)}
 	if r.errors > 0 {
 		fmt.Printf("  %d errors, the first: %v\n", r.errors, firstErr.Load())
 	}

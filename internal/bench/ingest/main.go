@@ -36,6 +36,7 @@ func main() {
 		trivial  = flag.String("serve-trivial", "", "internal: serve the trivial handler on this address")
 		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of node 1 (the first) during the measured pings to this file")
 		runs     = flag.Int("runs", 1, "runs, each with fresh nodes and its own trivial handler runs; more than one also prints the medians")
+		loadGen  = flag.String("load", "go", "the load generator: go (this program's HTTP client) or wrk (the wrk program, from Debian's package)")
 	)
 	flag.Parse()
 	if *trivial != "" {
@@ -44,7 +45,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, config{binary: *binary, nodes: *nodes, conns: *conns, duration: *duration, warmup: *warmup, monitors: *monitors, accounts: *accounts, cpuprofile: *cpuprof, runs: *runs}, os.Stdout); err != nil {
+	if err := run(ctx, config{binary: *binary, nodes: *nodes, conns: *conns, duration: *duration, warmup: *warmup, monitors: *monitors, accounts: *accounts, cpuprofile: *cpuprof, runs: *runs, load: *loadGen}, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchingest:", err)
 		os.Exit(1)
 	}
@@ -57,6 +58,18 @@ type config struct {
 	monitors, accounts int
 	cpuprofile         string
 	runs               int
+	load               string // "go" or "wrk"
+}
+
+// driver is the load generator c names, sending pings with keys (cycling
+// through them and the monitor names) to the addresses urls.
+func (c config) driver(urls, keys []string) driver {
+	if c.load == "wrk" {
+		return &wrkLoad{bin: "wrk", conns: c.conns, urls: urls, keys: keys, monitors: c.monitors}
+	}
+	return newLoad(c.conns, urls, func(i, n int) *http.Request {
+		return pingRequest(keys[n%len(keys)], fmt.Sprintf("job-%d", (i*7919+n)%c.monitors))
+	})
 }
 
 // figures are what one run measured.
@@ -68,6 +81,9 @@ type figures struct {
 func run(ctx context.Context, c config, out io.Writer) error {
 	if c.nodes != 1 && c.nodes != 3 {
 		return fmt.Errorf("-nodes must be 1 or 3")
+	}
+	if c.load != "go" && c.load != "wrk" {
+		return fmt.Errorf("-load must be go or wrk")
 	}
 	var all []figures
 	for i := range max(c.runs, 1) {
@@ -107,7 +123,7 @@ func runOnce(ctx context.Context, c config, out io.Writer) (figures, error) {
 	// The trivial handler runs before the nodes start and after they stop
 	// (the ratio is to the mean of the two): one run alone moved by up to
 	// a third between runs on an otherwise idle machine. It reads no key.
-	before, err := measureTrivial(ctx, c, make([]string, c.accounts))
+	before, beforeCPU, err := measureTrivial(ctx, c, make([]string, c.accounts))
 	if err != nil {
 		return f, err
 	}
@@ -124,11 +140,9 @@ func runOnce(ctx context.Context, c config, out io.Writer) (figures, error) {
 	for _, a := range accts {
 		keys = append(keys, a.IngestKey)
 	}
-	fmt.Fprintf(out, "lookout: %d node(s), %d connections, %d monitors, %d keys, %s measured after %s warm-up\n",
-		c.nodes, c.conns, c.monitors, len(keys), c.duration, c.warmup)
-	pings := newLoad(c.conns, cl.URLs, func(i, n int) *http.Request {
-		return pingRequest(keys[n%len(keys)], fmt.Sprintf("job-%d", (i*7919+n)%c.monitors))
-	})
+	fmt.Fprintf(out, "lookout: %d node(s), %d connections, %d monitors, %d keys, %s measured after %s warm-up, load generator %s\n",
+		c.nodes, c.conns, c.monitors, len(keys), c.duration, c.warmup, c.load)
+	pings := c.driver(cl.URLs, keys)
 	profiled := make(chan error, 1)
 	if c.cpuprofile != "" {
 		go func() {
@@ -154,7 +168,7 @@ func runOnce(ctx context.Context, c config, out io.Writer) (figures, error) {
 	// compact and flush what the pings wrote, and the trivial handler got
 	// 20-30% less CPU than on an idle machine, in varying amounts.
 	cl.Stop()
-	after, err := measureTrivial(ctx, c, keys)
+	after, afterCPU, err := measureTrivial(ctx, c, keys)
 	if err != nil {
 		return f, err
 	}
@@ -172,26 +186,39 @@ func runOnce(ctx context.Context, c config, out io.Writer) (figures, error) {
 		fmt.Fprintf(out, "lookout CPU: %.0f µs per ping (%.2f cores busy)\n",
 			float64(cpu.used.Microseconds())/float64(ping.n), cpu.used.Seconds()/ping.elapsed.Seconds())
 	}
+	// The load generator shares the two cores: what it and the trivial
+	// handler cost per request says how much of the machine each target got.
+	fmt.Fprintf(out, "CPU per request: load generator %s on the pings; trivial handler %s and %s, load generator %s and %s on it\n",
+		perRequest(cpu.self, ping), perRequest(beforeCPU.used, before), perRequest(afterCPU.used, after),
+		perRequest(beforeCPU.self, before), perRequest(afterCPU.self, after))
 	if cpu.berr == nil {
 		fmt.Fprintf(out, "group commit: %s\n", cpu.batches)
 	}
-	f.ratio, f.p99ms = 100*ping.rate()/trivial, float64(ping.pct(0.99).Microseconds())/1000
+	f.ratio, f.p99ms = 100*ping.rate()/trivial, float64(ping.p99.Microseconds())/1000
 	if cpu.err == nil && ping.n > 0 {
 		f.cpuPerPing = float64(cpu.used.Microseconds()) / float64(ping.n)
 	}
 	return f, nil
 }
 
+// perRequest is the CPU time d spread over r's requests, in µs.
+func perRequest(d time.Duration, r result) string {
+	if r.n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f µs", float64(d.Microseconds())/float64(r.n))
+}
+
 // measureTrivial starts the trivial handler, drives it as the pings were
-// driven, and stops it.
-func measureTrivial(ctx context.Context, c config, keys []string) (result, error) {
+// driven, and stops it. The window holds the CPU the handler and the load
+// generator used.
+func measureTrivial(ctx context.Context, c config, keys []string) (result, *cpuWindow, error) {
 	tr, err := startTrivial(ctx)
 	if err != nil {
-		return result{}, err
+		return result{}, nil, err
 	}
 	defer tr.stop()
-	trivials := newLoad(c.conns, []string{tr.url}, func(i, n int) *http.Request {
-		return pingRequest(keys[n%len(keys)], fmt.Sprintf("job-%d", (i*7919+n)%c.monitors))
-	})
-	return trivials.run(ctx, c.warmup, c.duration)
+	cpu := &cpuWindow{pids: []int{tr.cmd.Process.Pid}}
+	r, err := c.driver([]string{tr.url}, keys).runMeasured(ctx, c.warmup, c.duration, cpu)
+	return r, cpu, err
 }
