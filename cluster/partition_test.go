@@ -69,6 +69,7 @@ func TestNodeDownDuringCompactionGetsSnapshot(t *testing.T) {
 		o.Raft.SnapshotThreshold = 20
 		o.Raft.SnapshotInterval = 100 * time.Millisecond
 		o.Raft.TrailingLogs = 5
+		o.Raft.LogSegmentBytes = 8 << 10 // compaction drops the entries the node misses
 	}})
 	down := c.Follower()
 	c.Kill(down.Index)

@@ -67,6 +67,9 @@ type Node struct {
 // node is killed).
 func (n *Node) State() *state.Store { return n.state }
 
+// DataDir is the node's data directory, kept across Kill and Restart.
+func (n *Node) DataDir() string { return n.opts.DataDir }
+
 // StateOf is the state store of a node started by a test cluster (for
 // leader tasks, which get the *cluster.Node).
 func StateOf(n *cluster.Node) *state.Store { return n.StateMachine().(*state.Store) }
