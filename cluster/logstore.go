@@ -59,12 +59,22 @@ func openLogStore(dataDir string, segment int, log hclog.Logger) (*walStore, err
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("raft log: %w", err)
 	default:
-		if _, err := os.Stat(old); err == nil {
+		_, err := os.Stat(old)
+		switch {
+		case err == nil:
 			if err := migrateBadgerLog(dataDir, segment, log); err != nil {
 				return nil, err
 			}
-		} else if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create raft log dir: %w", err)
+		case !errors.Is(err, fs.ErrNotExist):
+			// Not a new node: starting with an empty log would lose it.
+			return nil, fmt.Errorf("raft log (Badger store): %w", err)
+		default:
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, fmt.Errorf("create raft log dir: %w", err)
+			}
+			if err := syncDir(dataDir); err != nil {
+				return nil, err
+			}
 		}
 	}
 	w, err := openWAL(dir, segment, log)
@@ -87,6 +97,7 @@ func (w *walStore) Close() error {
 	return errors.Join(w.WAL.Close(), w.meta.Close())
 }
 
+// openWAL opens (or makes) the WAL in the existing directory dir.
 func openWAL(dir string, segment int, log hclog.Logger) (*walStore, error) {
 	meta := &metadb.BoltMetaDB{}
 	w, err := wal.Open(dir, wal.WithLogger(log), wal.WithSegmentSize(segment), wal.WithMetaStore(meta))
