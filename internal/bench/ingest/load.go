@@ -65,11 +65,43 @@ type cpuWindow struct {
 	pids []int
 	used time.Duration
 	err  error
-	self time.Duration // this process's CPU (the load generator's) over the window
+	self time.Duration // the load generator's CPU over the window
 
 	urls    []string
 	batches batchFigures
 	berr    error
+
+	cpu0, self0 time.Duration
+	b0          batchFigures
+}
+
+// begin reads the counters at the window's start (a nil window: none).
+func (w *cpuWindow) begin(ctx context.Context) {
+	if w == nil {
+		return
+	}
+	w.self0 = bench.SelfCPU()
+	w.cpu0, w.err = cpuTime(w.pids)
+	w.b0, w.berr = scrapeBatches(ctx, w.urls)
+}
+
+// end reads them at its end and keeps the differences. self is this
+// process's CPU: a load generator in another process sets its own.
+func (w *cpuWindow) end(ctx context.Context) {
+	if w == nil {
+		return
+	}
+	w.self = bench.SelfCPU() - w.self0
+	if w.err == nil {
+		var cpu1 time.Duration
+		cpu1, w.err = cpuTime(w.pids)
+		w.used = cpu1 - w.cpu0
+	}
+	if w.berr == nil {
+		var b1 batchFigures
+		b1, w.berr = scrapeBatches(ctx, w.urls)
+		w.batches = b1.since(w.b0)
+	}
 }
 
 // runMeasured drives the target for warmup, then measures for d, and the
@@ -120,31 +152,13 @@ func (l *load) runMeasured(ctx context.Context, warmup, d time.Duration, cpu *cp
 		}(i)
 	}
 	sleep(ctx, warmup)
-	var cpu0, self0 time.Duration
-	var b0 batchFigures
-	if cpu != nil {
-		self0 = bench.SelfCPU()
-		cpu0, cpu.err = cpuTime(cpu.pids)
-		b0, cpu.berr = scrapeBatches(ctx, cpu.urls)
-	}
+	cpu.begin(ctx)
 	measuring.Store(true)
 	start := time.Now()
 	sleep(ctx, d)
 	measuring.Store(false)
 	elapsed := time.Since(start)
-	if cpu != nil {
-		cpu.self = bench.SelfCPU() - self0
-	}
-	if cpu != nil && cpu.err == nil {
-		var cpu1 time.Duration
-		cpu1, cpu.err = cpuTime(cpu.pids)
-		cpu.used = cpu1 - cpu0
-	}
-	if cpu != nil && cpu.berr == nil {
-		var b1 batchFigures
-		b1, cpu.berr = scrapeBatches(ctx, cpu.urls)
-		cpu.batches = b1.since(b0)
-	}
+	cpu.end(ctx)
 	close(stop)
 	wg.Wait()
 	if ctx.Err() != nil {

@@ -74,25 +74,14 @@ func (w *wrkLoad) runMeasured(ctx context.Context, warmup, d time.Duration, cpu 
 	if _, err := w.runAll(ctx, script, warmup); err != nil {
 		return result{}, fmt.Errorf("wrk warm-up: %w", err)
 	}
-	var cpu0 time.Duration
-	var b0 batchFigures
-	if cpu != nil {
-		cpu0, cpu.err = cpuTime(cpu.pids)
-		b0, cpu.berr = scrapeBatches(ctx, cpu.urls)
-	}
+	cpu.begin(ctx)
 	runs, err := w.runAll(ctx, script, d)
 	if err != nil {
 		return result{}, err
 	}
-	if cpu != nil && cpu.err == nil {
-		var cpu1 time.Duration
-		cpu1, cpu.err = cpuTime(cpu.pids)
-		cpu.used = cpu1 - cpu0
-	}
-	if cpu != nil && cpu.berr == nil {
-		var b1 batchFigures
-		b1, cpu.berr = scrapeBatches(ctx, cpu.urls)
-		cpu.batches = b1.since(b0)
+	cpu.end(ctx)
+	if cpu != nil {
+		cpu.self = 0 // the load generator is wrk: its processes' CPU, below
 	}
 	// Several processes: the requests add up, the latencies are the worst
 	// process's (percentiles do not add up).
