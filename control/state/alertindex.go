@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -102,16 +103,7 @@ func applyPruneAlerts(txn *badger.Txn, c *raftv1.PruneAlerts) (*raftv1.Result, e
 		return invalid("prune alerts: max must be 1 to %d", MaxPruneAlerts), nil
 	}
 	limit := kb(prefixAlertDone, u64(uint64(max(c.GetBeforeUnixMs(), 0))))
-	var old [][]byte
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixAlertDone})
-	for it.Rewind(); it.Valid() && int64(len(old)) < c.GetMax(); it.Next() {
-		key := it.Item().KeyCopy(nil)
-		if bytes.Compare(key, limit) >= 0 {
-			break
-		}
-		old = append(old, key)
-	}
-	it.Close()
+	old := keysBefore(txn, prefixAlertDone, limit, int(min(c.GetMax(), math.MaxInt)))
 	for _, key := range old {
 		if len(key) < len(prefixAlertDone)+8 {
 			return nil, fmt.Errorf("alert done key %q: too short", key)

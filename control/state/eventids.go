@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 
@@ -65,17 +64,7 @@ func pruneEventIDs(txn *badger.Txn, cutoff int64, limit int) (int, error) {
 	if cutoff <= 0 || limit <= 0 {
 		return 0, nil
 	}
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixEventIDTime})
-	var expired [][]byte
-	end := kb(prefixEventIDTime, u64(uint64(cutoff)))
-	for it.Rewind(); it.Valid() && len(expired) < limit; it.Next() {
-		key := it.Item().KeyCopy(nil)
-		if bytes.Compare(key, end) >= 0 {
-			break
-		}
-		expired = append(expired, key)
-	}
-	it.Close()
+	expired := keysBefore(txn, prefixEventIDTime, kb(prefixEventIDTime, u64(uint64(cutoff))), limit)
 	for _, key := range expired {
 		// evid-time:<ms><account>:<id> -> evid:<account>:<id>
 		if err := txn.Delete(kb(prefixEventID, key[len(prefixEventIDTime)+8:])); err != nil {

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -130,6 +131,22 @@ func k(prefix []byte, parts ...string) []byte {
 // kb appends raw bytes to a prefix.
 func kb(prefix, raw []byte) []byte {
 	return append(append(make([]byte, 0, len(prefix)+len(raw)), prefix...), raw...)
+}
+
+// keysBefore lists, in order, at most n keys (copies) under prefix that sort
+// before end: the time-ordered indexes' keys due before a time.
+func keysBefore(txn *badger.Txn, prefix, end []byte, n int) [][]byte {
+	var keys [][]byte
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	for it.Rewind(); it.Valid() && len(keys) < n; it.Next() {
+		key := it.Item().Key()
+		if bytes.Compare(key, end) >= 0 {
+			break
+		}
+		keys = append(keys, bytes.Clone(key))
+	}
+	return keys
 }
 
 func u64(v uint64) []byte {

@@ -217,16 +217,7 @@ func expiredEvents(txn *badger.Txn, mons *monitorCache, beforeMs int64, limit in
 // reports that it stopped at MaxPruneMonitors monitors with keys due.
 func pruneDue(txn *badger.Txn, values *valueCache, mons *monitorCache, beforeMs int64, limit int) (deleted int, full bool, err error) {
 	end := kb(prefixEventDue, u64(uint64(max(beforeMs, 0))))
-	var due [][]byte
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixEventDue})
-	for it.Rewind(); it.Valid() && len(due) <= MaxPruneMonitors; it.Next() {
-		key := it.Item().KeyCopy(nil)
-		if bytes.Compare(key, end) >= 0 {
-			break
-		}
-		due = append(due, key)
-	}
-	it.Close()
+	due := keysBefore(txn, prefixEventDue, end, MaxPruneMonitors+1)
 	for _, key := range due {
 		if deleted == limit {
 			return deleted, false, nil

@@ -1,8 +1,6 @@
 package state
 
 import (
-	"bytes"
-
 	"github.com/dgraph-io/badger/v4"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -36,17 +34,7 @@ func pruneRequests(txn *badger.Txn, cutoff int64, limit int) (int, error) {
 	if cutoff <= 0 || limit <= 0 {
 		return 0, nil
 	}
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixReqTime})
-	var expired [][]byte
-	end := reqTimeKey(cutoff, "")
-	for it.Rewind(); it.Valid() && len(expired) < limit; it.Next() {
-		key := it.Item().KeyCopy(nil)
-		if bytes.Compare(key, end) >= 0 {
-			break
-		}
-		expired = append(expired, key)
-	}
-	it.Close()
+	expired := keysBefore(txn, prefixReqTime, reqTimeKey(cutoff, ""), limit)
 	for _, key := range expired {
 		rid := key[len(prefixReqTime)+8:]
 		if err := txn.Delete(k(prefixRequest, string(rid))); err != nil {
