@@ -83,13 +83,20 @@ func exists(t *testing.T, path string) bool {
 	return err == nil
 }
 
-func TestBadgerRaftStoreIsCopiedIntoTheWAL(t *testing.T) {
-	dir := t.TempDir()
-	badgerLog(t, dir, 40, 300)
-	w, err := openLogStore(dir, 4<<20, hclog.NewNullLogger())
+// mustOpenLogStore opens the log store of dataDir as a small node does.
+func mustOpenLogStore(t *testing.T, dataDir string) *walStore {
+	t.Helper()
+	w, err := openLogStore(dataDir, 4<<20, hclog.NewNullLogger())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w
+}
+
+func TestBadgerRaftStoreIsCopiedIntoTheWAL(t *testing.T) {
+	dir := t.TempDir()
+	badgerLog(t, dir, 40, 300)
+	w := mustOpenLogStore(t, dir)
 	requireCopied(t, w, 40, 300)
 	if exists(t, filepath.Join(dir, logDirBadger)) || exists(t, filepath.Join(dir, logDirWALTemp)) {
 		t.Fatal("the Badger store or the copy's temporary directory is left")
@@ -101,10 +108,7 @@ func TestBadgerRaftStoreIsCopiedIntoTheWAL(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	w, err = openLogStore(dir, 4<<20, hclog.NewNullLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w = mustOpenLogStore(t, dir)
 	defer w.Close()
 	if last, err := w.LastIndex(); err != nil || last != 301 {
 		t.Fatalf("last index after reopening %d, %v", last, err)
@@ -126,10 +130,7 @@ func TestInterruptedCopyStartsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	partial.Close()
-	w, err := openLogStore(dir, 4<<20, hclog.NewNullLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustOpenLogStore(t, dir)
 	defer w.Close()
 	requireCopied(t, w, 1, 120)
 }
@@ -141,10 +142,7 @@ func TestCrashAfterTheCopyKeepsTheWAL(t *testing.T) {
 	if err := copyBadgerLog(filepath.Join(dir, logDirWAL), filepath.Join(dir, logDirBadger), 4<<20, hclog.NewNullLogger()); err != nil {
 		t.Fatal(err)
 	}
-	w, err := openLogStore(dir, 4<<20, hclog.NewNullLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustOpenLogStore(t, dir)
 	defer w.Close()
 	requireCopied(t, w, 1, 80)
 	if exists(t, filepath.Join(dir, logDirBadger)) {
@@ -159,15 +157,28 @@ func TestEmptyBadgerStoreIsCopied(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	w, err := openLogStore(dir, 4<<20, hclog.NewNullLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := mustOpenLogStore(t, dir)
 	defer w.Close()
 	if last, err := w.LastIndex(); err != nil || last != 0 {
 		t.Fatalf("last index %d, %v", last, err)
 	}
 	if exists(t, filepath.Join(dir, logDirBadger)) {
 		t.Fatal("the Badger store is left")
+	}
+}
+
+func TestUnreadableBadgerStoreStopsTheNode(t *testing.T) {
+	dir := t.TempDir()
+	// A raft/ that cannot be looked at (a symlink to itself): not a new
+	// node, so not one to start on an empty log.
+	if err := os.Symlink(logDirBadger, filepath.Join(dir, logDirBadger)); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := openLogStore(dir, 4<<20, hclog.NewNullLogger()); err == nil {
+		w.Close()
+		t.Fatal("opened a log store beside a Badger store it could not read")
+	}
+	if exists(t, filepath.Join(dir, logDirWAL)) {
+		t.Fatal("made an empty raft log")
 	}
 }
