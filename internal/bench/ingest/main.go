@@ -34,7 +34,7 @@ func main() {
 		monitors = flag.Int("monitors", 1000, "monitor names pinged")
 		accounts = flag.Int("accounts", 8, "accounts (ingest keys) pinging")
 		trivial  = flag.String("serve-trivial", "", "internal: serve the trivial handler on this address")
-		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of node 1 (the first) during the measured pings to this file")
+		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of each node during the measured pings: node 1 to this file, node N to this file with .N appended")
 		runs     = flag.Int("runs", 1, "runs, each with fresh nodes and its own trivial handler runs; more than one also prints the medians")
 		loadGen  = flag.String("load", "go", "the load generator: go (this program's HTTP client) or wrk (the wrk program, from Debian's package)")
 	)
@@ -147,7 +147,7 @@ func runOnce(ctx context.Context, c config, out io.Writer) (figures, error) {
 	if c.cpuprofile != "" {
 		go func() {
 			sleep(ctx, c.warmup)
-			profiled <- cl.CPUProfile(ctx, 0, c.duration, c.cpuprofile)
+			profiled <- profileNodes(ctx, cl, c.nodes, c.duration, c.cpuprofile)
 		}()
 	} else {
 		profiled <- nil
@@ -221,4 +221,24 @@ func measureTrivial(ctx context.Context, c config, keys []string) (result, *cpuW
 	cpu := &cpuWindow{pids: []int{tr.cmd.Process.Pid}}
 	r, err := c.driver([]string{tr.url}, keys).runMeasured(ctx, c.warmup, c.duration, cpu)
 	return r, cpu, err
+}
+
+// profileNodes takes a CPU profile of every node at once over d: node 1's
+// to path, node N's to path.N.
+func profileNodes(ctx context.Context, cl *bench.Cluster, nodes int, d time.Duration, path string) error {
+	errs := make(chan error, nodes)
+	for i := range nodes {
+		p := path
+		if i > 0 {
+			p = fmt.Sprintf("%s.%d", path, i+1)
+		}
+		go func() { errs <- cl.CPUProfile(ctx, i, d, p) }()
+	}
+	var first error
+	for range nodes {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
