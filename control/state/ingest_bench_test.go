@@ -35,6 +35,10 @@ func BenchmarkIngestBatch(b *testing.B) {
 		// The shape of make bench-ingest on one node: ~30 completes per
 		// batch from 8 accounts, one or two batches per apply.
 		{"bench-ingest shape/30 events, 8 accounts/entries=2", 2, false, false, 50, 30, 8, true},
+		// The shape of make bench-ingest NODES=3: ~9 events per batch,
+		// each node applying one to three batches at a time.
+		{"3-node shape/8 events, 8 accounts/entries=1", 1, false, false, 50, 8, 8, true},
+		{"3-node shape/8 events, 8 accounts/entries=3", 3, false, false, 50, 8, 8, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			s, err := Open(Options{Dir: b.TempDir()})
