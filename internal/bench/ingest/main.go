@@ -21,6 +21,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"lookout/internal/bench"
 )
 
@@ -226,19 +228,13 @@ func measureTrivial(ctx context.Context, c config, keys []string) (result, *cpuW
 // profileNodes takes a CPU profile of every node at once over d: node 1's
 // to path, node N's to path.N.
 func profileNodes(ctx context.Context, cl *bench.Cluster, nodes int, d time.Duration, path string) error {
-	errs := make(chan error, nodes)
+	var g errgroup.Group
 	for i := range nodes {
 		p := path
 		if i > 0 {
 			p = fmt.Sprintf("%s.%d", path, i+1)
 		}
-		go func() { errs <- cl.CPUProfile(ctx, i, d, p) }()
+		g.Go(func() error { return cl.CPUProfile(ctx, i, d, p) })
 	}
-	var first error
-	for range nodes {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+	return g.Wait()
 }
