@@ -79,23 +79,18 @@ func openLogStore(dataDir string, segment int, log hclog.Logger) (*walStore, err
 	}
 	w, err := openWAL(dir, segment, log)
 	if err != nil {
-		return nil, fmt.Errorf("open raft log: %w", err)
+		return nil, &logError{dir: dir, err: err}
+	}
+	if err := verifyLog(w, dir); err != nil {
+		w.Close()
+		return nil, err
 	}
 	return w, nil
 }
 
-// walStore is raft-wal's WAL with its metadata database, which the WAL's
-// own Close leaves open (raft-wal v0.4.0): open again in the same process,
-// it would wait for that database's file lock forever.
-type walStore struct {
-	*wal.WAL
-	meta *metadb.BoltMetaDB
-}
-
-// Close closes the WAL, then its metadata database.
-func (w *walStore) Close() error {
-	return errors.Join(w.WAL.Close(), w.meta.Close())
-}
+// walStore is the raft log and stable store: raft-wal's WAL, which closes
+// its metadata database with itself.
+type walStore = wal.WAL
 
 // openWAL opens (or makes) the WAL in the existing directory dir.
 func openWAL(dir string, segment int, log hclog.Logger) (*walStore, error) {
@@ -105,7 +100,7 @@ func openWAL(dir string, segment int, log hclog.Logger) (*walStore, error) {
 		meta.Close()
 		return nil, err
 	}
-	return &walStore{WAL: w, meta: meta}, nil
+	return w, nil
 }
 
 // migrateBadgerLog copies the Badger store's log entries and raft's stable

@@ -1,4 +1,4 @@
-// Package cluster runs one control-plane node: raft on a Badger log store,
+// Package cluster runs one control-plane node: raft on a raft-wal log store,
 // the state machine glue, snapshots, memberlist gossip, bootstrap and join,
 // the leader's lifecycle, write forwarding and consistent reads.
 //

@@ -17,6 +17,7 @@ type node struct {
 	http, raft, gossip string
 	proc               *proc
 	admin              *client.Admin
+	args               []string // lookout's arguments, to start it again
 }
 
 // TestThreeProcessesSurviveLeaderKill starts three lookout control

@@ -37,6 +37,7 @@ func startNodes(t *testing.T, prefix string, count int) []*node {
 		if len(join) > 0 {
 			args = append(args, "--join", strings.Join(join, ","))
 		}
+		n.args = args
 		n.proc = start(t, n.id, args...)
 	}
 	waitLeader(t, nodes, count, 60*time.Second)
