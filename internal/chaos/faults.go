@@ -11,10 +11,19 @@ import (
 // The faults of a round, in order.
 const (
 	faultKillLeader        = "kill-leader"
+	faultKillCutLeader     = "kill-cut-leader"
+	faultKillAgain         = "kill-again"
 	faultPartitionLeader   = "partition-leader"
 	faultPartitionFollower = "partition-follower"
 	faultPauseLeader       = "pause-leader"
 )
+
+// roundFaults are the faults of every round, in order. kill-cut-leader
+// leaves the killed leader with entries the others never received, which
+// raft clears from its log when it returns as a follower; kill-again
+// then kills that same node, whatever its role, as its next start must
+// read a log whose tail was cleared.
+var roundFaults = []string{faultKillLeader, faultKillCutLeader, faultKillAgain, faultPartitionLeader, faultPartitionFollower, faultPauseLeader}
 
 // fault is one injected fault: when it started, when it was undone (the
 // node restarted, the links healed) and how long the cluster then took
@@ -51,14 +60,14 @@ type faulter struct {
 	recovery time.Duration // bound on getting healthy again
 	out      io.Writer
 	faults   []fault
+	killed   *node // the node the last kill fault killed
 }
 
-// rounds runs n rounds of kill-leader, partition-leader,
-// partition-follower and pause-leader; it stops early when the cluster
+// rounds runs n rounds of roundFaults; it stops early when the cluster
 // does not recover.
 func (f *faulter) rounds(ctx context.Context, n int) error {
 	for r := 1; r <= n; r++ {
-		for i, kind := range []string{faultKillLeader, faultPartitionLeader, faultPartitionFollower, faultPauseLeader} {
+		for i, kind := range roundFaults {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -98,7 +107,8 @@ func (f *faulter) inject(ctx context.Context, round int, kind, mode string) faul
 		return ft
 	}
 	target := leader
-	if kind == faultPartitionFollower {
+	switch {
+	case kind == faultPartitionFollower:
 		var followers []*node
 		for _, n := range f.c.nodes {
 			if n != leader {
@@ -106,12 +116,23 @@ func (f *faulter) inject(ctx context.Context, round int, kind, mode string) faul
 			}
 		}
 		target = followers[f.rng.IntN(len(followers))]
+	case kind == faultKillAgain && f.killed != nil:
+		target = f.killed
 	}
 	ft.Node = target.id
 	ft.Start = time.Since(f.start)
 	switch kind {
-	case faultKillLeader:
+	case faultKillLeader, faultKillCutLeader, faultKillAgain:
+		if kind == faultKillCutLeader {
+			// Cut off, the leader still appends the writes its clients
+			// send it for a moment before it steps down; none reach the
+			// others, who elect a leader of their own.
+			f.c.net.Isolate(target.id, f.c.ids(), true)
+			sleep(ctx, time.Second)
+		}
 		target.kill()
+		f.killed = target
+		f.c.net.Heal()
 		sleep(ctx, f.hold)
 		if err := target.start(f.c.binary); err != nil {
 			ft.Err = err.Error()

@@ -2,9 +2,10 @@
 // built binary as three control nodes on loopback, each behind a
 // fault-injecting TCP proxy on its raft and node-RPC ports (which the
 // nodes advertise, so peers dial the proxies), and for a number of rounds
-// kills the leader with SIGKILL and restarts it, cuts the leader off from
-// the others, cuts a follower off, and pauses the leader with SIGSTOP,
-// healing after each. Meanwhile
+// kills the leader with SIGKILL and restarts it, cuts the leader off and
+// kills it, kills that same node again, cuts the leader off from the
+// others, cuts a follower off, and pauses the leader with SIGSTOP, healing
+// after each. Meanwhile
 // clients record a history of Management API operations on a few
 // monitors, checked for linearizability with porcupine, and ping clients
 // count their acknowledged pings, each of which must be stored exactly
@@ -60,7 +61,7 @@ func parse(args []string) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	fs.StringVar(&o.binary, "lookout", "bin/lookout", "the lookout binary to run")
-	fs.IntVar(&o.rounds, "rounds", 4, "rounds of faults (each: kill the leader, partition the leader, partition a follower, pause the leader)")
+	fs.IntVar(&o.rounds, "rounds", 4, "rounds of faults (each: kill the leader; cut the leader off and kill it; kill that node again; partition the leader; partition a follower; pause the leader)")
 	fs.DurationVar(&o.hold, "hold", 6*time.Second, "how long a killed node stays down, a partition lasts and a paused node stays stopped")
 	fs.DurationVar(&o.settle, "settle", 3*time.Second, "quiet time after the cluster is healthy again")
 	fs.IntVar(&o.manageClients, "manage-clients", 4, "concurrent Management API clients recording the history")
@@ -163,6 +164,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	r.checkHistory(ctx)
 	r.checkConverged(ctx, c, w)
 	r.checkPings(ctx, c, w, pings)
+	r.countSuffixes(c)
 	for _, n := range c.nodes {
 		r.proxies = append(r.proxies, fmt.Sprintf("%s raft %d/%d/%d http %d/%d/%d", n.id,
 			n.raftProxy.Carried.Load(), n.raftProxy.Dropped.Load(), n.raftProxy.Unknown.Load(),

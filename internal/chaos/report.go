@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -35,6 +36,19 @@ type report struct {
 	acked, sent         int
 	pingErrs            map[string]int
 	proxies             []string
+	suffixes            map[string]int // "clearing log suffix" lines in each node's log
+}
+
+// countSuffixes counts, in each node's log, raft's note that it cleared a
+// conflicting tail of its log: the path kill-cut-leader is there to reach.
+func (r *report) countSuffixes(c *cluster) {
+	r.suffixes = map[string]int{}
+	for _, n := range c.nodes {
+		b, err := os.ReadFile(n.logPath)
+		if err == nil {
+			r.suffixes[n.id] = strings.Count(string(b), "clearing log suffix")
+		}
+	}
 }
 
 // checkHistory runs porcupine on the history; on anything but Ok it
@@ -156,6 +170,7 @@ func (r *report) print(out io.Writer) (failed bool) {
 		failed = true
 	}
 	fmt.Fprintf(out, "proxies (carried/dropped/unidentified connections): %v\n", r.proxies)
+	fmt.Fprintf(out, "log tails cleared by raft on a returning node (\"clearing log suffix\"): %v\n", r.suffixes)
 	fmt.Fprintf(out, "management operations: %d in the history (%d with unknown outcome)\n", r.ops, r.unknown)
 	fmt.Fprintf(out, "  by outcome: %v\n", r.hist.summary())
 	switch r.verdict {
