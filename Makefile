@@ -60,8 +60,8 @@ $(TOOLS)/.protoc-gen-connect-go-$(PROTOC_GEN_CONNECT_GO_VERSION):
 	GOBIN=$(TOOLS) $(GO) install connectrpc.com/connect/cmd/protoc-gen-connect-go@$(PROTOC_GEN_CONNECT_GO_VERSION)
 	touch $@
 
-bench-raft: ## write throughput of a 3-node cluster and of the raft log store
-	$(GO) test -run '^$$' -bench . -benchtime 3s ./cluster/ ./cluster/raftbadger/
+bench-raft: ## write throughput of a 3-node cluster and of the FSM apply
+	$(GO) test -run '^$$' -bench . -benchtime 3s ./cluster/
 
 NODES ?= 1
 RUNS ?= 3
