@@ -19,6 +19,7 @@ package agent
 
 import (
 	"context"
+	"net"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -52,6 +53,9 @@ type Options struct {
 	Store  *assign.Store
 	Pool   *region.Pool
 	Buffer Buffer
+	// DialContext opens the probes' connections (nil: a plain dialer;
+	// lookout agent --deny-private-targets passes a netguard dialer).
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Registry gets the agent's metrics (nil: none).
 	Registry prometheus.Registerer
 	Logger   hclog.Logger
@@ -89,7 +93,7 @@ func New(o Options) *Agent {
 	ro := runner.Options{
 		Checks: o.Store, Owner: o.Pool, Sink: o.Buffer, Agent: o.Name, Version: o.Version,
 		Region:  func() string { return first(o.Store.Region(), o.Region) },
-		Probers: o.Probers, RetryDelays: o.RetryDelays, Logger: o.Logger.Named("runner"),
+		Probers: o.Probers, DialContext: o.DialContext, RetryDelays: o.RetryDelays, Logger: o.Logger.Named("runner"),
 	}
 	if met != nil {
 		ro.Metrics = met

@@ -16,6 +16,7 @@ package runner
 import (
 	"container/heap"
 	"context"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,9 +63,13 @@ type Options struct {
 	Region func() string
 	Agent  string
 	// Probers by check kind (default httpprobe and tlsprobe, Version in
-	// the User-Agent).
+	// the User-Agent, dialling through DialContext).
 	Probers map[string]probe.Prober
 	Version string
+	// DialContext opens the default probers' connections; nil means a
+	// plain dialer, since agents exist to reach private endpoints
+	// (lookout agent --deny-private-targets passes a netguard dialer).
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Now and After are the clock (default the real one).
 	Now   func() time.Time
 	After func(time.Duration) <-chan time.Time
@@ -124,7 +129,7 @@ func New(o Options) *Runner {
 		o.Region = func() string { return "" }
 	}
 	if o.Probers == nil {
-		po := probe.Options{Version: o.Version}
+		po := probe.Options{Version: o.Version, DialContext: o.DialContext}
 		o.Probers = map[string]probe.Prober{checkrun.KindHTTPCheck: httpprobe.New(po), checkrun.KindSSLCheck: tlsprobe.New(po)}
 	}
 	return &Runner{o: o, initial: o.Checks.Checks()}

@@ -18,6 +18,7 @@ import (
 	"lookout/control/alert/channel/webhook"
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/netguard"
 )
 
 // maxChannelName bounds a channel's name, in characters.
@@ -210,7 +211,13 @@ func (a *API) TestChannel(ctx context.Context, accountID, channelID, panelURL st
 	}
 	if err != nil {
 		a.log.Debug("test message not delivered", "account", accountID, "channel", channelID, "error", err)
-		return &Error{Status: http.StatusBadGateway, Code: codeDeliveryFailed, Message: err.Error()}
+		msg := err.Error()
+		var refused *netguard.Error
+		if errors.As(err, &refused) {
+			// The reason alone, as a check's error says it.
+			msg = refused.Error()
+		}
+		return &Error{Status: http.StatusBadGateway, Code: codeDeliveryFailed, Message: msg}
 	}
 	return nil
 }

@@ -140,6 +140,9 @@ func TestTestChannel(t *testing.T) {
 	if strings.Contains(string(r.body), rx.URL) || strings.Contains(string(r.body), "hooks.slack.com") {
 		t.Errorf("the error shows the address: %s", r.body)
 	}
+	if strings.Contains(string(r.body), "boom") {
+		t.Errorf("the error shows the receiver's answer: %s", r.body)
+	}
 	rx.Respond(http.StatusNotFound, `no_team`)
 	do(t, srv, "POST", path, "").wantError(t, http.StatusBadGateway, "delivery_failed", "slack: permanent: receiver answered 404")
 
@@ -152,6 +155,42 @@ func TestTestChannel(t *testing.T) {
 		wantError(t, http.StatusNotFound, "not_found", "channel "+ch.ID+" not found")
 	if n := len(rx.Requests()); n != 3 {
 		t.Errorf("%d requests, want 3", n)
+	}
+}
+
+// TestTestChannelRefusesPrivateTargets: with the production registry
+// (no --allow-private-targets), a channel whose receiver is on loopback
+// (its url, its api_url, or a name that resolves to loopback) is saved,
+// but its test send answers the refusal, and the receiver sees nothing.
+func TestTestChannelRefusesPrivateTargets(t *testing.T) {
+	srv := controltest.NewServer(t)
+	api := admin.New(admin.Options{Cluster: srv.Cluster, State: srv.Store, Token: controltest.Token, Channels: channels.Registry(channel.Deps{})})
+	mux := http.NewServeMux()
+	api.Register(mux)
+	hs := httptest.NewServer(mux)
+	defer hs.Close()
+	guarded := &controltest.Server{URL: hs.URL, Store: srv.Store, Cluster: srv.Cluster, API: api, Now: srv.Now}
+	acct := mustCreateAccount(t, guarded, "ops@example.com")
+	rx := channeltest.NewReceiver(t)
+	rx.Respond(http.StatusInternalServerError, "internal secrets")
+	port := rx.URL[strings.LastIndex(rx.URL, ":"):]
+	for _, config := range []string{
+		`{"type":"webhook","name":"a","config":{"url":"` + rx.URL + `/hook"}}`,
+		`{"type":"webhook","name":"b","config":{"url":"http://localhost` + port + `/hook"}}`,
+		`{"type":"slack","name":"c","config":{"webhook_url":"https://hooks.slack.com/services/T/B/X","api_url":"http://[::ffff:127.0.0.1]` + port + `"}}`,
+	} {
+		r := do(t, guarded, "POST", "/admin/v1/accounts/"+acct.ID+"/channels", config)
+		r.wantStatus(t, http.StatusCreated)
+		var ch createdChannel
+		r.decode(t, &ch)
+		r = do(t, guarded, "POST", "/admin/v1/accounts/"+acct.ID+"/channels/"+ch.ID+"/test", "")
+		r.wantError(t, http.StatusBadGateway, "delivery_failed", "target not allowed: ")
+		if !strings.Contains(string(r.body), "is a loopback address") || strings.Contains(string(r.body), "secrets") {
+			t.Errorf("%s: answer %s", ch.Name, r.body)
+		}
+	}
+	if n := len(rx.Requests()); n != 0 {
+		t.Errorf("the receiver got %d requests", n)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"lookout/cluster/clustertest"
 	"lookout/control/alert"
 	"lookout/control/alert/channel"
+	"lookout/control/alert/channel/channeltest"
 	"lookout/control/alert/channels"
 	"lookout/control/engine"
 	"lookout/internal/apikey"
@@ -39,7 +40,7 @@ func TestDeadlineDuringLeaderKillDeliversOneAlert(t *testing.T) {
 		}
 	}))
 	defer receiver.Close()
-	registry := channels.Registry(channel.Deps{})
+	registry := channels.Registry(channel.Deps{HTTP: channeltest.HTTP()}) // receivers on loopback
 	c := clustertest.NewCluster(t, 3, clustertest.Options{Tune: func(i int, o *cluster.Options) {
 		o.LeaderTasks = []func(context.Context, *cluster.Node){func(ctx context.Context, n *cluster.Node) {
 			d := alert.NewDispatcher(alert.DispatcherOptions{Cluster: n, State: clustertest.StateOf(n), Channels: alert.ChannelsFunc(registry.New)})

@@ -136,9 +136,12 @@ func (e *env) dispatcher(o DispatcherOptions) *Dispatcher {
 		o.Cluster = e.cluster
 	}
 	o.State = e.store
-	// A client without a timeout of its own: SendTimeout bounds a try.
-	deps := channel.Deps{HTTP: &http.Client{}}
-	o.Channels = ChannelsFunc(channel.NewRegistry(map[string]channel.Factory{webhook.Type: webhook.New}, deps).New)
+	if o.Channels == nil {
+		// A client without a timeout of its own (SendTimeout bounds a try)
+		// that reaches the receivers on loopback.
+		deps := channel.Deps{HTTP: &http.Client{}}
+		o.Channels = ChannelsFunc(channel.NewRegistry(map[string]channel.Factory{webhook.Type: webhook.New}, deps).New)
+	}
 	if o.Now == nil {
 		o.Now = e.now
 	}

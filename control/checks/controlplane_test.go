@@ -19,6 +19,7 @@ import (
 	"lookout/control/controltest"
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/netguard"
 )
 
 // TestHTTPCheckRetriesAlertsAndRecovers runs the scheduler, the real HTTP
@@ -71,9 +72,12 @@ func TestHTTPCheckRetriesAlertsAndRecovers(t *testing.T) {
 	defer cancel()
 	d := alert.NewDispatcher(alert.DispatcherOptions{
 		Cluster: cluster, State: store, Interval: 10 * time.Millisecond,
-		Channels: alert.ChannelsFunc(channel.NewRegistry(map[string]channel.Factory{webhook.Type: webhook.New}, channel.Deps{}).New),
+		Channels: alert.ChannelsFunc(channel.NewRegistry(map[string]channel.Factory{webhook.Type: webhook.New}, channel.Deps{HTTP: channeltest.HTTP()}).New),
 	})
+	// The site and the receiver are on loopback: allowed, as by
+	// lookout control --allow-private-targets.
 	sched := checks.New(checks.Options{Cluster: cluster, State: store, Feed: store.NewFeed(), Version: "test",
+		DialContext: netguard.New(netguard.Options{AllowPrivate: true}).DialContext,
 		RetryDelays: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond}})
 	done := make(chan struct{}, 2)
 	go func() { d.Run(ctx); done <- struct{}{} }()

@@ -7,6 +7,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/metrics"
+	"lookout/internal/netguard"
 	"lookout/internal/probe"
 	"lookout/internal/probe/httpprobe"
 	"lookout/internal/probe/tlsprobe"
@@ -50,9 +52,15 @@ type Options struct {
 	Feed    Feed
 	Logger  hclog.Logger
 	// Probers by monitor kind (default: httpprobe and tlsprobe with
-	// Version in the User-Agent).
+	// Version in the User-Agent, dialling through DialContext).
 	Probers map[string]probe.Prober
 	Version string
+	// DialContext opens the default probers' connections. Nil means a
+	// netguard dialer that refuses loopback, private, link-local ...
+	// addresses: the checks are a tenant's, run from inside the operator's
+	// network. lookout control passes one that allows them with
+	// --allow-private-targets.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Now and After are the clock (default the real one); the retry waits
 	// use After too.
 	Now   func() time.Time
@@ -128,8 +136,11 @@ func New(o Options) *Scheduler {
 	if o.RetentionCount <= 0 {
 		o.RetentionCount = state.DefaultExecutionRetention
 	}
+	if o.DialContext == nil {
+		o.DialContext = netguard.New(netguard.Options{}).DialContext
+	}
 	if o.Probers == nil {
-		po := probe.Options{Version: o.Version}
+		po := probe.Options{Version: o.Version, DialContext: o.DialContext}
 		o.Probers = map[string]probe.Prober{state.KindHTTPCheck: httpprobe.New(po), state.KindSSLCheck: tlsprobe.New(po)}
 	}
 	return &Scheduler{o: o}

@@ -21,6 +21,7 @@ import (
 	"lookout/cluster/clusterapi"
 	"lookout/control/admin"
 	"lookout/control/alert/channel"
+	"lookout/control/alert/channel/channeltest"
 	"lookout/control/alert/channels"
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -186,9 +187,14 @@ func (c *Cluster) SetStatus(st clusterapi.Status) {
 }
 
 // Channels is every alert channel as an operator would have them, with an
-// SMTP server set (nothing is sent unless a test asks a channel to).
+// SMTP server set (nothing is sent unless a test asks a channel to), and
+// private targets allowed (lookout control --allow-private-targets), since
+// the receivers of tests are on loopback.
 func Channels() *channel.Registry {
-	return channels.Registry(channel.Deps{SMTP: channel.SMTPSettings{Addr: "127.0.0.1:25", From: "alerts@example.com"}})
+	return channels.Registry(channel.Deps{
+		SMTP: channel.SMTPSettings{Addr: "127.0.0.1:25", From: "alerts@example.com"},
+		HTTP: channeltest.HTTP(),
+	})
 }
 
 // Server is the operator API served on loopback.

@@ -17,6 +17,7 @@ import (
 	"lookout/cluster/clustertest"
 	"lookout/control/alert"
 	"lookout/control/alert/channel"
+	"lookout/control/alert/channel/channeltest"
 	"lookout/control/alert/channels"
 	"lookout/control/engine"
 	"lookout/control/presence"
@@ -102,7 +103,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	f := &fixture{t: t, hook: newReceiver(t)}
-	registry := channels.Registry(channel.Deps{})
+	registry := channels.Registry(channel.Deps{HTTP: channeltest.HTTP()}) // receivers on loopback
 	f.c = clustertest.NewCluster(t, 3, clustertest.Options{Tune: func(i int, o *cluster.Options) {
 		o.LeaderTasks = []func(context.Context, *cluster.Node){func(ctx context.Context, n *cluster.Node) {
 			st := clustertest.StateOf(n)

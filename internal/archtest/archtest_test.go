@@ -26,6 +26,7 @@ var rules = []rule{
 	{"lookout/cluster/clusterapi", []string{"lookout/cluster", "lookout/control/...", "github.com/hashicorp/raft"}, "clusterapi is a leaf"},
 	{"lookout/cluster", []string{"lookout/control/..."}, "the node drives the state through its StateMachine interface"},
 	{"lookout/agent/...", []string{"lookout/control/...", "lookout/cluster", "lookout/cluster/...", "github.com/hashicorp/raft"}, "the edge agent never imports the control plane; it speaks to it over proto/lookout/agent/v1 only"},
+	{"lookout/internal/netguard", []string{"lookout/..."}, "the address rule is a leaf: the probes, the channels and the CLI all use it"},
 }
 
 // deps lists the packages pkg depends on, itself excluded.

@@ -53,7 +53,9 @@ func StartClusterEnv(ctx context.Context, binary string, n int, env []string) (*
 	}
 	for i, a := range as {
 		args := []string{"control", "--data-dir", filepath.Join(dir, fmt.Sprint(i)), "--http-addr", a.http, "--raft-addr", a.raft,
-			"--admin-token", adminToken, "--log-level", "warn"}
+			"--admin-token", adminToken, "--log-level", "warn",
+			// The benchmarks' check targets and receivers are on loopback.
+			"--allow-private-targets"}
 		if n == 1 {
 			args = append(args, "--dev")
 		} else {

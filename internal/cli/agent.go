@@ -27,6 +27,7 @@ import (
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	"lookout/internal/httpserver"
 	"lookout/internal/metrics"
+	"lookout/internal/netguard"
 	"lookout/internal/tlsconf"
 )
 
@@ -50,6 +51,9 @@ type agentConfig struct {
 	tlsKey         string
 	metricsToken   string
 	logLevel       string
+	// denyPrivate applies the control plane's address rule to the
+	// agent's probes (--deny-private-targets).
+	denyPrivate bool
 }
 
 func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*agentConfig, error) {
@@ -78,6 +82,7 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
 	fs.StringVar(&c.metricsToken, "metrics-token", "", "bearer token GET /metrics requires (default: none, /metrics is open)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
+	fs.BoolVar(&c.denyPrivate, "deny-private-targets", false, "refuse checks of loopback, private, link-local (cloud metadata) and other internal addresses, as the control plane does (default: the agent probes any address)")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -226,10 +231,15 @@ func serveAgent(ctx context.Context, cfg *agentConfig, openLocal openLocalFunc, 
 	defer local.Close()
 
 	// The agent's loops: assignments, runner, forwarder and heartbeat.
-	a := agent.New(agent.Options{
+	// With --deny-private-targets its probes dial through the address rule.
+	ao := agent.Options{
 		Name: cfg.name, Version: Version, Region: cfg.region,
 		Link: lk, Store: store, Pool: pool, Buffer: local.Buffer, Registry: reg, Logger: log,
-	})
+	}
+	if cfg.denyPrivate {
+		ao.DialContext = netguard.New(netguard.Options{}).DialContext
+	}
+	a := agent.New(ao)
 
 	// The local HTTP listener: the Ingest API for local jobs, /metrics.
 	mux := http.NewServeMux()

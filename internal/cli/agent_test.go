@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -156,5 +157,48 @@ func TestServeAgent(t *testing.T) {
 	var ue usageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `region "eu-1"`) {
 		t.Fatalf("a data dir of another region: %v", err)
+	}
+}
+
+// TestServeAgentDenyPrivateTargets: lookout agent probes any address
+// (TestServeAgent checks a loopback site); with --deny-private-targets
+// (or its variable) the control plane's address rule applies to its
+// probes: a check of a loopback site fails at once with "target not
+// allowed:", and the site sees nothing.
+func TestServeAgentDenyPrivateTargets(t *testing.T) {
+	var hits atomic.Int64
+	target := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	defer target.Close()
+	cp := agenttest.NewControlPlane(t, "eu-1", "at_ok")
+	cp.PutCheck(&agentv1.Check{Id: "c1", AccountId: "acc1", Kind: "http_check", Schedule: "1h", Config: &raftv1.CheckConfig{Url: target.URL, Timeout: 5}})
+	cfg, err := parseAgent([]string{"--control", cp.URL(), "--token", "at_ok", "--region", "eu-1", "--data-dir", t.TempDir(),
+		"--name", "edge-t", "--http-addr", "127.0.0.1:0", "--log-level", "error"},
+		func(k string) string { return map[string]string{"LOOKOUT_DENY_PRIVATE_TARGETS": "true"}[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := agenttest.NewBuffer()
+	open := func(*agentConfig, hclog.Logger, prometheus.Registerer) (*agentLocal, error) {
+		return &agentLocal{
+			Buffer: buf,
+			Ingest: func(*assign.Store, *forward.Forwarder, *link.Client) http.Handler { return http.NotFoundHandler() },
+			Close:  func() error { return nil },
+		}, nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveAgent(ctx, cfg, open, io.Discard, nil) }()
+	defer func() { cancel(); <-done }()
+	for deadline := time.Now().Add(10 * time.Second); len(cp.Executions()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the check's verdict did not reach the control plane")
+		}
+	}
+	ex := cp.Executions()[0]
+	if ex.GetStatus() != "failed" || ex.GetAttempts() != 1 || !strings.HasPrefix(ex.GetError(), "target not allowed: 127.0.0.1 is a loopback address") {
+		t.Fatalf("execution %v", ex)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the site got %d requests", n)
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"lookout/control/state"
 	"lookout/internal/httpserver"
 	"lookout/internal/metrics"
+	"lookout/internal/netguard"
 	"lookout/internal/tlsconf"
 )
 
@@ -63,6 +64,10 @@ type controlConfig struct {
 	execRetention                               int64
 	metricsToken                                string
 	tls                                         tlsconf.Files
+	// allowPrivate turns the address rule off for checks without regions
+	// and alert channels (--allow-private-targets; on with --dev unless
+	// given false).
+	allowPrivate bool
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -99,11 +104,16 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.tls.Cert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS with; reloaded on SIGHUP (default: none, cleartext HTTP)")
 	fs.StringVar(&c.tls.Key, "tls-key", "", "PEM private key of --tls-cert; reloaded on SIGHUP")
 	fs.StringVar(&c.tls.CA, "tls-ca", "", "PEM CA certificate(s): with it node-to-node traffic (raft, RPC) is mutual TLS, peers verified against it (default: peers verified against the system roots, raft in cleartext)")
+	fs.BoolVar(&c.allowPrivate, "allow-private-targets", false, "let checks without regions and alert channels reach loopback, private, link-local (cloud metadata) and other internal addresses (default: refused, \"target not allowed\"; on with --dev unless given false)")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, usageError{fmt.Sprintf("lookout control takes no arguments, got %q", fs.Args())}
+	}
+	if c.dev && !isSet(fs, "allow-private-targets") {
+		// A dev node's user is its own operator, checking localhost.
+		c.allowPrivate = true
 	}
 	if (c.tls.Cert == "") != (c.tls.Key == "") {
 		return nil, usageError{"--tls-cert and --tls-key go together"}
@@ -213,8 +223,12 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	met := metrics.NewControl(reg)
 
 	// The alert channels, with the operator's SMTP server: saved channel
-	// configs are validated with it and alerts are sent through it.
-	channelRegistry := channels.Registry(channel.Deps{SMTP: cfg.smtp})
+	// configs are validated with it and alerts are sent through it. Their
+	// HTTP requests dial through the address rule (cfg.targets).
+	channelRegistry := channels.Registry(channel.Deps{SMTP: cfg.smtp, HTTP: &http.Client{Timeout: 10 * time.Second, Transport: cfg.targets().Transport()}})
+	if cfg.allowPrivate {
+		log.Warn("private targets allowed: checks without regions and alert channels may reach loopback, private and link-local addresses")
+	}
 	httpAdvertised := advertisedHTTP(cfg.advHTTP, ln.Addr())
 	publicURL := cfg.publicURL
 	if publicURL == "" {
@@ -327,7 +341,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	log.Info("control node serving", "node", cfg.nodeID, "http", base, "advertise_http", httpAdvertised, "raft", node.RaftAddr(), "gossip", node.GossipAddr())
 	if cfg.dev {
 		g.Go(func() error {
-			return devWelcome(gctx, node, st, adminAPI, welcome{base: base, dataDir: cfg.dataDir, token: cfg.adminToken, printToken: printToken}, stdout)
+			return devWelcome(gctx, node, st, adminAPI, welcome{base: base, dataDir: cfg.dataDir, token: cfg.adminToken, printToken: printToken, allowPrivate: cfg.allowPrivate}, stdout)
 		})
 	}
 	err = g.Wait()
@@ -335,6 +349,13 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		log.Info("stopped")
 	}
 	return err
+}
+
+// targets is the dialer of every connection the node makes for a tenant
+// (checks without regions, alert channels): the address rule, off with
+// --allow-private-targets.
+func (c *controlConfig) targets() *netguard.Guard {
+	return netguard.New(netguard.Options{AllowPrivate: c.allowPrivate})
 }
 
 // devAdminToken reads the dev node's operator token from the data

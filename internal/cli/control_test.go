@@ -69,6 +69,36 @@ func TestParseControl(t *testing.T) {
 	}
 }
 
+// TestParseAllowPrivateTargets: private targets are refused by default,
+// allowed by --allow-private-targets (or its variable), and allowed with
+// --dev unless given false.
+func TestParseAllowPrivateTargets(t *testing.T) {
+	cluster := []string{"--admin-token", "t", "--bootstrap-expect", "1"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want bool
+	}{
+		{"default", cluster, nil, false},
+		{"flag", append(cluster, "--allow-private-targets"), nil, true},
+		{"variable", cluster, map[string]string{"LOOKOUT_ALLOW_PRIVATE_TARGETS": "true"}, true},
+		{"dev", []string{"--dev"}, nil, true},
+		{"dev, given false", []string{"--dev", "--allow-private-targets=false"}, nil, false},
+		{"dev, variable false", []string{"--dev"}, map[string]string{"LOOKOUT_ALLOW_PRIVATE_TARGETS": "false"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := parseControl(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.allowPrivate != tc.want {
+				t.Fatalf("allow private targets %v, want %v", c.allowPrivate, tc.want)
+			}
+		})
+	}
+}
+
 func TestDevAdminTokenIsMadeOnceAndKept(t *testing.T) {
 	dir := t.TempDir()
 	tok, fresh, err := devAdminToken(dir)

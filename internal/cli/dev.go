@@ -20,6 +20,8 @@ const demoEmail = "demo@lookout.local"
 type welcome struct {
 	base, dataDir, token string
 	printToken           bool
+	// allowPrivate: checks and channels may reach private addresses.
+	allowPrivate bool
 }
 
 // devWelcome waits for the dev node to lead, makes the demo account on
@@ -42,6 +44,11 @@ func devWelcome(ctx context.Context, node *cluster.Node, st *state.Store, api *a
 	fmt.Fprintf(&b, "  web panel:       %s/  (sign in as %s)\n", w.base, demoEmail)
 	if w.printToken {
 		fmt.Fprintf(&b, "  admin token:     %s  (kept in %s)\n", w.token, filepath.Join(w.dataDir, "admin-token"))
+	}
+	if w.allowPrivate {
+		b.WriteString("  private targets: allowed: checks and channels may reach localhost and private networks (--allow-private-targets=false refuses them)\n")
+	} else {
+		b.WriteString("  private targets: refused: checks and channels may not reach localhost or private networks\n")
 	}
 	if len(accounts) == 0 {
 		password, err := randomSecret("")

@@ -31,6 +31,14 @@ func parseWithEnv(fs *flag.FlagSet, args []string, getenv func(string) string) e
 	return fs.Parse(args)
 }
 
+// isSet reports whether the flag name was given, on the command line or
+// by its environment variable.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // listFlag is a comma-separated list flag (--join a,b).
 type listFlag []string
 

@@ -52,7 +52,7 @@ func leaderTasks(cfg *controlConfig, st *state.Store, registry *channel.Registry
 		},
 		func(ctx context.Context, n *cluster.Node) {
 			checks.New(checks.Options{
-				Cluster: n, State: st, Feed: feed, Version: Version,
+				Cluster: n, State: st, Feed: feed, Version: Version, DialContext: cfg.targets().DialContext,
 				RetentionCount: cfg.execRetention, Metrics: met.Checks, Logger: log.Named("checks"),
 			}).Run(ctx)
 		},

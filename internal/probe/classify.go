@@ -11,17 +11,25 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"lookout/internal/netguard"
 )
 
 // Classify turns the error of a dial, a TLS handshake or an HTTP exchange
-// into an Error: a certificate problem (named, not transient), the
-// caller giving up (parent ended), a timeout, a DNS, connection or other
-// network failure (transient), or a TLS handshake failure. timeout is the
+// into an Error: an address the dialer refused (netguard, not
+// transient), a certificate problem (named, not transient), the caller
+// giving up (parent ended), a timeout, a DNS, connection or other network
+// failure (transient), or a TLS handshake failure. timeout is the
 // attempt's, for the message; now is the time certificates were checked
 // at.
 func Classify(parent context.Context, err error, timeout time.Duration, now time.Time) *Error {
 	if parent.Err() != nil {
 		return &Error{Kind: KindCanceled, Message: "the attempt was abandoned: " + parent.Err().Error()}
+	}
+	var refused *netguard.Error
+	if errors.As(err, &refused) {
+		// The same answer on every retry: not worth one.
+		return &Error{Kind: KindTargetNotAllowed, Message: refused.Error()}
 	}
 	if e := CertError(err, now); e != nil {
 		return e

@@ -32,6 +32,10 @@ type Kind string
 const (
 	// KindInvalidTarget: the config cannot be probed (a bad URL or domain).
 	KindInvalidTarget Kind = "invalid_target"
+	// KindTargetNotAllowed: the dialer refused the address (a loopback,
+	// private, link-local ... address the control plane may not reach for
+	// a tenant: internal/netguard).
+	KindTargetNotAllowed Kind = "target_not_allowed"
 	// KindCanceled: the caller gave up (its context ended) before the
 	// attempt's own timeout; the result says nothing about the target.
 	KindCanceled Kind = "canceled"

@@ -202,7 +202,8 @@ type Channel interface {
 
 // Deps is what channels may use: injected so tests reach local receivers.
 type Deps struct {
-	// HTTP sends webhook requests (default: a client with a 10 s timeout).
+	// HTTP sends webhook requests (default: DefaultHTTP, which refuses
+	// loopback, private, link-local ... addresses).
 	HTTP *http.Client
 	// SMTP is the operator's mail server (--smtp-* flags of lookout control).
 	SMTP SMTPSettings
@@ -251,12 +252,12 @@ type Registry struct {
 }
 
 // NewRegistry makes a registry of the given factories, by type, whose
-// channels get deps. Unset fields of deps take their defaults: a client
-// with a 10 s timeout, time.Now; an empty deps.SMTP means e-mail cannot
+// channels get deps. Unset fields of deps take their defaults:
+// DefaultHTTP (which refuses private addresses), time.Now; an empty deps.SMTP means e-mail cannot
 // be sent, so e-mail configs fail Validate.
 func NewRegistry(factories map[string]Factory, deps Deps) *Registry {
 	if deps.HTTP == nil {
-		deps.HTTP = &http.Client{Timeout: 10 * time.Second}
+		deps.HTTP = DefaultHTTP()
 	}
 	if deps.Now == nil {
 		deps.Now = time.Now

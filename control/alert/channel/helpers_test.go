@@ -3,6 +3,8 @@ package channel_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -102,12 +104,31 @@ func TestPost(t *testing.T) {
 	})
 	for status, permanent := range map[int]bool{408: false, 307: true, 403: true} {
 		rx.Respond(status, strings.Repeat("x", 1000))
-		err := channel.PostJSON(t.Context(), channel.Client(nil), rx.URL, map[string]string{"a": "<b>"}, nil)
-		if err == nil || channel.IsPermanent(err) != permanent || len(err.Error()) > 300 {
-			t.Errorf("%d: %v, want permanent %v and a short error", status, err, permanent)
+		err := channel.PostJSON(t.Context(), channel.Client(rx.Client()), rx.URL, map[string]string{"a": "<b>"}, nil)
+		if err == nil || channel.IsPermanent(err) != permanent || strings.Contains(err.Error(), "xxx") {
+			t.Errorf("%d: %v, want permanent %v and no quote of the answer", status, err, permanent)
 		}
 	}
 	if got := string(rx.Last(t).Body); got != `{"a":"<b>"}` {
 		t.Errorf("body %s", got)
+	}
+}
+
+// TestDefaultClientRefusesPrivateTargets: without a client of its own, a
+// channel sends through DefaultHTTP, which refuses a receiver on loopback
+// at once and for good; the receiver sees nothing.
+func TestDefaultClientRefusesPrivateTargets(t *testing.T) {
+	rx := channeltest.NewReceiver(t)
+	port := rx.URL[strings.LastIndex(rx.URL, ":"):]
+	for _, client := range []*http.Client{channel.Client(nil), channel.DefaultHTTP()} {
+		for _, addr := range []string{rx.URL, "http://localhost" + port, "http://[::ffff:127.0.0.1]" + port} {
+			err := channel.Post(t.Context(), client, addr+"/hook", []byte(`{}`), nil)
+			if !channel.IsPermanent(err) || !strings.HasPrefix(errors.Unwrap(err).Error(), "target not allowed: ") {
+				t.Errorf("%s: %v, want a permanent \"target not allowed: ...\"", addr, err)
+			}
+		}
+	}
+	if n := len(rx.Requests()); n != 0 {
+		t.Errorf("the receiver got %d requests", n)
 	}
 }

@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"lookout/internal/netguard"
 	"lookout/internal/probe"
 	"lookout/internal/probe/probetest"
 	"lookout/internal/probe/tlsprobe"
@@ -84,4 +86,38 @@ func TestSystemRootsHonourSSLCertFile(t *testing.T) {
 	t.Setenv("SSL_CERT_DIR", t.TempDir())
 	r := check(t, probetest.Chain(root.Leaf(t, probetest.For(100*day), "a.test")), "a.test", nil, probe.Target{})
 	want(t, r, "", 100, probe.LevelOK, true, true)
+}
+
+// TestGuardRefusesPrivateTargets: with the control plane's guard as its
+// dialer, an ssl_check of a loopback server fails at once, before any
+// handshake, and is not retried.
+func TestGuardRefusesPrivateTargets(t *testing.T) {
+	var accepted atomic.Int64
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			_ = c.Close()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	p := tlsprobe.New(probe.Options{DialContext: netguard.New(netguard.Options{}).DialContext})
+	for _, domain := range []string{"127.0.0.1:" + port, "localhost:" + port} {
+		r := p.Probe(context.Background(), probe.Target{Domain: domain})
+		wantFailure(t, r, probe.KindTargetNotAllowed, false)
+		if r.Err.Message != "target not allowed: 127.0.0.1 is a loopback address" {
+			t.Fatalf("%s: error %q", domain, r.Err.Message)
+		}
+	}
+	if n := accepted.Load(); n != 0 {
+		t.Fatalf("the server saw %d connections", n)
+	}
 }

@@ -28,10 +28,12 @@ func CheckPost(t testing.TB, req Request) {
 // the receiver's answers: 2xx is success; 429, 5xx, a dropped
 // connection and a cancelled context are retryable errors; other 4xx
 // are channel.Permanent. Errors must not quote rx's URL (a chat
-// webhook's URL is its secret). rx answers 202 afterwards.
+// webhook's URL is its secret) nor its answer (which may be an internal
+// service's). rx answers 202 afterwards.
 func CheckDelivery(t *testing.T, rx *Receiver, send func(context.Context) error) {
 	t.Helper()
 	const ok, retry, permanent = "ok", "retryable", "permanent"
+	const answer = "the receiver's answer"
 	cases := []struct {
 		name   string
 		status int // 0: hang up
@@ -52,7 +54,7 @@ func CheckDelivery(t *testing.T, rx *Receiver, send func(context.Context) error)
 			if c.status == 0 {
 				rx.HangUp()
 			} else {
-				rx.Respond(c.status, `{"error":"from the test"}`)
+				rx.Respond(c.status, `{"error":"`+answer+`"}`)
 			}
 			checkOutcome(t, send(t.Context()), c.want, rx.URL)
 		})
@@ -83,6 +85,9 @@ func checkOutcome(t *testing.T, err error, want, url string) {
 	}
 	if strings.Contains(err.Error(), url) {
 		t.Errorf("error %q quotes the receiver's URL", err)
+	}
+	if strings.Contains(err.Error(), "receiver's answer") {
+		t.Errorf("error %q quotes the receiver's answer", err)
 	}
 }
 

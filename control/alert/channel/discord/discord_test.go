@@ -19,7 +19,7 @@ const hookPath = "/api/webhooks/123456789012345678/TOKEN-xyz"
 func newChannel(t *testing.T, rx *channeltest.Receiver) channel.Channel {
 	t.Helper()
 	raw, _ := json.Marshal(map[string]string{"webhook_url": "https://discord.com" + hookPath, "api_url": rx.URL})
-	ch, err := discord.New(raw, channel.Deps{Now: channeltest.Clock})
+	ch, err := discord.New(raw, channel.Deps{HTTP: channeltest.HTTP(), Now: channeltest.Clock})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ const hookPath = "/services/T0001/B0001/XXXXXXXXXXXXXXXXXXXXXXXX"
 func newChannel(t *testing.T, rx *channeltest.Receiver) channel.Channel {
 	t.Helper()
 	raw, _ := json.Marshal(map[string]string{"webhook_url": "https://hooks.slack.com" + hookPath, "api_url": rx.URL})
-	ch, err := slack.New(raw, channel.Deps{Now: channeltest.Clock})
+	ch, err := slack.New(raw, channel.Deps{HTTP: channeltest.HTTP(), Now: channeltest.Clock})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ const hookURI = "/workflows/0a1b2c/triggers/manual/paths/invoke?api-version=2016
 func newChannel(t *testing.T, rx *channeltest.Receiver) channel.Channel {
 	t.Helper()
 	raw, _ := json.Marshal(map[string]string{"webhook_url": "https://prod-01.westeurope.logic.azure.com:443" + hookURI, "api_url": rx.URL})
-	ch, err := teams.New(raw, channel.Deps{Now: channeltest.Clock})
+	ch, err := teams.New(raw, channel.Deps{HTTP: channeltest.HTTP(), Now: channeltest.Clock})
 	if err != nil {
 		t.Fatal(err)
 	}

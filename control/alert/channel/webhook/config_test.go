@@ -23,6 +23,8 @@ func TestConfig(t *testing.T) {
 		{"missing url", `{"secret": "c2VjcmV0"}`, "url"},
 		{"relative url", `{"url": "/hook", "secret": "c2VjcmV0"}`, "url"},
 		{"ftp url", `{"url": "ftp://example.com/hook", "secret": "c2VjcmV0"}`, "url"},
+		{"file url", `{"url": "file:///etc/passwd", "secret": "c2VjcmV0"}`, "url"},
+		{"gopher url", `{"url": "gopher://127.0.0.1:6379/_INFO", "secret": "c2VjcmV0"}`, "url"},
 		{"bad url", `{"url": "http://exa mple.com/", "secret": "c2VjcmV0"}`, "url"},
 		{"url not a string", `{"url": 5, "secret": "c2VjcmV0"}`, "url"},
 		{"missing secret", `{"url": "https://example.com/hook"}`, "secret"},
@@ -31,6 +33,7 @@ func TestConfig(t *testing.T) {
 		{"unknown field", `{"url": "https://example.com/hook", "secret": "c2VjcmV0", "headers": {}}`, "headers"},
 		{"field case", `{"URL": "https://example.com/hook", "secret": "c2VjcmV0"}`, "URL"},
 		{"bad api_url", `{"url": "https://example.com/hook", "secret": "c2VjcmV0", "api_url": "127.0.0.1:8080"}`, "api_url"},
+		{"unix api_url", `{"url": "https://example.com/hook", "secret": "c2VjcmV0", "api_url": "unix:///run/docker.sock"}`, "api_url"},
 		{"api_url with query", `{"url": "https://example.com/hook", "secret": "c2VjcmV0", "api_url": "http://127.0.0.1:8080/?a=b"}`, "api_url"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

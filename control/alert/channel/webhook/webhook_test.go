@@ -25,7 +25,7 @@ var (
 func newChannel(t *testing.T, config map[string]string) channel.Channel {
 	t.Helper()
 	raw, _ := json.Marshal(config)
-	ch, err := webhook.New(raw, channel.Deps{Now: channeltest.Clock})
+	ch, err := webhook.New(raw, channel.Deps{HTTP: channeltest.HTTP(), Now: channeltest.Clock})
 	if err != nil {
 		t.Fatal(err)
 	}
