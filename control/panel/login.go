@@ -8,21 +8,35 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 
 	"lookout/control/keyauth"
 )
 
-// dummyHash is compared against when the e-mail is unknown, so that a
-// wrong e-mail takes as long as a wrong password.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("lookout: no such account"), bcrypt.DefaultCost)
+// newDummyHash makes the hash an unknown e-mail's password is compared
+// with (Panel.dummyHash), at the cost of real ones.
+func newDummyHash() []byte {
+	h, err := bcrypt.GenerateFromPassword([]byte("lookout: no such account"), bcrypt.DefaultCost)
+	if err != nil {
+		panic("panel: bcrypt: " + err.Error()) // only for a password over 72 bytes
+	}
+	return h
+}
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }
 
 // safeNext is where to go after signing in: a path of this panel only.
+// It must start with one '/' (not "//" or "/\", which browsers read as
+// another host) and hold no control character (browsers drop a tab or a
+// newline, so "/\t/evil.example" would become "//evil.example"); a live
+// stream is no page to land on. Anything else goes to "/".
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.HasSuffix(strings.SplitN(next, "?", 2)[0], "/live") {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") ||
+		strings.ContainsFunc(next, unicode.IsControl) || !utf8.ValidString(next) ||
+		strings.HasSuffix(strings.SplitN(next, "?", 2)[0], "/live") {
 		return "/"
 	}
 	return next
@@ -70,7 +84,7 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 	var session *http.Cookie
 	ok, wait := p.throttle.Check(keyauth.ClientAddr(r), p.now(), func() bool {
 		acct, err := p.o.State.AccountByEmail(email)
-		hash := dummyHash
+		hash := p.dummyHash()
 		if err == nil && len(acct.GetPasswordHash()) > 0 {
 			hash = acct.GetPasswordHash()
 		}

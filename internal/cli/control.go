@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,8 +29,10 @@ import (
 	"lookout/control/panel"
 	"lookout/control/presence"
 	"lookout/control/state"
+	"lookout/internal/clientaddr"
 	"lookout/internal/httpserver"
 	"lookout/internal/metrics"
+	"lookout/internal/ratelimit"
 	"lookout/internal/tlsconf"
 )
 
@@ -63,6 +66,8 @@ type controlConfig struct {
 	execRetention                               int64
 	metricsToken                                string
 	tls                                         tlsconf.Files
+	// trustedProxies: peers whose X-Forwarded-For names the client.
+	trustedProxies []netip.Prefix
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -98,12 +103,17 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.smtp.From, "smtp-from", "", "sender address of e-mail alerts (default: --smtp-user when it is an address)")
 	fs.StringVar(&c.tls.Cert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS with; reloaded on SIGHUP (default: none, cleartext HTTP)")
 	fs.StringVar(&c.tls.Key, "tls-key", "", "PEM private key of --tls-cert; reloaded on SIGHUP")
+	trusted := fs.String("trusted-proxies", "", "CIDR[,CIDR] of the load balancers or reverse proxies in front of the node: from them the client address (which every throttle and rate limit counts by) is the nearest untrusted X-Forwarded-For hop (default: none, the TCP peer is the client)")
 	fs.StringVar(&c.tls.CA, "tls-ca", "", "PEM CA certificate(s): with it node-to-node traffic (raft, RPC) is mutual TLS, peers verified against it (default: peers verified against the system roots, raft in cleartext)")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, usageError{fmt.Sprintf("lookout control takes no arguments, got %q", fs.Args())}
+	}
+	var err error
+	if c.trustedProxies, err = clientaddr.ParseTrusted(*trusted); err != nil {
+		return nil, usageError{"--trusted-proxies: " + err.Error()}
 	}
 	if (c.tls.Cert == "") != (c.tls.Key == "") {
 		return nil, usageError{"--tls-cert and --tls-key go together"}
@@ -211,6 +221,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	// included); each subsystem gets its part through its Options.
 	reg := metrics.NewRegistry()
 	met := metrics.NewControl(reg)
+	limitMetrics := ratelimit.NewMetrics(reg)
 
 	// The alert channels, with the operator's SMTP server: saved channel
 	// configs are validated with it and alerts are sent through it.
@@ -260,7 +271,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	mux := http.NewServeMux()
 	rpcPath, rpcHandler := node.Handler()
 	mux.Handle(rpcPath, rpcHandler)
-	ingestAPI := ingest.New(ingest.Options{Health: node, Cluster: node, State: st, RetentionCount: cfg.retentionCount, RetentionAge: cfg.retentionAge, Metrics: met.Ingest, Logger: log.Named("ingest")})
+	ingestAPI := ingest.New(ingest.Options{Health: node, Cluster: node, State: st, RetentionCount: cfg.retentionCount, RetentionAge: cfg.retentionAge, Metrics: met.Ingest, Limits: limitMetrics, Logger: log.Named("ingest")})
 	ingestAPI.Register(mux)
 	ingestAPI.Start()
 	defer ingestAPI.Stop()
@@ -277,8 +288,8 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	mux.Handle(agentPath, agentHandler)
 	// The 403 of a DELETE without confirm links to the monitor in the panel:
 	// at --public-url when given, else at the origin the request came to.
-	manage.New(manage.Options{Cluster: node, State: st, PanelURL: strings.TrimRight(cfg.publicURL, "/"), Logger: log.Named("manage")}).Register(mux)
-	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, SpoolDir: cfg.dataDir, Logger: log.Named("admin")})
+	manage.New(manage.Options{Cluster: node, State: st, PanelURL: strings.TrimRight(cfg.publicURL, "/"), Limits: limitMetrics, Logger: log.Named("manage")}).Register(mux)
+	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, SpoolDir: cfg.dataDir, Limits: limitMetrics, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
 	// The web panel at /, its sessions signed with a key every node
 	// derives from the cluster secret.
@@ -286,7 +297,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Key: panelKey, Secure: certs != nil, Logger: log.Named("panel")})
+	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Key: panelKey, Secure: certs != nil, Limits: limitMetrics, Logger: log.Named("panel")})
 	if err != nil {
 		return err
 	}
@@ -294,11 +305,14 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	webPanel.Start()
 	defer webPanel.Stop()
 	mux.Handle("GET /openapi.json", openapi.Handler())
-	mux.Handle("GET /metrics", metrics.Handler(reg, cfg.metricsToken))
+	mux.Handle("GET /metrics", metrics.Handler(reg, metrics.HandlerOptions{Token: cfg.metricsToken, Limits: limitMetrics}))
+	// Every request's client address, resolved once with the trusted
+	// proxies, for the throttles and rate limits.
+	handler := clientaddr.New(cfg.trustedProxies).Wrap(mux)
 	// The HTTP server: HTTP/1.1 and h2c (or HTTPS with --tls-cert),
 	// timeouts that drop silent or vanished clients, at most
 	// --max-connections connections.
-	srv := httpserver.New(mux, httpserver.Options{MaxConnections: cfg.maxConnections, TLS: serverTLS})
+	srv := httpserver.New(handler, httpserver.Options{MaxConnections: cfg.maxConnections, TLS: serverTLS})
 
 	g, gctx := errgroup.WithContext(ctx)
 	if certs != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -25,6 +26,15 @@ func TestParseControl(t *testing.T) {
 		}
 		if c.maxConnections != 10_000 {
 			t.Fatalf("max connections %d, want 10000", c.maxConnections)
+		}
+	})
+	t.Run("trusted proxies", func(t *testing.T) {
+		c, err := parseControl([]string{"--dev"}, env(map[string]string{"LOOKOUT_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.7"}), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(c.trustedProxies) != "[10.0.0.0/8 192.0.2.7/32]" {
+			t.Fatalf("trusted proxies %v", c.trustedProxies)
 		}
 	})
 	t.Run("environment, and the command line wins", func(t *testing.T) {
@@ -54,6 +64,7 @@ func TestParseControl(t *testing.T) {
 		{"no connections", []string{"--dev", "--max-connections", "0"}, nil, "--max-connections must be at least 1"},
 		{"agent offline after under 10s", []string{"--dev", "--agent-offline-after", "9s"}, nil, "--agent-offline-after must be at least 10s"},
 		{"alert retention under 1h", []string{"--dev", "--alert-retention", "59m"}, nil, "--alert-retention must be at least 1h"},
+		{"trusted proxy not a CIDR", []string{"--dev", "--trusted-proxies", "10.0.0.0/8,lb.example"}, nil, "--trusted-proxies"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseControl(tc.args, env(tc.env), io.Discard)
