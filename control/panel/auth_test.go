@@ -2,6 +2,7 @@ package panel_test
 
 import (
 	"context"
+	"errors"
 	"encoding/base64"
 	"net/http"
 	"net/url"
@@ -55,6 +56,26 @@ func TestSignInAndOut(t *testing.T) {
 	p = b.post("/logout", nil)
 	if p.Status != http.StatusSeeOther || p.Location != "/login" {
 		t.Fatalf("sign out: %d %q", p.Status, p.Location)
+	}
+	if p := b.get("/"); p.Status != http.StatusSeeOther {
+		t.Fatalf("GET / after sign-out: %d", p.Status)
+	}
+}
+
+// Without a leader a sign-out cannot be recorded: the visitor is told so
+// and stays signed in, rather than seeming signed out with a cookie that
+// other copies of would keep working.
+func TestSignOutWithoutALeader(t *testing.T) {
+	n := newNode(t)
+	a := n.signUp("ops@example.com", nil)
+	b := n.browser()
+	b.signIn(a)
+	n.Cluster.FailApply(errors.New("no leader"))
+	b.post("/logout", nil).want(t, http.StatusServiceUnavailable, "still signed in")
+	b.get("/").want(t, http.StatusOK, a.Email)
+	n.Cluster.FailApply(nil)
+	if p := b.post("/logout", nil); p.Status != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", p.Status)
 	}
 	if p := b.get("/"); p.Status != http.StatusSeeOther {
 		t.Fatalf("GET / after sign-out: %d", p.Status)

@@ -2,6 +2,7 @@ package panel
 
 import (
 	"crypto/hmac"
+	"errors"
 	"math"
 	"net/http"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"lookout/control/keyauth"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
 // newDummyHash makes the hash an unknown e-mail's password is compared
@@ -111,8 +113,26 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, v.Next, http.StatusSeeOther)
 }
 
-// handleLogout serves POST /logout: the session cookie is cleared.
+// handleLogout serves POST /logout: the session is ended on every node
+// (an EndSession command: a copy of the cookie is refused from then on)
+// and the cookie cleared. Without a leader nothing is ended and the
+// visitor stays signed in (503), so that a sign-out never only seems done.
 func (p *Panel) handleLogout(w http.ResponseWriter, r *http.Request) {
+	s := sessionFrom(r.Context())
+	res, err := p.o.Cluster.Apply(r.Context(), &raftv1.Command{Op: &raftv1.Command_EndSession{EndSession: &raftv1.EndSession{
+		SessionId: s.nonce, AccountId: s.AccountID, ExpiresUnixMs: s.Expires.UnixMilli(),
+	}}})
+	if err != nil {
+		p.log.Warn("sign-out failed", "error", err)
+		w.Header().Set("Retry-After", "1")
+		p.errorPage(w, r, http.StatusServiceUnavailable, "Signing out needs the cluster, which cannot take changes right now (no leader). You are still signed in; try again shortly.")
+		return
+	}
+	if res.GetStatus() != raftv1.Status_STATUS_OK {
+		p.internal(w, r, errors.New(res.GetMessage()))
+		return
+	}
+	p.log.Debug("signed out", "account", s.AccountID)
 	http.SetCookie(w, p.cookie(sessionCookie, "", time.Time{}))
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }

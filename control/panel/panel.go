@@ -52,6 +52,9 @@ type Cluster interface {
 type State interface {
 	Account(id string) (*statev1.Account, error)
 	AccountByEmail(email string) (*statev1.Account, error)
+	// SessionEnded tells whether a session (by its id, the nonce of its
+	// cookie) was signed out.
+	SessionEnded(id string) (bool, error)
 	Usage(accountID string, nowMs int64) (monitors, eventsThisPeriod int64, err error)
 	QuotaStatus(accountID string, nowMs int64) (*raftv1.QuotaStatus, error)
 	Monitor(accountID, uuid string) (*statev1.Monitor, error)
