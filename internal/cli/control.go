@@ -98,7 +98,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.smtp.Addr, "smtp-addr", "", "SMTP server (host:port) for e-mail alerts; STARTTLS when offered (default: none, e-mail channels are refused)")
 	fs.StringVar(&c.smtp.User, "smtp-user", "", "SMTP user, AUTH PLAIN (default: no authentication)")
 	fs.StringVar(&c.smtp.Password, "smtp-password", "", "SMTP password (env LOOKOUT_SMTP_PASSWORD keeps it off the command line)")
-	fs.IntVar(&c.maxConnections, "max-connections", httpserver.DefaultMaxConnections, "open HTTP connections served at once, node RPC included; more wait until one closes")
+	fs.IntVar(&c.maxConnections, "max-connections", httpserver.DefaultMaxConnections, "open public HTTP connections served at once (node and agent RPC have a reserve of their own); more wait until one closes")
 	fs.StringVar(&c.metricsToken, "metrics-token", "", "bearer token GET /metrics requires (default: none, /metrics is open)")
 	fs.StringVar(&c.smtp.From, "smtp-from", "", "sender address of e-mail alerts (default: --smtp-user when it is an address)")
 	fs.StringVar(&c.tls.Cert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS with; reloaded on SIGHUP (default: none, cleartext HTTP)")
@@ -309,10 +309,15 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	// Every request's client address, resolved once with the trusted
 	// proxies, for the throttles and rate limits.
 	handler := clientaddr.New(cfg.trustedProxies).Wrap(mux)
-	// The HTTP server: HTTP/1.1 and h2c (or HTTPS with --tls-cert),
-	// timeouts that drop silent or vanished clients, at most
-	// --max-connections connections.
-	srv := httpserver.New(handler, httpserver.Options{MaxConnections: cfg.maxConnections, TLS: serverTLS})
+	// The HTTP server: HTTP/1.1 and h2c (or HTTPS with --tls-cert, and
+	// HSTS), timeouts that drop silent, vanished or non-reading clients, at
+	// most --max-connections public connections.
+	srv := httpserver.New(handler, httpserver.Options{
+		MaxConnections: cfg.maxConnections, TLS: serverTLS,
+		// Node-to-node and agent RPC have a reserve of connections the
+		// public APIs cannot take, and no write timeout (streams).
+		RPCPrefixes: []string{rpcPath, agentPath}, NoWriteTimeout: streams,
+	})
 
 	g, gctx := errgroup.WithContext(ctx)
 	if certs != nil {
@@ -349,6 +354,13 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		log.Info("stopped")
 	}
 	return err
+}
+
+// streams are the requests the HTTP write timeout does not bound: the
+// panel's live event streams, snapshot transfers and profiles.
+func streams(r *http.Request) bool {
+	return r.Header.Get("Accept") == "text/event-stream" || strings.HasSuffix(r.URL.Path, "/live") ||
+		r.URL.Path == "/admin/v1/snapshot" || strings.HasPrefix(r.URL.Path, "/admin/v1/debug/pprof/")
 }
 
 // devAdminToken reads the dev node's operator token from the data

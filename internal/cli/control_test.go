@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +90,31 @@ func TestDevAdminTokenIsMadeOnceAndKept(t *testing.T) {
 	again, fresh, err := devAdminToken(dir)
 	if err != nil || fresh || again != tok {
 		t.Fatalf("second: %q %v %v, want %q not fresh", again, fresh, err, tok)
+	}
+}
+
+// The requests the HTTP write timeout does not bound: streams and long
+// transfers.
+func TestStreamsHaveNoWriteTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		method, path, accept string
+		want                 bool
+	}{
+		{"GET", "/live", "text/event-stream", true},
+		{"GET", "/monitors/abc/live", "", true},
+		{"GET", "/admin/v1/snapshot", "", true},
+		{"POST", "/admin/v1/snapshot", "", true},
+		{"GET", "/admin/v1/debug/pprof/profile", "", true},
+		{"GET", "/api/v1/monitors", "", false},
+		{"POST", "/ping", "", false},
+		{"GET", "/", "", false},
+	} {
+		r := httptest.NewRequest(tc.method, tc.path, nil)
+		if tc.accept != "" {
+			r.Header.Set("Accept", tc.accept)
+		}
+		if got := streams(r); got != tc.want {
+			t.Errorf("%s %s: %v, want %v", tc.method, tc.path, got, tc.want)
+		}
 	}
 }
