@@ -2,8 +2,8 @@ package panel_test
 
 import (
 	"context"
-	"errors"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"

@@ -70,7 +70,8 @@ func (p *Panel) renderLogin(w http.ResponseWriter, r *http.Request, status int, 
 
 // handleLogin serves POST /login: e-mail and password. Wrong ones are
 // counted per client address; past the budget every attempt from the
-// address is refused (429) until it refills, a right one included.
+// address is refused (429) until it refills, a right one included. The
+// bcrypt comparison runs with no lock held (ratelimit.Throttle.Check).
 func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	email := strings.TrimSpace(r.PostFormValue("email"))
@@ -86,9 +87,9 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 	var session *http.Cookie
 	ok, wait := p.throttle.Check(keyauth.ClientAddr(r), p.now(), func() bool {
 		acct, err := p.o.State.AccountByEmail(email)
-		hash := p.dummyHash()
-		if err == nil && len(acct.GetPasswordHash()) > 0 {
-			hash = acct.GetPasswordHash()
+		hash := acct.GetPasswordHash()
+		if err != nil || len(hash) == 0 {
+			hash = p.dummyHash()
 		}
 		if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil || len(acct.GetPasswordHash()) == 0 {
 			return false
