@@ -17,6 +17,7 @@ import (
 	clusterv1 "lookout/internal/gen/lookout/cluster/v1"
 	"lookout/internal/gen/lookout/cluster/v1/clusterv1connect"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/httpserver"
 )
 
 // errForwardFailed: the leader could not be reached; retried like a
@@ -53,6 +54,7 @@ func newRPCHandler(n *Node) (string, http.Handler) {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
+		httpserver.MarkRPC(r.Context()) // a peer's connection: outside the public connection cap
 		h.ServeHTTP(w, r)
 	})
 }

@@ -25,6 +25,7 @@ import (
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	"lookout/internal/pingwire"
+	"lookout/internal/ratelimit"
 )
 
 // KeyStore holds the ingest keys the agent may accept.
@@ -79,8 +80,8 @@ type Options struct {
 	// RetentionAge refuses events whose timestamp is older (400), as the
 	// control plane does; 0: no lower bound.
 	RetentionAge time.Duration
-	// LimiterIdle is how long an idle key's full rate-limit bucket is kept
-	// (default 10 minutes).
+	// LimiterIdle is how often the keys' full rate-limit buckets are
+	// dropped (default 10 minutes).
 	LimiterIdle time.Duration
 	// Registerer, when set, gets the API's metrics.
 	Registerer prometheus.Registerer
@@ -103,7 +104,7 @@ type API struct {
 // New makes the local Ingest API.
 func New(o Options) *API {
 	a := &API{keys: o.Keys, sink: o.Sink, quotas: o.Quotas, stats: o.Stats, link: o.Link,
-		log: o.Logger, now: o.Now, retention: o.RetentionAge, limits: pingwire.NewLimiters(o.LimiterIdle)}
+		log: o.Logger, now: o.Now, retention: o.RetentionAge}
 	if a.log == nil {
 		a.log = hclog.NewNullLogger()
 	}
@@ -114,9 +115,12 @@ func New(o Options) *API {
 		Namespace: "lookout", Subsystem: "agent_ingest", Name: "events_total",
 		Help: "Pings answered by the agent's local Ingest API, by outcome: buffered, invalid, unauthorized, rate_limited, buffer_full, unavailable, error.",
 	}, []string{"outcome"})
+	var limitMetrics *ratelimit.Metrics
 	if o.Registerer != nil {
 		o.Registerer.MustRegister(a.events)
+		limitMetrics = ratelimit.NewMetrics(o.Registerer)
 	}
+	a.limits = pingwire.NewLimiters(pingwire.LimiterOptions{Idle: o.LimiterIdle, Metrics: limitMetrics})
 	return a
 }
 

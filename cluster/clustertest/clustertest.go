@@ -215,7 +215,7 @@ func (c *Cluster) start(n *Node) {
 		n.stop = c.opt.Serve(node, mux)
 	}
 	// The node's real HTTP server (cap, timeouts, h2c or TLS).
-	var so httpserver.Options
+	so := httpserver.Options{RPCPrefixes: []string{path}}
 	if c.opt.ServerTLS != nil {
 		n.tls = true
 		so.TLS = c.opt.ServerTLS(n.Index)

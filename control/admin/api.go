@@ -25,6 +25,7 @@ import (
 	"lookout/control/keyauth"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/ratelimit"
 )
 
 // Cluster is what the operator API needs of the raft cluster.
@@ -83,6 +84,8 @@ type Options struct {
 	// PasswordCost is the bcrypt cost of panel passwords (default
 	// bcrypt.DefaultCost; tests lower it).
 	PasswordCost int
+	// Limits counts the wrong-token throttle's buckets (nil: none).
+	Limits *ratelimit.Metrics
 }
 
 // API serves /admin/v1.
@@ -92,7 +95,7 @@ type API struct {
 	channels  *channel.Registry
 	tokenHash [sha256.Size]byte
 	hasToken  bool
-	throttle  *keyauth.Throttle
+	throttle  *ratelimit.Throttle
 	spoolDir  string
 	log       hclog.Logger
 	now       func() time.Time
@@ -107,7 +110,7 @@ func New(o Options) *API {
 		channels:  o.Channels,
 		tokenHash: sha256.Sum256([]byte(o.Token)),
 		hasToken:  o.Token != "",
-		throttle:  keyauth.NewThrottle(authFailureBurst, authFailureRate),
+		throttle:  ratelimit.NewThrottle(ratelimit.ThrottleOptions{Name: "admin_token", Burst: authFailureBurst, PerSecond: authFailureRate, Metrics: o.Limits}),
 		spoolDir:  o.SpoolDir,
 		log:       o.Logger,
 		now:       o.Now,
@@ -154,15 +157,18 @@ func (a *API) Register(mux *http.ServeMux) {
 }
 
 // authenticate refuses requests without the operator token. The token is
-// compared in constant time (on hashes, so its length does not leak either).
-// Wrong tokens are throttled per client address (throttle.go): an address
-// over its budget is answered 429 before its token is looked at.
+// compared in constant time (on hashes, so its length does not leak
+// either), before the throttle is asked: a right token is never refused,
+// so nobody can lock the operator out by sending wrong ones (behind a
+// proxy that is not named in --trusted-proxies every client shares one
+// address). Wrong tokens are counted per client address (throttle.go);
+// past the budget they, and requests without a token, are answered 429.
 func (a *API) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		addr := keyauth.ClientAddr(r)
 		token, _, err := keyauth.BearerToken(r)
 		if err != nil || token == "" {
-			if ok, wait := a.throttle.Check(addr, a.now(), func() bool { return true }); !ok {
+			if wait := a.throttle.Wait(addr, a.now()); wait > 0 {
 				writeThrottled(w, wait)
 				return
 			}
@@ -171,19 +177,16 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		got := sha256.Sum256([]byte(token))
-		ok, wait := a.throttle.Check(addr, a.now(), func() bool {
-			return subtle.ConstantTimeCompare(got[:], a.tokenHash[:]) == 1 && a.hasToken
-		})
-		switch {
-		case wait > 0:
-			writeThrottled(w, wait)
-			return
-		case !ok:
-			w.Header().Set("WWW-Authenticate", `Bearer realm="lookout-admin", error="invalid_token"`)
-			writeError(w, http.StatusUnauthorized, codeUnauthenticated, "invalid operator token")
+		if subtle.ConstantTimeCompare(got[:], a.tokenHash[:]) == 1 && a.hasToken {
+			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r)
+		if wait := a.throttle.Fail(addr, a.now()); wait > 0 {
+			writeThrottled(w, wait)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="lookout-admin", error="invalid_token"`)
+		writeError(w, http.StatusUnauthorized, codeUnauthenticated, "invalid operator token")
 	})
 }
 

@@ -7,10 +7,11 @@ import (
 	"time"
 )
 
-// Wrong operator tokens are throttled per client address (keyauth.Throttle):
-// each address may send authFailureBurst wrong tokens, refilled at
-// authFailureRate a second; past that every request from it is answered
-// 429 until its bucket refills.
+// Wrong operator tokens are throttled per client address
+// (ratelimit.Throttle): each address may send authFailureBurst wrong
+// tokens, refilled at authFailureRate a second; past that its wrong tokens
+// and its requests without one are answered 429 until its bucket refills.
+// The right token always passes.
 const (
 	authFailureBurst = 10
 	authFailureRate  = 1.0

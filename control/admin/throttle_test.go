@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"lookout/control/admin"
+	"lookout/internal/clientaddr"
 )
 
 // Wrong operator tokens are throttled per client address: after 10, the
-// address gets 429 with Retry-After, even with the right token, until its
-// bucket refills (one failure a second); other addresses are not affected.
+// address gets 429 with Retry-After for wrong tokens and requests without
+// one until its bucket refills (one failure a second); the right token is
+// never refused, and other addresses are not affected.
 func TestWrongTokensAreThrottledPerAddress(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2026, time.March, 15, 12, 30, 0, 0, time.UTC)
@@ -49,7 +51,7 @@ func TestWrongTokensAreThrottledPerAddress(t *testing.T) {
 		want(send(attacker, "Bearer guess"), http.StatusUnauthorized, fmt.Sprint("wrong token ", i))
 	}
 	want(send(attacker, "Bearer guess"), http.StatusTooManyRequests, "11th wrong token")
-	want(send("192.0.2.7:40001", "Bearer right"), http.StatusTooManyRequests, "the right token from a throttled address")
+	want(send("192.0.2.7:40001", "Bearer right"), http.StatusOK, "the right token from a throttled address")
 	want(send(attacker, ""), http.StatusTooManyRequests, "no token from a throttled address")
 	if got := send(attacker, "Bearer guess").Header().Get("Retry-After"); got != "1" {
 		t.Fatalf("Retry-After %q, want 1", got)
@@ -65,14 +67,15 @@ func TestWrongTokensAreThrottledPerAddress(t *testing.T) {
 	advance(time.Second)
 	want(send(attacker, "Bearer right"), http.StatusOK, "the right token after a second")
 	want(send(attacker, "Bearer right"), http.StatusOK, "the right token again")
+	want(send(attacker, ""), http.StatusUnauthorized, "no token once the bucket has a failure again")
 	want(send(attacker, "Bearer guess"), http.StatusUnauthorized, "one more wrong token")
 	want(send(attacker, "Bearer guess"), http.StatusTooManyRequests, "and throttled again")
 	// An IPv6 client is throttled by its /64.
 	for range 10 {
 		want(send("[2001:db8:1:2::5]:4000", "Bearer guess"), http.StatusUnauthorized, "IPv6 wrong token")
 	}
-	want(send("[2001:db8:1:2:ffff::9]:4000", "Bearer right"), http.StatusTooManyRequests, "another host of the same /64")
-	want(send("[2001:db8:1:3::5]:4000", "Bearer right"), http.StatusOK, "another /64")
+	want(send("[2001:db8:1:2:ffff::9]:4000", "Bearer guess"), http.StatusTooManyRequests, "another host of the same /64")
+	want(send("[2001:db8:1:3::5]:4000", "Bearer guess"), http.StatusUnauthorized, "another /64")
 }
 
 // Concurrent wrong guesses from one address cannot all be checked before
@@ -139,5 +142,50 @@ func TestRightTokenPassesOnceTableIsFull(t *testing.T) {
 	}
 	if code := send(addr(tracked+12), "Bearer guess"); code != http.StatusTooManyRequests {
 		t.Fatalf("wrong token after the right one: %d, want 429", code)
+	}
+}
+
+// Behind a proxy: with --trusted-proxies the throttle keys on the client
+// of X-Forwarded-For, so one client's wrong tokens do not throttle
+// another's; without it every client has the proxy's address, and still
+// the right token passes after ten wrong ones from that address.
+func TestWrongTokensBehindAProxy(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	trusted, _ := clientaddr.ParseTrusted("10.0.0.0/8")
+	for _, tc := range []struct {
+		name     string
+		resolver *clientaddr.Resolver
+		other    int // a wrong token of another client after the attacker's
+	}{
+		{"trusted proxy", clientaddr.New(trusted), http.StatusUnauthorized},
+		{"untrusted proxy", clientaddr.New(nil), http.StatusTooManyRequests},
+	} {
+		api := admin.New(admin.Options{Cluster: &resultCluster{}, Token: "right", Now: func() time.Time { return now }})
+		mux := http.NewServeMux()
+		api.Register(mux)
+		h := tc.resolver.Wrap(mux)
+		send := func(client, auth string) int {
+			req := httptest.NewRequest("GET", "/admin/v1/cluster", nil)
+			req.RemoteAddr = "10.0.0.1:4000"                      // the load balancer
+			req.Header.Set("X-Forwarded-For", "6.6.6.6, "+client) // a spoofed hop first
+			req.Header.Set("Authorization", auth)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			return w.Code
+		}
+		for range 10 {
+			send("192.0.2.7", "Bearer guess")
+		}
+		if code := send("192.0.2.7", "Bearer guess"); code != http.StatusTooManyRequests {
+			t.Fatalf("%s: 11th wrong token: %d", tc.name, code)
+		}
+		if code := send("198.51.100.1", "Bearer guess"); code != tc.other {
+			t.Fatalf("%s: another client's wrong token: %d, want %d", tc.name, code, tc.other)
+		}
+		for _, client := range []string{"192.0.2.7", "198.51.100.1"} {
+			if code := send(client, "Bearer right"); code != http.StatusOK {
+				t.Fatalf("%s: the right token from %s: %d", tc.name, client, code)
+			}
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"lookout/control/state"
 	"lookout/internal/apikey"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/httpserver"
 )
 
 // errUnauthenticated is the answer to a missing, unknown or revoked token.
@@ -41,6 +42,7 @@ func (s *Service) authenticate(ctx context.Context, h http.Header) (*statev1.Age
 		s.log.Error("read agent token", "error", err)
 		return nil, nil, connect.NewError(connect.CodeInternal, errors.New("cannot read the state"))
 	}
+	httpserver.MarkRPC(ctx) // an agent's connection: outside the public connection cap
 	return t, hash, nil
 }
 

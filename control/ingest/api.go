@@ -22,6 +22,7 @@ import (
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/metrics"
 	"lookout/internal/pingwire"
+	"lookout/internal/ratelimit"
 )
 
 // Applier is what the Batcher needs of the raft cluster.
@@ -79,9 +80,11 @@ type Options struct {
 	KeyCheckTimeout time.Duration
 	// Batch tunes the group commit; zero fields take the defaults.
 	Batch BatchSettings
-	// LimiterIdle is how long a key's rate limiter is kept after its last
-	// ping once its bucket is full again (default 10 minutes).
+	// LimiterIdle is how often the keys' full rate-limit buckets are
+	// dropped (default 10 minutes).
 	LimiterIdle time.Duration
+	// Limits counts the keys' rate-limit buckets (nil: none).
+	Limits *ratelimit.Metrics
 	// Metrics counts the answered pings and the batches (nil: none).
 	Metrics *metrics.Ingest
 }
@@ -118,7 +121,7 @@ func New(o Options) *API {
 		BatchSettings:  o.Batch,
 		Metrics:        o.Metrics,
 	})
-	a.limits = pingwire.NewLimiters(o.LimiterIdle)
+	a.limits = pingwire.NewLimiters(pingwire.LimiterOptions{Idle: o.LimiterIdle, Metrics: o.Limits})
 	return a
 }
 

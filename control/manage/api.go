@@ -16,6 +16,7 @@ import (
 	"lookout/control/keyauth"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/ratelimit"
 )
 
 // Cluster is what the API needs of the cluster node.
@@ -57,6 +58,8 @@ type Options struct {
 	// KeyCheckTimeout bounds the check of an unknown key with the leader
 	// (default keyauth.DefaultCheckTimeout); past it the answer is 503.
 	KeyCheckTimeout time.Duration
+	// Limits counts the rate-limit buckets (nil: none).
+	Limits *ratelimit.Metrics
 }
 
 // API serves /api/v1.
@@ -80,7 +83,7 @@ func New(o Options) *API {
 	}
 	return &API{
 		cluster: o.Cluster, state: o.State, keys: keyauth.New(o.State, o.Cluster, o.KeyCheckTimeout),
-		log: o.Logger, now: o.Now, panel: o.PanelURL, limits: newLimiters(),
+		log: o.Logger, now: o.Now, panel: o.PanelURL, limits: newLimiters(o.Limits),
 	}
 }
 

@@ -47,11 +47,13 @@ func (a *API) auth(scope string, next http.HandlerFunc) http.Handler {
 			a.internal(w, err)
 			return
 		}
-		limitID := "key:" + key.GetId()
-		if key == nil {
-			limitID = "addr:" + keyauth.ClientAddr(r)
+		allowed := false
+		if key != nil {
+			allowed = take(w, a.limits.keys, key.GetId(), a.now())
+		} else {
+			allowed = take(w, a.limits.addrs, keyauth.ClientAddr(r), a.now())
 		}
-		if !a.limits.take(w, limitID, a.now()) {
+		if !allowed {
 			writeError(w, http.StatusTooManyRequests, "rate_limited", "more than 60 requests a minute; try again later")
 			return
 		}

@@ -534,10 +534,10 @@ func cases(f *fixture) []endpointCase {
 		{name: "executions without read scope", method: "GET", path: executions, headers: bearer(f.writeKey), status: 403},
 		{name: "executions without leader", method: "GET", path: executions, headers: bearer(mk), status: 503, setup: failReads(noLeader)},
 
-		// Operator API: wrong tokens throttled per address, even the right
-		// one is refused then. Last, since it throttles the table's own
-		// address; afterwards the clock moves on until the bucket is full.
-		{name: "cluster after too many wrong tokens", method: "GET", path: "/admin/v1/cluster", headers: bearer(admin), status: 429, contains: "rate_limited", setup: func(f *fixture) func() {
+		// Operator API: wrong tokens throttled per address (the right one
+		// still passes). Last, since it throttles the table's own address;
+		// afterwards the clock moves on until the bucket is full.
+		{name: "cluster after too many wrong tokens", method: "GET", path: "/admin/v1/cluster", headers: bearer("not-the-token"), status: 429, contains: "rate_limited", setup: func(f *fixture) func() {
 			for range 20 {
 				if f.send("GET", "/admin/v1/cluster", bearer("not-the-token"), "").status == 429 {
 					break

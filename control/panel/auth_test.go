@@ -3,6 +3,7 @@ package panel_test
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -61,16 +62,50 @@ func TestSignInAndOut(t *testing.T) {
 	}
 }
 
+// Without a leader a sign-out cannot be recorded: the visitor is told so
+// and stays signed in, rather than seeming signed out with a cookie that
+// other copies of would keep working.
+func TestSignOutWithoutALeader(t *testing.T) {
+	n := newNode(t)
+	a := n.signUp("ops@example.com", nil)
+	b := n.browser()
+	b.signIn(a)
+	n.Cluster.FailApply(errors.New("no leader"))
+	b.post("/logout", nil).want(t, http.StatusServiceUnavailable, "still signed in")
+	b.get("/").want(t, http.StatusOK, a.Email)
+	n.Cluster.FailApply(nil)
+	if p := b.post("/logout", nil); p.Status != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", p.Status)
+	}
+	if p := b.get("/"); p.Status != http.StatusSeeOther {
+		t.Fatalf("GET / after sign-out: %d", p.Status)
+	}
+}
+
 func TestSignInRedirectStaysOnThePanel(t *testing.T) {
 	n := newNode(t)
 	a := n.signUp("ops@example.com", nil)
-	for _, next := range []string{"https://evil.example/", "//evil.example/", "/\\evil.example", "/live"} {
+	for _, next := range []string{"https://evil.example/", "//evil.example/", "/\\evil.example", "/live", "/\t/evil.example", "/\n/evil.example"} {
 		b := n.browser()
 		b.get("/login")
 		p := b.post("/login", url.Values{"email": {a.Email}, "password": {a.Password}, "next": {next}})
 		if p.Status != http.StatusSeeOther || p.Location != "/" {
 			t.Errorf("next %q: %d %q, want /", next, p.Status, p.Location)
 		}
+		// Signed in, the form sends straight on: to the same place.
+		p = b.get("/login?next=" + url.QueryEscape(next))
+		if p.Status != http.StatusSeeOther || p.Location != "/" {
+			t.Errorf("signed in, GET /login?next=%s: %d %q, want /", url.QueryEscape(next), p.Status, p.Location)
+		}
+	}
+	// The form keeps a path of the panel.
+	b := n.browser()
+	b.signIn(a)
+	if p := b.get("/login?next=%2Fkeys%3Fx%3D1"); p.Location != "/keys?x=1" {
+		t.Errorf("signed in, GET /login?next=/keys?x=1: %d %q", p.Status, p.Location)
+	}
+	if p := b.get("/login?next=/%09/evil.example"); p.Location != "/" {
+		t.Errorf("signed in, GET /login?next=/%%09/evil.example: %d %q, want /", p.Status, p.Location)
 	}
 }
 
@@ -89,6 +124,27 @@ func TestFailedSignInsAreThrottled(t *testing.T) {
 	if p.Header.Get("Retry-After") == "" {
 		t.Fatal("429 without Retry-After")
 	}
+}
+
+// Behind a proxy each client has its own budget: a password spray from
+// one address does not lock another out.
+func TestASprayLocksOutOnlyItsAddress(t *testing.T) {
+	n := newNode(t)
+	a := n.signUp("ops@example.com", nil)
+	spray := n.browser()
+	spray.from = "6.6.6.6, 203.0.113.1" // a spoofed hop, then the client
+	spray.get("/login")
+	for range 5 {
+		spray.post("/login", url.Values{"email": {a.Email}, "password": {"guess"}}).want(t, http.StatusUnauthorized)
+	}
+	spray.post("/login", url.Values{"email": {a.Email}, "password": {"guess"}}).want(t, http.StatusTooManyRequests)
+	// The spoofed hop is not the address: changing it changes nothing.
+	spray.from = "7.7.7.7, 203.0.113.1"
+	spray.post("/login", url.Values{"email": {a.Email}, "password": {a.Password}}).want(t, http.StatusTooManyRequests)
+
+	user := n.browser()
+	user.from = "203.0.113.2"
+	user.signIn(a)
 }
 
 func TestAChangedPasswordEndsSessions(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 	"lookout/control/manage"
 	"lookout/control/panel"
 	"lookout/control/state"
+	"lookout/internal/clientaddr"
 )
 
 // node is one control node's HTTP side on loopback: the panel beside the
@@ -49,6 +50,8 @@ func (health) Healthy() (bool, string) { return true, "" }
 func (health) ID() string              { return "node-1" }
 func (health) Leader() string          { return "node-1" }
 
+var loopbackProxies = must(clientaddr.ParseTrusted("127.0.0.0/8,::1"))
+
 var testKey = []byte("0123456789abcdef0123456789abcdef-panel-test-key")
 
 func newNode(t testing.TB) *node {
@@ -73,7 +76,9 @@ func newNode(t testing.TB) *node {
 	}
 	p.Register(mux)
 	p.Start()
-	srv := httptest.NewServer(mux)
+	// As lookout control --trusted-proxies 127.0.0.0/8 would: a test
+	// stands for clients behind a proxy with X-Forwarded-For.
+	srv := httptest.NewServer(clientaddr.New(loopbackProxies).Wrap(mux))
 	t.Cleanup(func() { p.Stop(); srv.Close() })
 	return &node{t: t, URL: srv.URL, Store: store, Cluster: c, Admin: adminAPI, Panel: p}
 }
@@ -136,12 +141,14 @@ func (n *node) monitorUUID(a account, name string) string {
 	return ""
 }
 
-// browser is a cookie-keeping client that does not follow redirects.
+// browser is a cookie-keeping client that does not follow redirects;
+// with from set it stands behind the proxy for that client address.
 type browser struct {
 	t    testing.TB
 	n    *node
 	c    *http.Client
 	csrf string
+	from string
 }
 
 func (n *node) browser() *browser {
@@ -161,6 +168,9 @@ var csrfRe = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
 func (b *browser) do(req *http.Request) page {
 	b.t.Helper()
+	if b.from != "" {
+		req.Header.Set("X-Forwarded-For", b.from)
+	}
 	resp, err := b.c.Do(req)
 	if err != nil {
 		b.t.Fatal(err)

@@ -2,27 +2,43 @@ package panel
 
 import (
 	"crypto/hmac"
+	"errors"
 	"math"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 
 	"lookout/control/keyauth"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
-// dummyHash is compared against when the e-mail is unknown, so that a
-// wrong e-mail takes as long as a wrong password.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("lookout: no such account"), bcrypt.DefaultCost)
+// newDummyHash makes the hash an unknown e-mail's password is compared
+// with (Panel.dummyHash), at the cost of real ones.
+func newDummyHash() []byte {
+	h, err := bcrypt.GenerateFromPassword([]byte("lookout: no such account"), bcrypt.DefaultCost)
+	if err != nil {
+		panic("panel: bcrypt: " + err.Error()) // only for a password over 72 bytes
+	}
+	return h
+}
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }
 
 // safeNext is where to go after signing in: a path of this panel only.
+// It must start with one '/' (not "//" or "/\", which browsers read as
+// another host) and hold no control character (browsers drop a tab or a
+// newline, so "/\t/evil.example" would become "//evil.example"); a live
+// stream is no page to land on. Anything else goes to "/".
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.HasSuffix(strings.SplitN(next, "?", 2)[0], "/live") {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") ||
+		strings.ContainsFunc(next, unicode.IsControl) || !utf8.ValidString(next) ||
+		strings.HasSuffix(strings.SplitN(next, "?", 2)[0], "/live") {
 		return "/"
 	}
 	return next
@@ -54,7 +70,8 @@ func (p *Panel) renderLogin(w http.ResponseWriter, r *http.Request, status int, 
 
 // handleLogin serves POST /login: e-mail and password. Wrong ones are
 // counted per client address; past the budget every attempt from the
-// address is refused (429) until it refills, a right one included.
+// address is refused (429) until it refills, a right one included. The
+// bcrypt comparison runs with no lock held (ratelimit.Throttle.Check).
 func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	email := strings.TrimSpace(r.PostFormValue("email"))
@@ -70,9 +87,9 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 	var session *http.Cookie
 	ok, wait := p.throttle.Check(keyauth.ClientAddr(r), p.now(), func() bool {
 		acct, err := p.o.State.AccountByEmail(email)
-		hash := dummyHash
-		if err == nil && len(acct.GetPasswordHash()) > 0 {
-			hash = acct.GetPasswordHash()
+		hash := acct.GetPasswordHash()
+		if err != nil || len(hash) == 0 {
+			hash = p.dummyHash()
 		}
 		if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil || len(acct.GetPasswordHash()) == 0 {
 			return false
@@ -97,8 +114,26 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, v.Next, http.StatusSeeOther)
 }
 
-// handleLogout serves POST /logout: the session cookie is cleared.
+// handleLogout serves POST /logout: the session is ended on every node
+// (an EndSession command: a copy of the cookie is refused from then on)
+// and the cookie cleared. Without a leader nothing is ended and the
+// visitor stays signed in (503), so that a sign-out never only seems done.
 func (p *Panel) handleLogout(w http.ResponseWriter, r *http.Request) {
+	s := sessionFrom(r.Context())
+	res, err := p.o.Cluster.Apply(r.Context(), &raftv1.Command{Op: &raftv1.Command_EndSession{EndSession: &raftv1.EndSession{
+		SessionId: s.nonce, AccountId: s.AccountID, ExpiresUnixMs: s.Expires.UnixMilli(),
+	}}})
+	if err != nil {
+		p.log.Warn("sign-out failed", "error", err)
+		w.Header().Set("Retry-After", "1")
+		p.errorPage(w, r, http.StatusServiceUnavailable, "Signing out needs the cluster, which cannot take changes right now (no leader). You are still signed in; try again shortly.")
+		return
+	}
+	if res.GetStatus() != raftv1.Status_STATUS_OK {
+		p.internal(w, r, errors.New(res.GetMessage()))
+		return
+	}
+	p.log.Debug("signed out", "account", s.AccountID)
 	http.SetCookie(w, p.cookie(sessionCookie, "", time.Time{}))
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }

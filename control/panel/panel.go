@@ -27,10 +27,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"lookout/control/admin"
-	"lookout/control/keyauth"
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/ratelimit"
 )
 
 //go:embed templates/*.html
@@ -52,6 +52,9 @@ type Cluster interface {
 type State interface {
 	Account(id string) (*statev1.Account, error)
 	AccountByEmail(email string) (*statev1.Account, error)
+	// SessionEnded tells whether a session (by its id, the nonce of its
+	// cookie) was signed out.
+	SessionEnded(id string) (bool, error)
 	Usage(accountID string, nowMs int64) (monitors, eventsThisPeriod int64, err error)
 	QuotaStatus(accountID string, nowMs int64) (*raftv1.QuotaStatus, error)
 	Monitor(accountID, uuid string) (*statev1.Monitor, error)
@@ -91,6 +94,8 @@ type Options struct {
 	SessionTTL time.Duration
 	// MaxStreams bounds the live streams open at once (default 1000).
 	MaxStreams int
+	// Limits counts the sign-in throttle's buckets (nil: none).
+	Limits *ratelimit.Metrics
 	// Logger defaults to a null logger.
 	Logger hclog.Logger
 	// Now defaults to time.Now.
@@ -103,14 +108,18 @@ type Panel struct {
 	log      hclog.Logger
 	now      func() time.Time
 	pages    map[string]*template.Template
-	throttle *keyauth.Throttle
-	hub      *hub
-	stop     context.CancelFunc
-	wg       sync.WaitGroup
+	throttle *ratelimit.Throttle
+	// dummyHash is what an unknown e-mail's password is compared with,
+	// so that it takes as long as a wrong password; made on first use,
+	// so that a process that never signs anyone in never pays for it.
+	dummyHash func() []byte
+	hub       *hub
+	stop      context.CancelFunc
+	wg        sync.WaitGroup
 }
 
 // Failed sign-ins are throttled per client address: 5 in a row, then one
-// every 12 seconds (keyauth.Throttle).
+// every 12 seconds (ratelimit.Throttle).
 const (
 	signInBurst = 5
 	signInRate  = 1.0 / 12
@@ -138,7 +147,9 @@ func New(o Options) (*Panel, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Panel{o: o, log: o.Logger, now: o.Now, pages: pages, throttle: keyauth.NewThrottle(signInBurst, signInRate)}
+	p := &Panel{o: o, log: o.Logger, now: o.Now, pages: pages,
+		throttle:  ratelimit.NewThrottle(ratelimit.ThrottleOptions{Name: "panel_sign_in", Burst: signInBurst, PerSecond: signInRate, Metrics: o.Limits}),
+		dummyHash: sync.OnceValue(newDummyHash)}
 	p.hub = newHub(o.State, o.MaxStreams, p.log)
 	return p, nil
 }

@@ -22,8 +22,10 @@ import (
 // derives from the cluster secret (cluster.PanelKey). So every node
 // accepts every session without a raft write per sign-in, and a failover
 // signs nobody out. Changing the password changes the tag and ends every
-// session of the account; signing out clears the cookie (a copy of it
-// would stay valid until it expires, SessionTTL).
+// session of the account. Signing out is the one raft write: EndSession
+// records the session's nonce (its id) until the session would have
+// expired, and every node refuses a cookie whose nonce it holds, so a
+// copy of the cookie stops working everywhere too.
 //
 // CSRF: every form carries a token. Signed in, it is an HMAC of the
 // session's nonce; on the sign-in form (no session yet) it is an HMAC of a
@@ -96,7 +98,7 @@ func (p *Panel) cookie(name, value string, exp time.Time) *http.Cookie {
 var errNoSession = errors.New("no valid session")
 
 // readSession checks the session cookie of r: its signature, its expiry,
-// its account and the account's password.
+// its account, the account's password, and that it was not signed out.
 func (p *Panel) readSession(r *http.Request) (*session, error) {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil {
@@ -124,6 +126,9 @@ func (p *Panel) readSession(r *http.Request) (*session, error) {
 	}
 	acct, err := p.o.State.Account(f[1])
 	if err != nil || len(acct.GetPasswordHash()) == 0 || !hmac.Equal([]byte(f[3]), []byte(p.passwordTag(acct))) {
+		return nil, errNoSession
+	}
+	if ended, err := p.o.State.SessionEnded(f[4]); err != nil || ended {
 		return nil, errNoSession
 	}
 	return &session{AccountID: f[1], Email: acct.GetEmail(), Expires: time.Unix(exp, 0), nonce: f[4], CSRF: p.mac("csrf", f[1], f[4])[:32]}, nil

@@ -220,6 +220,8 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applySetPlan(txn, now, op.SetPlan)
 	case *raftv1.Command_SetPassword:
 		return applySetPassword(txn, op.SetPassword)
+	case *raftv1.Command_EndSession:
+		return applyEndSession(txn, now, op.EndSession)
 	case *raftv1.Command_CreateKey:
 		return applyCreateKey(txn, op.CreateKey.GetKey())
 	case *raftv1.Command_RevokeKey:

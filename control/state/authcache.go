@@ -8,22 +8,47 @@ import (
 )
 
 // authCache keeps the keys and accounts that every authenticated request
-// reads (KeyByHash, Account) in memory. It is dropped after every applied
-// entry that could change them (account, plan and key commands, a restore),
-// before the applied index moves, so a revocation takes effect on this node
-// as soon as it is applied. Lookups that miss are not cached, so random
-// keys cannot grow it; it holds at most every key and account.
+// reads (KeyByHash, Account) in memory, and whether the panel sessions
+// seen were ended (SessionEnded). It is dropped after every applied entry
+// that could change them (account, plan, key and session commands, a
+// restore), before the applied index moves, so a revocation or a sign-out
+// takes effect on this node as soon as it is applied. Lookups of keys and
+// accounts that miss are not cached, so random keys cannot grow it; it
+// holds at most every key and account. Sessions are asked about only
+// once their signed cookie checked out, and at most maxCachedSessions of
+// them are kept (past that they are read from the database).
 //
 // The cached messages are shared: callers must not modify them.
 type authCache struct {
-	mu    sync.RWMutex
-	gen   uint64 // bumped by every invalidation
-	keys  map[string]*raftv1.Key
-	accts map[string]*statev1.Account
+	mu       sync.RWMutex
+	gen      uint64 // bumped by every invalidation
+	keys     map[string]*raftv1.Key
+	accts    map[string]*statev1.Account
+	sessions map[string]bool
 }
 
+// maxCachedSessions caps authCache.sessions.
+const maxCachedSessions = 100_000
+
 func newAuthCache() *authCache {
-	return &authCache{keys: map[string]*raftv1.Key{}, accts: map[string]*statev1.Account{}}
+	return &authCache{keys: map[string]*raftv1.Key{}, accts: map[string]*statev1.Account{}, sessions: map[string]bool{}}
+}
+
+func (c *authCache) sessionEnded(id string) (ended, ok bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	ended, ok = c.sessions[id]
+	return ended, ok
+}
+
+// putSession caches whether session id was ended, read at generation gen,
+// unless an invalidation came since or the cache is full.
+func (c *authCache) putSession(gen uint64, id string, ended bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen == gen && len(c.sessions) < maxCachedSessions {
+		c.sessions[id] = ended
+	}
 }
 
 // generation is read before a database read whose result may be cached.
@@ -72,12 +97,14 @@ func (c *authCache) invalidate() {
 	c.gen++
 	clear(c.keys)
 	clear(c.accts)
+	clear(c.sessions)
 }
 
-// changesAuth tells whether cmd can change a key or an account.
+// changesAuth tells whether cmd can change a key, an account or a session.
 func changesAuth(cmd *raftv1.Command) bool {
 	switch cmd.GetOp().(type) {
-	case *raftv1.Command_CreateAccount, *raftv1.Command_SetPlan, *raftv1.Command_SetPassword, *raftv1.Command_CreateKey, *raftv1.Command_RevokeKey:
+	case *raftv1.Command_CreateAccount, *raftv1.Command_SetPlan, *raftv1.Command_SetPassword, *raftv1.Command_CreateKey, *raftv1.Command_RevokeKey,
+		*raftv1.Command_EndSession:
 		return true
 	}
 	return false

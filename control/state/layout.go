@@ -71,6 +71,12 @@ import (
 //	agent:<agent id>                      -> statev1.Agent
 //	region:<region>                       -> statev1.Region
 //	region-acct:<region>:<account id>     -> statev1.AlertedAccount
+//
+// Panel sessions ended before their expiry (sessions.go):
+//
+//	session-end:<session id>              -> statev1.EndedSession
+//	session-end-time:<uint64 ms><session id>
+//	                                      -> empty; expiry order of session-end:
 var (
 	keyApplied         = []byte("meta:applied")
 	prefixAccount      = []byte("acct:")
@@ -109,6 +115,9 @@ var (
 	prefixAgent      = []byte("agent:")
 	prefixRegion     = []byte("region:")
 	prefixRegionAcct = []byte("region-acct:")
+
+	prefixSessionEnd     = []byte("session-end:")
+	prefixSessionEndTime = []byte("session-end-time:")
 )
 
 // k joins a prefix and parts with ':' between the parts.

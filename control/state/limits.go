@@ -117,6 +117,9 @@ func CheckCommand(cmd *raftv1.Command) error {
 			return fmt.Errorf("set password: hash of %d bytes, at most %d", n, MaxPasswordHashBytes)
 		}
 		return checkSmall("set password", c, c.GetAccountId())
+	case *raftv1.Command_EndSession:
+		c := op.EndSession
+		return checkSmall("end session", c, c.GetSessionId(), c.GetAccountId())
 	case *raftv1.Command_CreateKey:
 		return checkSmall("create key", op.CreateKey, keyParts(op.CreateKey.GetKey())...)
 	case *raftv1.Command_RevokeKey:

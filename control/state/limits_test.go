@@ -137,6 +137,13 @@ func worstCases() map[string]worstCase {
 			want:  raftv1.Status_STATUS_OK,
 			over:  setPassword("a", []byte(long(MaxPasswordHashBytes+1))),
 		},
+		"end_session": {
+			worst: func(*testing.T, *Store) *raftv1.Command {
+				return endSession(long(MaxKeyPartBytes), long(MaxKeyPartBytes), t0+MaxSessionMillis)
+			},
+			want: raftv1.Status_STATUS_OK,
+			over: endSession(long(MaxKeyPartBytes+1), "a", t0+1),
+		},
 		"create_key": {
 			worst: func(*testing.T, *Store) *raftv1.Command {
 				k := key("a", "k2", raftv1.KeyType_KEY_TYPE_MANAGEMENT)

@@ -97,8 +97,8 @@ func purgeEvents(txn *badger.Txn, values *valueCache, monitorID string, limit in
 }
 
 // applyPruneEvents is the background clean-up, bounded by max deletions:
-// first expired request ids and event ids (their TTLs count from the
-// command's time), then what deleted monitors left behind, then events
+// first expired request ids, event ids and ended sessions (their TTLs
+// count from the command's time), then what deleted monitors left behind, then events
 // received before before_unix_ms: by their monitors' ev-due: keys
 // (pruneDue), then those left with an ev-time: key, oldest receipt first
 // (expiredEvents), taking events of at most MaxPruneMonitors
@@ -115,6 +115,11 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 		return nil, err
 	}
 	n, err := pruneEventIDs(txn, ctx.now-eventIDTTLMillis, budget-ids)
+	if err != nil {
+		return nil, err
+	}
+	ids += n
+	n, err = pruneEndedSessions(txn, ctx.now-sessionEndGraceMillis, budget-ids)
 	if err != nil {
 		return nil, err
 	}

@@ -244,7 +244,7 @@ func serveAgent(ctx context.Context, cfg *agentConfig, openLocal openLocalFunc, 
 	// The local HTTP listener: the Ingest API for local jobs, /metrics.
 	mux := http.NewServeMux()
 	mux.Handle("/", local.Ingest(store, a.Forwarder(), lk))
-	mux.Handle("GET /metrics", metrics.Handler(reg, cfg.metricsToken))
+	mux.Handle("GET /metrics", metrics.Handler(reg, metrics.HandlerOptions{Token: cfg.metricsToken}))
 	srv := httpserver.New(mux, httpserver.Options{})
 
 	g, gctx := errgroup.WithContext(ctx)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,9 +29,11 @@ import (
 	"lookout/control/panel"
 	"lookout/control/presence"
 	"lookout/control/state"
+	"lookout/internal/clientaddr"
 	"lookout/internal/httpserver"
 	"lookout/internal/metrics"
 	"lookout/internal/netguard"
+	"lookout/internal/ratelimit"
 	"lookout/internal/tlsconf"
 )
 
@@ -68,6 +71,8 @@ type controlConfig struct {
 	// and alert channels (--allow-private-targets; on with --dev unless
 	// given false).
 	allowPrivate bool
+	// trustedProxies: peers whose X-Forwarded-For names the client.
+	trustedProxies []netip.Prefix
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -98,11 +103,12 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.smtp.Addr, "smtp-addr", "", "SMTP server (host:port) for e-mail alerts; STARTTLS when offered (default: none, e-mail channels are refused)")
 	fs.StringVar(&c.smtp.User, "smtp-user", "", "SMTP user, AUTH PLAIN (default: no authentication)")
 	fs.StringVar(&c.smtp.Password, "smtp-password", "", "SMTP password (env LOOKOUT_SMTP_PASSWORD keeps it off the command line)")
-	fs.IntVar(&c.maxConnections, "max-connections", httpserver.DefaultMaxConnections, "open HTTP connections served at once, node RPC included; more wait until one closes")
+	fs.IntVar(&c.maxConnections, "max-connections", httpserver.DefaultMaxConnections, "open public HTTP connections served at once (node and agent RPC have a reserve of their own); more wait until one closes")
 	fs.StringVar(&c.metricsToken, "metrics-token", "", "bearer token GET /metrics requires (default: none, /metrics is open)")
 	fs.StringVar(&c.smtp.From, "smtp-from", "", "sender address of e-mail alerts (default: --smtp-user when it is an address)")
 	fs.StringVar(&c.tls.Cert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS with; reloaded on SIGHUP (default: none, cleartext HTTP)")
 	fs.StringVar(&c.tls.Key, "tls-key", "", "PEM private key of --tls-cert; reloaded on SIGHUP")
+	trusted := fs.String("trusted-proxies", "", "CIDR[,CIDR] of the load balancers or reverse proxies in front of the node: from them the client address (which every throttle and rate limit counts by) is the nearest untrusted X-Forwarded-For hop (default: none, the TCP peer is the client)")
 	fs.StringVar(&c.tls.CA, "tls-ca", "", "PEM CA certificate(s): with it node-to-node traffic (raft, RPC) is mutual TLS, peers verified against it (default: peers verified against the system roots, raft in cleartext)")
 	fs.BoolVar(&c.allowPrivate, "allow-private-targets", false, "let checks without regions and alert channels reach loopback, private, link-local (cloud metadata) and other internal addresses (default: refused, \"target not allowed\"; on with --dev unless given false)")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
@@ -114,6 +120,10 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	if c.dev && !isSet(fs, "allow-private-targets") {
 		// A dev node's user is its own operator, checking localhost.
 		c.allowPrivate = true
+	}
+	var err error
+	if c.trustedProxies, err = clientaddr.ParseTrusted(*trusted); err != nil {
+		return nil, usageError{"--trusted-proxies: " + err.Error()}
 	}
 	if (c.tls.Cert == "") != (c.tls.Key == "") {
 		return nil, usageError{"--tls-cert and --tls-key go together"}
@@ -221,6 +231,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	// included); each subsystem gets its part through its Options.
 	reg := metrics.NewRegistry()
 	met := metrics.NewControl(reg)
+	limitMetrics := ratelimit.NewMetrics(reg)
 
 	// The alert channels, with the operator's SMTP server: saved channel
 	// configs are validated with it and alerts are sent through it. Their
@@ -274,7 +285,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	mux := http.NewServeMux()
 	rpcPath, rpcHandler := node.Handler()
 	mux.Handle(rpcPath, rpcHandler)
-	ingestAPI := ingest.New(ingest.Options{Health: node, Cluster: node, State: st, RetentionCount: cfg.retentionCount, RetentionAge: cfg.retentionAge, Metrics: met.Ingest, Logger: log.Named("ingest")})
+	ingestAPI := ingest.New(ingest.Options{Health: node, Cluster: node, State: st, RetentionCount: cfg.retentionCount, RetentionAge: cfg.retentionAge, Metrics: met.Ingest, Limits: limitMetrics, Logger: log.Named("ingest")})
 	ingestAPI.Register(mux)
 	ingestAPI.Start()
 	defer ingestAPI.Stop()
@@ -291,8 +302,8 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	mux.Handle(agentPath, agentHandler)
 	// The 403 of a DELETE without confirm links to the monitor in the panel:
 	// at --public-url when given, else at the origin the request came to.
-	manage.New(manage.Options{Cluster: node, State: st, PanelURL: strings.TrimRight(cfg.publicURL, "/"), Logger: log.Named("manage")}).Register(mux)
-	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, SpoolDir: cfg.dataDir, Logger: log.Named("admin")})
+	manage.New(manage.Options{Cluster: node, State: st, PanelURL: strings.TrimRight(cfg.publicURL, "/"), Limits: limitMetrics, Logger: log.Named("manage")}).Register(mux)
+	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, SpoolDir: cfg.dataDir, Limits: limitMetrics, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
 	// The web panel at /, its sessions signed with a key every node
 	// derives from the cluster secret.
@@ -300,7 +311,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Key: panelKey, Secure: certs != nil, Logger: log.Named("panel")})
+	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Key: panelKey, Secure: certs != nil, Limits: limitMetrics, Logger: log.Named("panel")})
 	if err != nil {
 		return err
 	}
@@ -308,11 +319,19 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	webPanel.Start()
 	defer webPanel.Stop()
 	mux.Handle("GET /openapi.json", openapi.Handler())
-	mux.Handle("GET /metrics", metrics.Handler(reg, cfg.metricsToken))
-	// The HTTP server: HTTP/1.1 and h2c (or HTTPS with --tls-cert),
-	// timeouts that drop silent or vanished clients, at most
-	// --max-connections connections.
-	srv := httpserver.New(mux, httpserver.Options{MaxConnections: cfg.maxConnections, TLS: serverTLS})
+	mux.Handle("GET /metrics", metrics.Handler(reg, metrics.HandlerOptions{Token: cfg.metricsToken, Limits: limitMetrics}))
+	// Every request's client address, resolved once with the trusted
+	// proxies, for the throttles and rate limits.
+	handler := clientaddr.New(cfg.trustedProxies).Wrap(mux)
+	// The HTTP server: HTTP/1.1 and h2c (or HTTPS with --tls-cert, and
+	// HSTS), timeouts that drop silent, vanished or non-reading clients, at
+	// most --max-connections public connections.
+	srv := httpserver.New(handler, httpserver.Options{
+		MaxConnections: cfg.maxConnections, TLS: serverTLS,
+		// Node-to-node and agent RPC have a reserve of connections the
+		// public APIs cannot take, and no write timeout (streams).
+		RPCPrefixes: []string{rpcPath, agentPath}, NoWriteTimeout: streams,
+	})
 
 	g, gctx := errgroup.WithContext(ctx)
 	if certs != nil {
@@ -356,6 +375,13 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 // --allow-private-targets.
 func (c *controlConfig) targets() *netguard.Guard {
 	return netguard.New(netguard.Options{AllowPrivate: c.allowPrivate})
+}
+
+// streams are the requests the HTTP write timeout does not bound: the
+// panel's live event streams, snapshot transfers and profiles.
+func streams(r *http.Request) bool {
+	return r.Header.Get("Accept") == "text/event-stream" || strings.HasSuffix(r.URL.Path, "/live") ||
+		r.URL.Path == "/admin/v1/snapshot" || strings.HasPrefix(r.URL.Path, "/admin/v1/debug/pprof/")
 }
 
 // devAdminToken reads the dev node's operator token from the data

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +27,15 @@ func TestParseControl(t *testing.T) {
 		}
 		if c.maxConnections != 10_000 {
 			t.Fatalf("max connections %d, want 10000", c.maxConnections)
+		}
+	})
+	t.Run("trusted proxies", func(t *testing.T) {
+		c, err := parseControl([]string{"--dev"}, env(map[string]string{"LOOKOUT_TRUSTED_PROXIES": "10.0.0.0/8, 192.0.2.7"}), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(c.trustedProxies) != "[10.0.0.0/8 192.0.2.7/32]" {
+			t.Fatalf("trusted proxies %v", c.trustedProxies)
 		}
 	})
 	t.Run("environment, and the command line wins", func(t *testing.T) {
@@ -54,6 +65,7 @@ func TestParseControl(t *testing.T) {
 		{"no connections", []string{"--dev", "--max-connections", "0"}, nil, "--max-connections must be at least 1"},
 		{"agent offline after under 10s", []string{"--dev", "--agent-offline-after", "9s"}, nil, "--agent-offline-after must be at least 10s"},
 		{"alert retention under 1h", []string{"--dev", "--alert-retention", "59m"}, nil, "--alert-retention must be at least 1h"},
+		{"trusted proxy not a CIDR", []string{"--dev", "--trusted-proxies", "10.0.0.0/8,lb.example"}, nil, "--trusted-proxies"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseControl(tc.args, env(tc.env), io.Discard)
@@ -108,5 +120,31 @@ func TestDevAdminTokenIsMadeOnceAndKept(t *testing.T) {
 	again, fresh, err := devAdminToken(dir)
 	if err != nil || fresh || again != tok {
 		t.Fatalf("second: %q %v %v, want %q not fresh", again, fresh, err, tok)
+	}
+}
+
+// The requests the HTTP write timeout does not bound: streams and long
+// transfers.
+func TestStreamsHaveNoWriteTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		method, path, accept string
+		want                 bool
+	}{
+		{"GET", "/live", "text/event-stream", true},
+		{"GET", "/monitors/abc/live", "", true},
+		{"GET", "/admin/v1/snapshot", "", true},
+		{"POST", "/admin/v1/snapshot", "", true},
+		{"GET", "/admin/v1/debug/pprof/profile", "", true},
+		{"GET", "/api/v1/monitors", "", false},
+		{"POST", "/ping", "", false},
+		{"GET", "/", "", false},
+	} {
+		r := httptest.NewRequest(tc.method, tc.path, nil)
+		if tc.accept != "" {
+			r.Header.Set("Accept", tc.accept)
+		}
+		if got := streams(r); got != tc.want {
+			t.Errorf("%s %s: %v, want %v", tc.method, tc.path, got, tc.want)
+		}
 	}
 }

@@ -144,3 +144,38 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// Every answer over HTTPS tells browsers to use HTTPS only; none over
+// cleartext HTTP does (it would be ignored, and wrong on a listener
+// without TLS).
+func TestStrictTransportSecurityOverTLSOnly(t *testing.T) {
+	ca := tlstest.NewCA(t, "ca")
+	addr := serveTLS(t, ca.Certs(t, "server"))
+	pool, err := tlsconf.LoadPool(ca.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h2 := range []bool{false, true} {
+		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, Protocols: new(http.Protocols)}
+		tr.Protocols.SetHTTP1(!h2)
+		tr.Protocols.SetHTTP2(h2)
+		res, err := (&http.Client{Transport: tr}).Get("https://" + addr + "/anything")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		tr.CloseIdleConnections()
+		if got := res.Header.Get("Strict-Transport-Security"); got != "max-age=31536000" {
+			t.Errorf("h2=%v: Strict-Transport-Security %q", h2, got)
+		}
+	}
+	plain := serve(t, httpserver.Options{})
+	res, err := http.Get("http://" + plain + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if got := res.Header.Get("Strict-Transport-Security"); got != "" {
+		t.Errorf("cleartext: Strict-Transport-Security %q", got)
+	}
+}

@@ -2,12 +2,12 @@ package pingwire
 
 import (
 	"math"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/ratelimit"
 )
 
 // The ingest rate limit of a plan that does not set one.
@@ -24,32 +24,37 @@ const (
 // Sharing them would cost a raft round trip or gossip per ping; the limit
 // is there to protect each node, and each node enforces it for itself.
 //
-// Memory stays bounded: a bucket exists only for a key that authenticated,
-// and a bucket idle for longer than idle whose tokens have all come back is
-// dropped (a full bucket is the same as a new one, so nothing is lost).
+// Memory stays bounded (ratelimit.Buckets): a bucket exists only for a key
+// that authenticated, a bucket full again is dropped every Idle (a full
+// bucket is the same as a new one, so nothing is lost), and at most
+// MaxKeys keys have one; beyond that (more keys pinging at once than the
+// cap) the newcomers share one bucket.
 type Limiters struct {
-	idle time.Duration
-
-	mu        sync.Mutex
-	byKey     map[string]*keyLimiter
-	lastSweep time.Time
+	b *ratelimit.Buckets
 }
 
-// keyLimiter is one key's bucket and the plan values it was made with.
-type keyLimiter struct {
-	lim      *rate.Limiter
-	limit    rate.Limit
-	burst    int
-	lastSeen time.Time
+// LimiterOptions configures Limiters; a zero field takes its default.
+type LimiterOptions struct {
+	// Idle is how often full buckets are dropped (default 10 minutes).
+	Idle time.Duration
+	// MaxKeys caps the keys with a bucket of their own (default 100,000).
+	MaxKeys int
+	// Metrics counts as the "ingest_key" limiter.
+	Metrics *ratelimit.Metrics
 }
 
-// NewLimiters makes an empty set of buckets. A bucket idle for idle
-// (default 10 minutes) whose tokens have all come back is dropped.
-func NewLimiters(idle time.Duration) *Limiters {
-	if idle <= 0 {
-		idle = defaultLimiterIdle
+// DefaultLimiterKeys is the default of LimiterOptions.MaxKeys.
+const DefaultLimiterKeys = 100_000
+
+// NewLimiters makes an empty set of buckets.
+func NewLimiters(o LimiterOptions) *Limiters {
+	if o.Idle <= 0 {
+		o.Idle = defaultLimiterIdle
 	}
-	return &Limiters{idle: idle, byKey: make(map[string]*keyLimiter)}
+	if o.MaxKeys <= 0 {
+		o.MaxKeys = DefaultLimiterKeys
+	}
+	return &Limiters{b: ratelimit.New(ratelimit.Options{Name: "ingest_key", MaxKeys: o.MaxKeys, SweepEvery: o.Idle, Metrics: o.Metrics})}
 }
 
 // PlanRate returns the rate and burst of plan, with the defaults for values
@@ -70,55 +75,16 @@ func PlanRate(plan *raftv1.Plan) (rate.Limit, int) {
 }
 
 // Allow takes a token from keyID's bucket at now. When there is none it
-// returns false and how long until there is.
+// returns false and how long until there is. A changed plan keeps the
+// bucket's tokens and changes its rate and size.
 func (l *Limiters) Allow(keyID string, plan *raftv1.Plan, now time.Time) (bool, time.Duration) {
 	limit, burst := PlanRate(plan)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.sweep(now)
-	kl := l.byKey[keyID]
-	switch {
-	case kl == nil:
-		kl = &keyLimiter{lim: rate.NewLimiter(limit, burst), limit: limit, burst: burst}
-		l.byKey[keyID] = kl
-	case kl.limit != limit || kl.burst != burst:
-		// The plan changed: keep the tokens, change the rate and size.
-		kl.lim.SetLimitAt(now, limit)
-		kl.lim.SetBurstAt(now, burst)
-		kl.limit, kl.burst = limit, burst
-	}
-	kl.lastSeen = now
-	res := kl.lim.ReserveN(now, 1)
-	if !res.OK() {
-		return false, time.Second
-	}
-	if d := res.DelayFrom(now); d > 0 {
-		res.CancelAt(now)
-		return false, d
-	}
-	return true, 0
-}
-
-// sweep drops the buckets that are idle and full, at most once per idle
-// period. It holds l.mu.
-func (l *Limiters) sweep(now time.Time) {
-	if now.Sub(l.lastSweep) < l.idle {
-		return
-	}
-	l.lastSweep = now
-	for id, kl := range l.byKey {
-		if now.Sub(kl.lastSeen) >= l.idle && kl.lim.TokensAt(now) >= float64(kl.burst) {
-			delete(l.byKey, id)
-		}
-	}
+	res := l.b.Take(keyID, ratelimit.Rate{PerSecond: float64(limit), Burst: burst}, now)
+	return res.OK, res.Wait
 }
 
 // Size is the number of buckets held.
-func (l *Limiters) Size() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.byKey)
-}
+func (l *Limiters) Size() int { return l.b.Len() }
 
 // RetryAfter is the Retry-After value for a wait of d: whole seconds,
 // rounded up, at least 1.

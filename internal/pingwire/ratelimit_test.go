@@ -8,7 +8,7 @@ import (
 )
 
 func TestLimitersEvictIdleFullBuckets(t *testing.T) {
-	l := NewLimiters(time.Minute)
+	l := NewLimiters(LimiterOptions{Idle: time.Minute})
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	fast := &raftv1.Plan{}                                           // 10/s, burst 20
 	slow := &raftv1.Plan{IngestRatePerSecond: 0.001, IngestBurst: 1} // a token per 1000 s

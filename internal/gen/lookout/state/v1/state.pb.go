@@ -1691,6 +1691,69 @@ func (x *AlertedAccount) GetMonitors() int64 {
 	return 0
 }
 
+// EndedSession is a panel session ended before its expiry
+// (session-end:<session id>), kept until some time after it would have
+// expired (EndSession).
+type EndedSession struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	ExpiresUnixMs int64                  `protobuf:"varint,2,opt,name=expires_unix_ms,json=expiresUnixMs,proto3" json:"expires_unix_ms,omitempty"`
+	EndedUnixMs   int64                  `protobuf:"varint,3,opt,name=ended_unix_ms,json=endedUnixMs,proto3" json:"ended_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EndedSession) Reset() {
+	*x = EndedSession{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EndedSession) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EndedSession) ProtoMessage() {}
+
+func (x *EndedSession) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EndedSession.ProtoReflect.Descriptor instead.
+func (*EndedSession) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *EndedSession) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *EndedSession) GetExpiresUnixMs() int64 {
+	if x != nil {
+		return x.ExpiresUnixMs
+	}
+	return 0
+}
+
+func (x *EndedSession) GetEndedUnixMs() int64 {
+	if x != nil {
+		return x.EndedUnixMs
+	}
+	return 0
+}
+
 var File_lookout_state_v1_state_proto protoreflect.FileDescriptor
 
 const file_lookout_state_v1_state_proto_rawDesc = "" +
@@ -1858,7 +1921,12 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\bnotified\x18\x04 \x01(\bR\bnotified\"P\n" +
 	"\x0eAlertedAccount\x12\"\n" +
 	"\rsince_unix_ms\x18\x01 \x01(\x03R\vsinceUnixMs\x12\x1a\n" +
-	"\bmonitors\x18\x02 \x01(\x03R\bmonitorsB\xb3\x01\n" +
+	"\bmonitors\x18\x02 \x01(\x03R\bmonitors\"y\n" +
+	"\fEndedSession\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12&\n" +
+	"\x0fexpires_unix_ms\x18\x02 \x01(\x03R\rexpiresUnixMs\x12\"\n" +
+	"\rended_unix_ms\x18\x03 \x01(\x03R\vendedUnixMsB\xb3\x01\n" +
 	"\x14com.lookout.state.v1B\n" +
 	"StateProtoP\x01Z-lookout/internal/gen/lookout/state/v1;statev1\xa2\x02\x03LSX\xaa\x02\x10Lookout.State.V1\xca\x02\x10Lookout\\State\\V1\xe2\x02\x1cLookout\\State\\V1\\GPBMetadata\xea\x02\x12Lookout::State::V1b\x06proto3"
 
@@ -1874,7 +1942,7 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 	return file_lookout_state_v1_state_proto_rawDescData
 }
 
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Account)(nil),           // 0: lookout.state.v1.Account
 	(*NotificationGroup)(nil), // 1: lookout.state.v1.NotificationGroup
@@ -1894,22 +1962,23 @@ var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Agent)(nil),             // 15: lookout.state.v1.Agent
 	(*Region)(nil),            // 16: lookout.state.v1.Region
 	(*AlertedAccount)(nil),    // 17: lookout.state.v1.AlertedAccount
-	(*v1.Plan)(nil),           // 18: lookout.raft.v1.Plan
-	(*v1.Result)(nil),         // 19: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),    // 20: lookout.raft.v1.CheckConfig
-	(*v1.Execution)(nil),      // 21: lookout.raft.v1.Execution
-	(*v1.Event)(nil),          // 22: lookout.raft.v1.Event
+	(*EndedSession)(nil),      // 18: lookout.state.v1.EndedSession
+	(*v1.Plan)(nil),           // 19: lookout.raft.v1.Plan
+	(*v1.Result)(nil),         // 20: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),    // 21: lookout.raft.v1.CheckConfig
+	(*v1.Execution)(nil),      // 22: lookout.raft.v1.Execution
+	(*v1.Event)(nil),          // 23: lookout.raft.v1.Event
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	18, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	19, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	19, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	20, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
 	8,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	20, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	21, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
 	5,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
 	10, // 5: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
 	6,  // 6: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
-	21, // 7: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
-	22, // 8: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	22, // 7: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
+	23, // 8: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
 	9,  // [9:9] is the sub-list for method output_type
 	9,  // [9:9] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
@@ -1931,7 +2000,7 @@ func file_lookout_state_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
