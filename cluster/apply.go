@@ -165,9 +165,14 @@ func (n *Node) withLeader(ctx context.Context, fn func(context.Context) error) e
 	}
 }
 
-// retryable tells whether err may go away once leadership settles.
+// retryable tells whether err may go away once leadership settles, or
+// once an operator restore is done: raft aborts the entries in flight when
+// it restores a snapshot (none of them is in the restored state), and the
+// command, proposed again with its request id, applies to the restored
+// state at most once.
 func retryable(err error) bool {
-	return errors.Is(err, ErrNoLeader) || errors.Is(err, ErrNotLeader) || errors.Is(err, errForwardFailed)
+	return errors.Is(err, ErrNoLeader) || errors.Is(err, ErrNotLeader) || errors.Is(err, errForwardFailed) ||
+		errors.Is(err, errAbortedByRestore)
 }
 
 // raftError maps raft's errors to ours.
@@ -180,6 +185,8 @@ func raftError(err error) error {
 		return ErrShutdown
 	case errors.Is(err, raft.ErrEnqueueTimeout):
 		return fmt.Errorf("%w: %w", ErrNoLeader, err)
+	case errors.Is(err, raft.ErrAbortedByRestore):
+		return fmt.Errorf("%w: %w", errAbortedByRestore, err)
 	}
 	return err
 }

@@ -26,7 +26,9 @@ type StateMachine interface {
 	WaitApplied(ctx context.Context, index uint64) error
 	// Snapshot opens a point-in-time view for raft to persist.
 	Snapshot() (clusterapi.Snapshot, error)
-	// Restore replaces the whole state with a snapshot's.
+	// Restore replaces the whole state with a snapshot's. Reads served
+	// meanwhile see the old state or the new one, never an empty or half
+	// one; a stream that breaks leaves the old state in use.
 	Restore(r io.Reader) error
 	// SnapshotAppliedIndex reads the applied index a snapshot holds.
 	SnapshotAppliedIndex(r io.Reader) (uint64, error)
@@ -86,7 +88,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	return &fsmSnapshot{snap: snap}, nil
 }
 
-// Restore wipes the state and loads the snapshot.
+// Restore replaces the state with the snapshot's.
 func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
 	return f.state.Restore(rc)

@@ -24,6 +24,10 @@ import (
 // missing leader, since a new one may be elected meanwhile.
 var errForwardFailed = errors.New("forward to leader failed")
 
+// errAbortedByRestore: the leader dropped the entry unapplied, for an
+// operator restore; retried like a leader change.
+var errAbortedByRestore = errors.New("aborted by a restore")
+
 // rpcAttemptTimeout bounds one node-to-node call.
 const rpcAttemptTimeout = 5 * time.Second
 
@@ -115,6 +119,8 @@ func toConnect(err error) error {
 		return connect.NewError(connect.CodeFailedPrecondition, err)
 	case errors.Is(err, ErrNoLeader), errors.Is(err, ErrShutdown):
 		return connect.NewError(connect.CodeUnavailable, err)
+	case errors.Is(err, errAbortedByRestore):
+		return connect.NewError(connect.CodeAborted, err)
 	}
 	return connect.NewError(connect.CodeInternal, err)
 }
@@ -126,6 +132,8 @@ func fromConnect(err error) error {
 		return fmt.Errorf("%w: %w", ErrNotLeader, err)
 	case connect.CodeUnavailable, connect.CodeDeadlineExceeded, connect.CodeCanceled:
 		return fmt.Errorf("%w: %w", errForwardFailed, err)
+	case connect.CodeAborted:
+		return fmt.Errorf("%w: %w", errAbortedByRestore, err)
 	}
 	return err
 }

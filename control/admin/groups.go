@@ -106,6 +106,11 @@ func (a *API) checkChannels(raw json.RawMessage) (json.RawMessage, error) {
 		if err := decodeObject(item, &ch, path); err != nil {
 			return nil, err
 		}
+		if ch.Name != nil && *ch.Name != "" { // "" or absent: the panel shows the type
+			if err := checkName(path+".name", *ch.Name, maxChannelName); err != nil {
+				return nil, err
+			}
+		}
 		config, changed, err := a.checkChannelConfig(path, ch.Type, ch.Config)
 		if err != nil {
 			return nil, err

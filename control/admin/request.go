@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"lookout/internal/names"
 )
 
 // maxBodyBytes bounds a request body; larger bodies are answered 413.
@@ -96,8 +98,9 @@ func jsonKind(t reflect.Type) string {
 	}
 }
 
-// checkName checks a required name of 1 to max characters that is not
-// only white space.
+// checkName checks a required name of 1 to max characters that obeys
+// the rule of every name people see (internal/names): printable, no
+// bidirectional formatting characters, not blank.
 func checkName(field, value string, max int) error {
 	n := utf8.RuneCountInString(value)
 	if n == 0 || strings.TrimSpace(value) == "" {
@@ -105,6 +108,9 @@ func checkName(field, value string, max int) error {
 	}
 	if n > max {
 		return invalidField(field, "at most "+strconv.Itoa(max)+" characters")
+	}
+	if err := names.Check(value); err != nil {
+		return invalidField(field, err.Error())
 	}
 	return nil
 }

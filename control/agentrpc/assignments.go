@@ -35,6 +35,9 @@ func (s *Service) Assignments(ctx context.Context, req *connect.Request[agentv1.
 	if err != nil {
 		return err
 	}
+	if err := checkAgentName(req.Msg.GetAgent()); err != nil {
+		return err
+	}
 	region := t.GetRegion()
 	open := s.seen(t, req.Msg.GetAgent())
 	open.Connected = true

@@ -33,6 +33,9 @@ func (s *Service) ReportExecutions(ctx context.Context, req *connect.Request[age
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAgentName(req.Msg.GetAgent()); err != nil {
+		return nil, err
+	}
 	execs := req.Msg.GetExecutions()
 	if len(execs) > MaxReportExecutions {
 		return nil, invalidArg("at most %d executions per call, got %d", MaxReportExecutions, len(execs))

@@ -57,7 +57,7 @@ func (s *Store) ApplyBatch(entries []Entry) []*raftv1.Result {
 // even alone is refused (refuseTooBig).
 func (s *Store) applyRun(entries []Entry, results []*raftv1.Result) (int, error) {
 	applied := s.AppliedIndex()
-	txn := s.db.NewTransaction(true)
+	txn := s.db().NewTransaction(true)
 	defer func() { txn.Discard() }()
 	last := applied
 	n := 0
@@ -69,7 +69,7 @@ func (s *Store) applyRun(entries []Entry, results []*raftv1.Result) (int, error)
 		res, err := s.applyEntry(txn, e)
 		if errors.Is(err, badger.ErrTxnTooBig) {
 			txn.Discard()
-			txn = s.db.NewTransaction(true)
+			txn = s.db().NewTransaction(true)
 			if last != applied {
 				// Commit what fits, without this entry: redo the run up
 				// to it in a fresh transaction (apply is deterministic).

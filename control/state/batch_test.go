@@ -20,7 +20,7 @@ func channels(i, size int) []byte {
 // returns how many fitted before badger.ErrTxnTooBig (all when none did).
 func fitsOneTxn(t *testing.T, s *Store, es []Entry) int {
 	t.Helper()
-	txn := s.db.NewTransaction(true)
+	txn := s.db().NewTransaction(true)
 	defer txn.Discard()
 	for i, e := range es {
 		if _, err := s.applyEntry(txn, e); errors.Is(err, badger.ErrTxnTooBig) {

@@ -20,7 +20,7 @@ func TestStoredBadGroupChannelsRouteNowhere(t *testing.T) {
 	for i, bad := range []string{``, `{`, `null`, `{"type":"slack"}`, `[1,2]`} {
 		gid, name := fmt.Sprint("g", i), fmt.Sprint("grp", i)
 		mustOK(t, s, createGroup("a", gid, name, []byte(`[{"type":"slack"}]`)))
-		if err := s.db.Update(func(txn *badger.Txn) error {
+		if err := s.db().Update(func(txn *badger.Txn) error {
 			var g statev1.NotificationGroup
 			if err := getProto(txn, k(prefixGroup, "a", gid), &g); err != nil {
 				return err

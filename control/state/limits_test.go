@@ -23,9 +23,9 @@ func long(n int) string { return strings.Repeat("x", n) }
 // writes, requires it to fit, and discards the transaction.
 func fitsWithHeadroom(t *testing.T, s *Store, c *raftv1.Command) {
 	t.Helper()
-	maxBytes := 15 * s.db.Opts().MemTableSize / 100 // as badger.Open derives them
+	maxBytes := 15 * s.db().Opts().MemTableSize / 100 // as badger.Open derives them
 	maxCount := maxBytes / int64(skl.MaxNodeSize)
-	txn := s.db.NewTransaction(true)
+	txn := s.db().NewTransaction(true)
 	defer txn.Discard()
 	// Writes of 96 estimated bytes (a 20-byte key, a 64-byte value, 12
 	// bytes of overhead), the limits' ratio.

@@ -103,7 +103,7 @@ func TestDueKeyOfAMissingMonitorIsDropped(t *testing.T) {
 	mustOK(t, s, newAccount("a"))
 	ingestOK(t, s, ingestAt(t0, 0, ping("a", "job", "complete", t0+5)))
 	orphan := eventDueKey(t0, "00000000-0000-4000-8000-000000000000")
-	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(orphan, nil) }); err != nil {
+	if err := s.db().Update(func(txn *badger.Txn) error { return txn.Set(orphan, nil) }); err != nil {
 		t.Fatal(err)
 	}
 	if n := pruned(t, s, t0+10, 10); n != 1 {
@@ -129,7 +129,7 @@ func toTimeKeys(t *testing.T, s *Store, acct, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.db.Update(func(txn *badger.Txn) error {
+	err = s.db().Update(func(txn *badger.Txn) error {
 		for _, e := range evs {
 			if err := txn.Set(eventTimeKey(e.GetEvent().GetReceivedUnixMs(), id, e.GetSeq()), nil); err != nil {
 				return err

@@ -37,7 +37,7 @@ func TestRetentionStartMovesIntoTheRecord(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = s.db.Update(func(txn *badger.Txn) error {
+		err = s.db().Update(func(txn *badger.Txn) error {
 			if key {
 				if err := txn.Set(eventLowKey(m.GetUuid()), u64(3)); err != nil {
 					return err

@@ -105,7 +105,7 @@ func TestRunPairing(t *testing.T) {
 
 func openRunsOf(t *testing.T, s *Store, id string) []*statev1.OpenRun {
 	t.Helper()
-	txn := s.db.NewTransaction(false)
+	txn := s.db().NewTransaction(false)
 	defer txn.Discard()
 	runs, err := getRuns(txn, id)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -18,22 +20,30 @@ import (
 var snapshotMagic = []byte("LOOKOUTSNAP\x01")
 
 // Snapshot is a point-in-time view of the state, taken without blocking
-// writers: it holds a Badger read transaction until Release.
+// writers: it holds a Badger read transaction, and the database it reads,
+// until Release.
 type Snapshot struct {
+	gen     *generation
 	txn     *badger.Txn
 	applied uint64
 }
 
 // Snapshot opens a consistent view of the state as of the last applied
-// entry (a *Snapshot). The caller must Release it.
+// entry (a *Snapshot). The caller must Release it: until then, a restore
+// keeps the database it reads open beside the new one.
 func (s *Store) Snapshot() (clusterapi.Snapshot, error) {
-	txn := s.db.NewTransaction(false)
+	g, err := s.acquire()
+	if err != nil {
+		return nil, err
+	}
+	txn := g.db.NewTransaction(false)
 	applied, err := readUint64(txn, keyApplied)
 	if err != nil {
 		txn.Discard()
+		g.release()
 		return nil, fmt.Errorf("read applied index: %w", err)
 	}
-	return &Snapshot{txn: txn, applied: applied}, nil
+	return &Snapshot{gen: g, txn: txn, applied: applied}, nil
 }
 
 // AppliedIndex is the raft index the view reflects.
@@ -79,58 +89,104 @@ func (sn *Snapshot) WriteTo(w io.Writer) (int64, error) {
 	return cw.n, bw.Flush()
 }
 
-// Release ends the view.
-func (sn *Snapshot) Release() { sn.txn.Discard() }
+// Release ends the view. It must be called once.
+func (sn *Snapshot) Release() {
+	sn.txn.Discard()
+	sn.gen.release()
+}
 
-// Restore replaces the whole state with the snapshot read from r: the
-// database is wiped, then loaded in large write batches. The applied index
-// comes from the snapshot.
+// Restore replaces the whole state with the snapshot read from r. It runs
+// on the FSM goroutine, like ApplyBatch (or before raft starts).
 //
-// It is crash-safe: the applied index is written last, in its own
-// transaction, after every other key is flushed and synced. A restore cut
-// short (a broken stream, a crash) leaves a database whose applied index
-// is 0 (DropAll wiped it), never the snapshot's, so the node knows its
-// state is behind the snapshot and restores it again at start
-// (cluster's catchUpFromSnapshot) instead of running on half a state.
+// The snapshot is loaded into the next generation of the state directory,
+// beside the database in use, which readers go on reading meanwhile. Once
+// it is loaded, synced and closed, CURRENT is pointed at it (rename and
+// fsync), and it is swapped in: readers that start after the swap read
+// it, those before it finish on the old database, which is closed and
+// removed once the last of them lets go. So a request sees the old state or
+// the new one, never an empty or half state, and no database is closed
+// under a reader. A snapshot that raft is still persisting keeps the old
+// database open (disk and memory) until it ends; the swap does not wait
+// for it.
+//
+// It is crash-safe. A restore that fails or is cut short (a broken
+// stream, a crash) before the rename leaves the old state in use, with its
+// own applied index, below the snapshot's; Open removes the half-loaded
+// generation, and the node restores the snapshot again at start (cluster's
+// catchUpFromSnapshot) since its state is behind it. After the rename the
+// new state is whole on disk, and Open removes the old one.
 func (s *Store) Restore(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 256<<10)
 	applied, err := SnapshotAppliedIndex(br)
 	if err != nil {
 		return err
 	}
-	s.values.reset()
-	if err := s.db.DropAll(); err != nil {
-		return fmt.Errorf("wipe state: %w", err)
-	}
-	// Empty now: say so, so that a load that fails midway never leaves an
-	// applied index standing over missing data (or cached keys).
-	s.authDirty = true
-	s.setApplied(0)
-	if err := s.load(br); err != nil {
+	old := s.cur.Load()
+	next, err := s.loadGeneration(old.num+1, br, applied)
+	if err != nil {
 		return err
 	}
-	// Everything else is on disk: now the applied index (absent in the
-	// snapshot of an empty state).
-	if applied > 0 {
-		err = s.db.Update(func(txn *badger.Txn) error { return txn.Set(keyApplied, u64(applied)) })
-		if err == nil {
-			err = s.db.Sync()
+	s.hook("loaded")
+	if err := writeCurrent(s.dir, next.num); err != nil {
+		// Whatever CURRENT names now is what a restart opens.
+		if num, rerr := readCurrent(s.dir); rerr != nil || num != next.num {
+			next.close()
+			os.RemoveAll(next.dir)
+			return err
 		}
+		s.log.Error("the restored state is in use, but may not be after a crash of the machine", "error", err)
 	}
-	if err != nil {
-		return fmt.Errorf("write restored applied index: %w", err)
-	}
-	s.authDirty, s.assignDirty = true, true
+	s.hook("pointed")
+	s.startGC(next)
 	s.values.reset()
+	s.cur.Store(next)
+	// After the swap, so a reader that cached an old answer has it dropped,
+	// and one that reads the generation after the invalidation reads the
+	// new state.
+	s.auth.invalidate()
+	s.authDirty, s.assignDirty = false, true
 	s.watch.publish(nil, false, true) // every monitor may have changed
 	s.setApplied(applied)
+	s.retireGeneration(old, true)
 	return nil
 }
 
+// loadGeneration makes generation num from the key-value records of a
+// snapshot stream (after its header) and the applied index, and returns it
+// open once everything is on disk. On an error it removes what it wrote.
+func (s *Store) loadGeneration(num uint64, br *bufio.Reader, applied uint64) (*generation, error) {
+	dir := filepath.Join(s.dir, genName(num))
+	if err := os.RemoveAll(dir); err != nil { // a leftover of a restore that failed
+		return nil, fmt.Errorf("clear %s: %w", dir, err)
+	}
+	g, err := s.openGeneration(num)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*generation, error) {
+		g.close()
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := load(g.db, br, applied); err != nil {
+		return fail(err)
+	}
+	// Closing flushes every memtable to synced tables: the generation is
+	// whole on disk before CURRENT may name it.
+	if err := g.close(); err != nil {
+		return fail(fmt.Errorf("close restored state: %w", err))
+	}
+	if g, err = s.openGeneration(num); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return g, nil
+}
+
 // load writes the key-value records of a snapshot stream (after its
-// header), but its applied index, and syncs them to disk.
-func (s *Store) load(br *bufio.Reader) error {
-	wb := s.db.NewWriteBatch()
+// header) into db, the applied index in place of the one they hold.
+func load(db *badger.DB, br *bufio.Reader, applied uint64) error {
+	wb := db.NewWriteBatch()
 	defer wb.Cancel()
 	for {
 		key, err := readChunk(br)
@@ -145,19 +201,28 @@ func (s *Store) load(br *bufio.Reader) error {
 			return fmt.Errorf("read snapshot value: %w", err)
 		}
 		if bytes.Equal(key, keyApplied) {
-			continue // written last, by Restore
+			continue // the header's, below
 		}
 		if err := wb.Set(key, val); err != nil {
+			return fmt.Errorf("load snapshot: %w", err)
+		}
+	}
+	if applied > 0 { // absent in the snapshot of an empty state
+		if err := wb.Set(keyApplied, u64(applied)); err != nil {
 			return fmt.Errorf("load snapshot: %w", err)
 		}
 	}
 	if err := wb.Flush(); err != nil {
 		return fmt.Errorf("load snapshot: %w", err)
 	}
-	if err := s.db.Sync(); err != nil {
-		return fmt.Errorf("sync restored state: %w", err)
-	}
 	return nil
+}
+
+// hook calls the test hook of a Restore stage.
+func (s *Store) hook(stage string) {
+	if s.restoreHook != nil {
+		s.restoreHook(stage)
+	}
 }
 
 // SnapshotAppliedIndex is the package function SnapshotAppliedIndex, for

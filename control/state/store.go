@@ -30,7 +30,8 @@ var ErrNotFound = errors.New("not found")
 
 // Options configures a Store.
 type Options struct {
-	// Dir holds the Badger database.
+	// Dir is the state directory: the Badger database in use and, during
+	// a restore, the one replacing it (generation.go).
 	Dir string
 	// Small trims Badger's memory use (tests, small machines).
 	Small bool
@@ -43,17 +44,28 @@ type Options struct {
 	// memTableSize overrides Badger's memtable size, which sets the
 	// transaction limits (tests of what happens past them).
 	memTableSize int64
+	// restoreHook is called at each stage of Restore (crash tests).
+	restoreHook func(stage string)
 }
 
 // Store is the replicated state of one node.
+//
+// The database in use is one generation of the state directory
+// (generation.go). Reads hold it for the duration of a view, so a restore,
+// which loads the snapshot into the next generation and swaps it in, never
+// closes a database under a reader, and a reader sees the old state or the
+// new one, never an empty or half one.
 type Store struct {
-	db  *badger.DB
-	log hclog.Logger
+	cur        atomic.Pointer[generation]
+	dir        string
+	badgerOpts badger.Options // every generation's, with its own Dir
+	gcInterval time.Duration
+	closing    sync.WaitGroup // generations being closed after a restore
+	log        hclog.Logger
 
 	mu        sync.Mutex
 	applied   uint64
 	advanced  chan struct{} // closed and replaced whenever applied grows
-	stopGC    func()
 	closeOnce sync.Once
 
 	watch        *changeWatch
@@ -68,9 +80,12 @@ type Store struct {
 	assignCh    chan struct{} // closed and replaced when agent assignments may have changed
 
 	outboxReads atomic.Uint64 // see OutboxReads
+
+	restoreHook func(stage string) // tests: called at each stage of Restore
 }
 
-// Open opens the state database. Writes are not synced: the raft log, which
+// Open opens the state directory, making it if needed, and removes what a
+// restore cut short left there. Writes are not synced: the raft log, which
 // is, makes them durable.
 func Open(o Options) (*Store, error) {
 	logger := o.Logger
@@ -81,32 +96,44 @@ func Open(o Options) (*Store, error) {
 	if o.memTableSize > 0 {
 		bo = bo.WithMemTableSize(o.memTableSize)
 	}
-	db, err := badger.Open(bo)
-	if err != nil {
-		return nil, fmt.Errorf("open badger at %s: %w", o.Dir, err)
+	if o.GCInterval <= 0 {
+		o.GCInterval = badgerutil.DefaultGCInterval
 	}
-	s := &Store{db: db, log: logger, advanced: make(chan struct{}), stopGC: func() {}, auth: newAuthCache(), values: newValueCache(), watch: newChangeWatch(), assignCh: make(chan struct{})}
-	err = db.View(func(txn *badger.Txn) error {
+	num, err := prepareDir(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{dir: o.Dir, badgerOpts: bo, gcInterval: o.GCInterval, log: logger, advanced: make(chan struct{}),
+		auth: newAuthCache(), values: newValueCache(), watch: newChangeWatch(), assignCh: make(chan struct{}),
+		restoreHook: o.restoreHook}
+	g, err := s.openGeneration(num)
+	if err != nil {
+		return nil, err
+	}
+	err = g.db.View(func(txn *badger.Txn) error {
 		s.applied, err = readUint64(txn, keyApplied)
 		return err
 	})
 	if err != nil {
-		db.Close()
+		g.db.Close()
 		return nil, fmt.Errorf("read applied index: %w", err)
 	}
-	if o.GCInterval <= 0 {
-		o.GCInterval = badgerutil.DefaultGCInterval
-	}
-	s.stopGC = badgerutil.StartGC(db, o.GCInterval, badgerutil.DefaultGCDiscardRatio, logger.Named("gc"))
+	s.startGC(g)
+	s.cur.Store(g)
 	return s, nil
 }
 
-// Close closes the database.
+// Close closes the database, once no reader holds it (a view ends; a
+// snapshot is released), and waits for the databases a restore replaced
+// to be closed too.
 func (s *Store) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
-		s.stopGC()
-		err = s.db.Close()
+		g := s.cur.Load()
+		g.retire()
+		<-g.idle
+		err = g.close()
+		s.closing.Wait()
 	})
 	return err
 }
@@ -151,8 +178,16 @@ func (s *Store) setApplied(index uint64) {
 	s.advanced = make(chan struct{})
 }
 
-// view runs fn in a read transaction.
-func (s *Store) view(fn func(txn *badger.Txn) error) error { return s.db.View(fn) }
+// view runs fn in a read transaction of the database in use, which it
+// holds meanwhile.
+func (s *Store) view(fn func(txn *badger.Txn) error) error {
+	g, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer g.release()
+	return g.db.View(fn)
+}
 
 // getProto reads key into m; ErrNotFound when the key is absent.
 func getProto(txn *badger.Txn, key []byte, m proto.Message) error {

@@ -27,6 +27,7 @@ import (
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	"lookout/internal/httpserver"
 	"lookout/internal/metrics"
+	"lookout/internal/names"
 	"lookout/internal/netguard"
 	"lookout/internal/tlsconf"
 )
@@ -121,7 +122,14 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 		if err != nil {
 			return nil, fmt.Errorf("--name not given and no host name: %w", err)
 		}
+		if err := names.Check(host); err != nil {
+			return nil, usageError{fmt.Sprintf("--name not given, and the host name %+q cannot be shown as one: it %v", host, err)}
+		}
 		c.name = host
+	}
+	// The panel, the operator API and executions show it.
+	if err := names.Check(c.name); err != nil {
+		return nil, usageError{fmt.Sprintf("--name %+q %v", c.name, err)}
 	}
 	return c, nil
 }

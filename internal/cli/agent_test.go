@@ -59,6 +59,9 @@ func TestParseAgent(t *testing.T) {
 		{"tiny buffer", []string{"--buffer-max-bytes", "1000"}, "", "at least 1048576"},
 		{"join without gossip", []string{"--join", "x:1"}, "", "need --gossip-addr"},
 		{"no arguments", []string{"extra"}, "", "takes no arguments"},
+		{"name with ESC", []string{"--name", "edge\x1b[31m"}, "", "--name \"edge\\x1b[31m\" must not contain control characters"},
+		{"name with an RTL override", []string{"--name", "edge\u202e1"}, "", "must not contain bidirectional"},
+		{"name of zero-width characters", []string{"--name", "\u200b\u2060"}, "", "must not be blank"},
 		{"short gossip key", []string{"--gossip-addr", "127.0.0.1:0", "--gossip-key", "c2hvcnQ="}, "", "16, 24 or 32 bytes"},
 		{"gossip key without gossip", []string{"--gossip-key", "MDEyMzQ1Njc4OWFiY2RlZg=="}, "", "need --gossip-addr"},
 	} {

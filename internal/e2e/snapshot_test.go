@@ -92,9 +92,10 @@ func waitUsage(t *testing.T, n *node, id string, monitors, events int64) {
 
 // TestSnapshotSaveRestore saves the state of a 3-node cluster with
 // accounts and pings through a follower, refuses a truncated file without
-// changing anything, and restores the file into a fresh single node and a
-// fresh 3-node cluster (through a follower): every node holds the data
-// and takes writes afterwards.
+// changing anything, and restores the file into a fresh single node (which
+// starts again on its data directory afterwards) and a fresh 3-node
+// cluster (through a follower): every node holds the data and takes
+// writes afterwards.
 func TestSnapshotSaveRestore(t *testing.T) {
 	src := startNodes(t, "s", 3)
 	accounts := make([]*client.CreatedAccount, 3)
@@ -148,6 +149,20 @@ func TestSnapshotSaveRestore(t *testing.T) {
 		t.Error("the account made before the restore survived it")
 	}
 	checkRestored(t, single, accounts)
+	// Killed, it starts again on its data directory with the restored
+	// state, and takes writes.
+	single[0].proc.kill()
+	single[0].proc = start(t, single[0].id+"-restart", single[0].args...)
+	waitHealthy(t, single[0], 60*time.Second)
+	ids := []string{}
+	for _, a := range accounts {
+		ids = append(ids, a.ID)
+	}
+	requireAccounts(t, single, ids)
+	if _, err := single[0].admin.GetAccount(ctxT(t, 10*time.Second), pre.ID, false); err == nil {
+		t.Error("the account made before the restore is back after a restart")
+	}
+	ping(t, single[0], accounts[0].IngestKey, "after-restart")
 
 	// A fresh 3-node cluster, restored through a follower.
 	dst := startNodes(t, "b", 3)

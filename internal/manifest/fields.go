@@ -1,6 +1,10 @@
 package manifest
 
-import "strings"
+import (
+	"strings"
+
+	"lookout/internal/names"
+)
 
 // Bounds of the manifest fields (decisions.md 4 and DESIGN.md).
 const (
@@ -41,8 +45,8 @@ func (d *decoder) name(kind string) string {
 	default: // checks, and manifests whose kind is invalid
 		if n := runes(s); n < 1 || n > MaxCheckName {
 			d.add("name", CodeNameInvalid, "must be 1 to %d characters long, got %d", MaxCheckName, n)
-		} else if hasControl(s) {
-			d.add("name", CodeNameInvalid, "must not contain control characters")
+		} else if err := names.Check(s); err != nil {
+			d.add("name", CodeNameInvalid, "%v", err)
 		}
 	}
 	return s
@@ -61,8 +65,8 @@ func (d *decoder) tags() []string {
 		switch n := runes(t); {
 		case n < 1 || n > MaxTagLen:
 			d.add("tags", CodeTagsInvalid, "item %d must be 1 to %d characters long, got %d", i, MaxTagLen, n)
-		case hasControl(t):
-			d.add("tags", CodeTagsInvalid, "item %d must not contain control characters", i)
+		case names.Check(t) != nil:
+			d.add("tags", CodeTagsInvalid, "item %d %v", i, names.Check(t))
 		case contains(tags[:i], t):
 			d.add("tags", CodeTagsInvalid, "item %d repeats %q", i, t)
 		}
@@ -93,17 +97,20 @@ func (d *decoder) ping(m *Manifest) {
 	if n, ok := d.integer("grace_seconds", MinGrace, MaxGrace, CodeGraceOutOfRange, false); ok {
 		m.GraceSeconds = &n
 	}
+	// display_name and project: "" means none; any other value is a name.
 	if s, ok := d.str("display_name", CodeDisplayNameInvalid); ok {
 		if n := runes(s); n > MaxDisplayName {
 			d.add("display_name", CodeDisplayNameInvalid, "must be at most %d characters long, got %d", MaxDisplayName, n)
+		} else if err := names.Check(s); s != "" && err != nil {
+			d.add("display_name", CodeDisplayNameInvalid, "%v", err)
 		}
 		m.DisplayName = s
 	}
 	if s, ok := d.str("project", CodeProjectInvalid); ok {
 		if n := runes(s); n > MaxProject {
 			d.add("project", CodeProjectInvalid, "must be at most %d characters long, got %d", MaxProject, n)
-		} else if hasControl(s) {
-			d.add("project", CodeProjectInvalid, "must not contain control characters")
+		} else if err := names.Check(s); s != "" && err != nil {
+			d.add("project", CodeProjectInvalid, "%v", err)
 		}
 		m.Project = &s
 	}

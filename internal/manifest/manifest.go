@@ -9,7 +9,6 @@ package manifest
 import (
 	"encoding/json"
 	"sort"
-	"strings"
 )
 
 // Version is the only supported manifest_version.
@@ -192,9 +191,4 @@ func pingNameOK(s string) bool {
 		}
 	}
 	return true
-}
-
-// hasControl reports whether s contains a control character.
-func hasControl(s string) bool {
-	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) })
 }

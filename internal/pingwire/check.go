@@ -50,6 +50,9 @@ func CheckFields(ev *raftv1.Event) error {
 	case utf8.RuneCountInString(ev.GetEventId()) > MaxEventID:
 		return InvalidField("event_id")
 	}
+	if err := checkProject(ev.GetProject()); err != nil {
+		return err
+	}
 	ev.Message = CutUTF8(ev.GetMessage(), MaxMessageBytes)
 	return nil
 }

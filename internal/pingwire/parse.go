@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/names"
 )
 
 // The bounds of an event's fields (api.md 2.1, decisions.md 3). Lengths
@@ -217,6 +218,9 @@ func buildEvent(f fields) (*raftv1.Event, error) {
 	if ev.Project, err = boundedStr(f, "project", MaxProject, false); err != nil {
 		return nil, err
 	}
+	if err := checkProject(ev.Project); err != nil {
+		return nil, err
+	}
 	if ev.Message, err = f.str("message"); err != nil {
 		return nil, err
 	}
@@ -234,6 +238,18 @@ func buildEvent(f fields) (*raftv1.Event, error) {
 		return nil, err
 	}
 	return ev, nil
+}
+
+// checkProject refuses a project the panel cannot show as a name
+// (internal/names); "" is none.
+func checkProject(p string) error {
+	if p == "" {
+		return nil
+	}
+	if err := names.Check(p); err != nil {
+		return InvalidFieldWhy("project", err.Error())
+	}
+	return nil
 }
 
 // boundedStr reads a string field of at most max characters.

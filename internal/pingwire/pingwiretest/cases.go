@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/names"
 )
 
 // Case is one request and the answer it must get.
@@ -110,6 +111,10 @@ func PostCases() []Case {
 		{Name: "project 100", Body: ping(`,"project":"` + s(100) + `"`)},
 		{Name: "project 101", Body: ping(`,"project":"` + s(101) + `"`), Err: "invalid field: project"},
 		{Name: "project array", Body: ping(`,"project":["a"]`), Err: "invalid field: project"},
+		{Name: "project with ESC", Body: ping(`,"project":"ops\u001b[2J"`), Err: "invalid field: project: " + names.ErrControl.Error()},
+		{Name: "project with an RTL override", Body: ping(`,"project":"ops\u202e"`), Err: "invalid field: project: " + names.ErrBidi.Error()},
+		{Name: "project of zero-width characters", Body: ping(`,"project":"\u200b\u2060"`), Err: "invalid field: project: " + names.ErrBlank.Error()},
+		{Name: "project in any script", Body: ping(`,"project":"équipe チーム"`)},
 		{Name: "project empty is absent", Body: ping(`,"project":""`),
 			Want: &raftv1.Event{EventType: "ping", Monitor: "backup", Status: "run"}},
 		// message
@@ -183,6 +188,8 @@ func GetCases() []Case {
 		{Name: "host 256", Path: "/ping/backup?status=run&host=" + s(256), Err: "invalid field: host"},
 		{Name: "project 101", Path: "/ping/backup?status=run&project=" + s(101), Err: "invalid field: project"},
 		{Name: "project 100", Path: "/ping/backup?status=run&project=" + s(100)},
+		{Name: "project with ESC", Path: "/ping/backup?status=run&project=ops%1B", Err: "invalid field: project: " + names.ErrControl.Error()},
+		{Name: "project with an RTL isolate", Path: "/ping/backup?status=run&project=%E2%81%A7ops", Err: "invalid field: project: " + names.ErrBidi.Error()},
 		{Name: "series 65", Path: "/ping/backup?status=run&series=" + s(65), Err: "invalid field: series"},
 		{Name: "event_id 129", Path: "/ping/backup?status=run&event_id=" + s(129), Err: "invalid field: event_id"},
 		{Name: "Idempotency-Key conflict", Path: "/ping/backup?status=run&event_id=a", Idem: "b", Err: "invalid field: event_id"},
