@@ -37,9 +37,10 @@ type Checks interface {
 	Changed() <-chan struct{}
 }
 
-// Owner says whether this agent runs a check (*region.Pool).
+// Owner says whether this agent runs a check, which the agents of tokens
+// may run (*region.Pool).
 type Owner interface {
-	Owns(checkID string) bool
+	Owns(checkID string, tokens []string) bool
 }
 
 // Sink takes the verdicts (the agent's buffer).
@@ -174,7 +175,7 @@ func (r *Runner) Run(ctx context.Context) {
 			case now.Sub(slot) > r.o.MaxLate:
 				r.skipped.Add(1) // missed: the next slot runs
 				e.next = e.sched.NextFor(e.c.GetId(), now)
-			case !r.o.Owner.Owns(e.c.GetId()):
+			case !r.o.Owner.Owns(e.c.GetId(), e.c.GetTokens()):
 				r.notOwned.Add(1)
 			case e.running:
 				r.skipped.Add(1)

@@ -67,7 +67,7 @@ func (c *clock) Advance(d time.Duration) {
 // owner is a switchable ownership.
 type owner struct{ no atomic.Bool }
 
-func (o *owner) Owns(string) bool { return !o.no.Load() }
+func (o *owner) Owns(string, []string) bool { return !o.no.Load() }
 
 // target is an HTTP endpoint that answers the statuses of script in turn
 // (then the last one), counting requests.
