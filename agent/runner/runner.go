@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/protobuf/proto"
 
 	"lookout/internal/checkrun"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
@@ -237,6 +238,10 @@ func (r *Runner) sync(entries map[string]*entry, h *entryHeap, checks []*agentv1
 		if e != nil && !e.gone && e.c.GetVersion() == c.GetVersion() {
 			continue
 		}
+		if e != nil && !e.gone && sameRun(e.c, c) {
+			e.c = c // only who may run it changed (its tokens): the next slot asks again
+			continue
+		}
 		sc, err := schedule.Parse(c.GetSchedule())
 		if err != nil {
 			r.o.Logger.Error("a check has a schedule the agent cannot parse; not running it", "check", id, "schedule", c.GetSchedule(), "error", err)
@@ -268,6 +273,15 @@ func (r *Runner) sync(entries map[string]*entry, h *entryHeap, checks []*agentv1
 			r.remove(entries, h, e)
 		}
 	}
+}
+
+// sameRun tells whether a and b run alike: they differ at most in the
+// tokens whose agents may run them, a change of the region's agents
+// rather than of the check.
+func sameRun(a, b *agentv1.Check) bool {
+	x, y := proto.Clone(a).(*agentv1.Check), proto.Clone(b).(*agentv1.Check)
+	x.Version, x.Tokens, y.Version, y.Tokens = 0, nil, 0, nil
+	return proto.Equal(x, y)
 }
 
 func (r *Runner) remove(entries map[string]*entry, h *entryHeap, e *entry) {
