@@ -9,7 +9,10 @@
 // the agent token as "Authorization: Bearer at_...": a missing, unknown or
 // revoked token is answered UNAUTHENTICATED. The token names the agent's
 // region; the control plane stamps that region on everything the agent
-// sends, whatever the agent says.
+// sends, whatever the agent says. A token may also name the accounts it
+// serves: its agents are assigned only those accounts' checks and ingest
+// keys, and any event or execution they send for another account is
+// refused.
 
 package agentv1
 
@@ -528,7 +531,7 @@ type ReportExecutionsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Agent *AgentIdentity         `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
 	// executions are stamped with the token's region and the agent's name
-	// by the control plane.
+	// and id by the control plane.
 	Executions    []*v1.Execution `protobuf:"bytes,2,rep,name=executions,proto3" json:"executions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -624,7 +627,8 @@ func (x *ReportExecutionsResponse) GetResults() []*ExecutionResult {
 }
 
 // ExecutionResult says whether an execution was stored. A refused one
-// (its check is gone, or not of the agent's region) is not sent again.
+// (its check is gone, not of the agent's region, or of an account the
+// token does not serve) is not sent again.
 type ExecutionResult struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Stored bool                   `protobuf:"varint,1,opt,name=stored,proto3" json:"stored,omitempty"`
