@@ -26,10 +26,7 @@
 package region
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"hash/fnv"
 	"net"
 	"slices"
 	"strconv"
@@ -181,161 +178,8 @@ func New(o Options) (*Pool, error) {
 			p.Kill()
 			return nil, err
 		}
-		return p, nil
 	}
 	return p, nil
-}
-
-// SetKey gives the pool the region's gossip key and this agent's token
-// id, as the control plane's stream names them. The first key starts the
-// gossip (and the joins); a new key becomes the one the pool sends with,
-// the previous one still opening what others send until they have the new
-// one too (the cluster secret was changed). A new token id is gossiped to
-// the others. A region of one only records the token id.
-func (p *Pool) SetKey(key []byte, tokenID string) error {
-	if len(key) == 0 {
-		return errors.New("region: the gossip key is empty")
-	}
-	p.startMu.Lock()
-	defer p.startMu.Unlock()
-	if p.stopped {
-		return nil
-	}
-	tokenChanged := p.setToken(tokenID)
-	if p.nt == nil {
-		return nil
-	}
-	if p.ml == nil {
-		return p.start(key)
-	}
-	if !bytes.Equal(p.keyring.GetPrimaryKey(), key) {
-		if err := p.rotate(key); err != nil {
-			return err
-		}
-		p.o.Logger.Info("the region's gossip key changed; gossiping with the new one")
-	}
-	if tokenChanged {
-		if err := p.ml.UpdateNode(2 * time.Second); err != nil {
-			p.o.Logger.Warn("telling the region of this agent's new token", "error", err)
-		}
-	}
-	return nil
-}
-
-// State returns GossipOff, GossipWaitingForKey or GossipOn.
-func (p *Pool) State() string {
-	switch {
-	case p.nt == nil:
-		return GossipOff
-	case !p.gossiping.Load():
-		return GossipWaitingForKey
-	}
-	return GossipOn
-}
-
-// setToken records this agent's token id; it reports whether it changed
-// (startMu held).
-func (p *Pool) setToken(tokenID string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if tokenID == "" || tokenID == p.token {
-		return false
-	}
-	p.token = tokenID
-	self := p.live[p.o.ID]
-	self.TokenID = tokenID
-	p.live[p.o.ID] = self
-	p.members = sortedMembers(p.live)
-	return true
-}
-
-// start stops the draining and starts memberlist with key (startMu held).
-func (p *Pool) start(key []byte) error {
-	keyring, err := memberlist.NewKeyring(nil, key)
-	if err != nil {
-		return fmt.Errorf("region: the gossip key: %w", err)
-	}
-	p.stopDrain()
-	host, _, _ := net.SplitHostPort(p.o.GossipAddr)
-	c := Tuned()
-	c.Name = p.o.ID
-	c.BindAddr, c.BindPort = host, p.nt.GetAutoBindPort()
-	if c.BindAddr == "" {
-		c.BindAddr = "0.0.0.0"
-	}
-	c.AdvertisePort = c.BindPort
-	if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() {
-		c.AdvertiseAddr = host
-	}
-	c.Transport = p.nt
-	c.Keyring = keyring
-	c.Logger = p.o.Logger.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true})
-	c.Delegate = meta{p}
-	c.Events = &events{p: p}
-	if p.o.Config != nil {
-		p.o.Config(c)
-	}
-	ml, err := memberlist.Create(c)
-	if err != nil {
-		p.startDrain()
-		return fmt.Errorf("gossip on %s: %w", p.o.GossipAddr, err)
-	}
-	p.ml, p.keyring = ml, keyring
-	p.gossiping.Store(true)
-	p.o.Logger.Info("gossiping with the region's key", "addr", p.Addr())
-	if len(p.o.Join) > 0 {
-		// Joining may wait on addresses that do not answer: not here.
-		p.wg.Go(func() {
-			p.join()
-			p.rejoin()
-		})
-	}
-	return nil
-}
-
-// rotate makes key the one the pool sends with, keeping only the previous
-// one beside it (startMu held).
-func (p *Pool) rotate(key []byte) error {
-	prev := p.keyring.GetPrimaryKey()
-	if err := p.keyring.AddKey(key); err != nil {
-		return fmt.Errorf("region: the gossip key: %w", err)
-	}
-	if err := p.keyring.UseKey(key); err != nil {
-		return fmt.Errorf("region: the gossip key: %w", err)
-	}
-	for _, k := range p.keyring.GetKeys() {
-		if !bytes.Equal(k, key) && !bytes.Equal(k, prev) {
-			if err := p.keyring.RemoveKey(k); err != nil {
-				return fmt.Errorf("region: drop an old gossip key: %w", err)
-			}
-		}
-	}
-	return nil
-}
-
-// startDrain drops what reaches the gossip address until stopDrain
-// (startMu held, or before the pool is shared).
-func (p *Pool) startDrain() {
-	stop, end := make(chan struct{}), make(chan struct{})
-	p.drained, p.drainEnd = stop, end
-	go func() {
-		defer close(end)
-		for {
-			select {
-			case <-stop:
-				return
-			case <-p.nt.PacketCh():
-			case conn := <-p.nt.StreamCh():
-				conn.Close()
-			}
-		}
-	}()
-}
-
-// stopDrain stops the draining and waits for it (startMu held).
-func (p *Pool) stopDrain() {
-	close(p.drained)
-	<-p.drainEnd
 }
 
 // Addr returns the gossip address others join ("" for a region of one):
@@ -368,53 +212,6 @@ func (p *Pool) MemberIDs() []string {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	return ids(p.members)
-}
-
-// Owner returns the id of the live member that runs check checkID,
-// among the members of tokens (empty: every member).
-func (p *Pool) Owner(checkID string, tokens []string) string {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	return Owner(checkID, tokens, p.members)
-}
-
-// Owns reports whether this agent runs check checkID, served by tokens.
-func (p *Pool) Owns(checkID string, tokens []string) bool {
-	return p.Owner(checkID, tokens) == p.o.ID
-}
-
-// Owner returns the id of the member of members that wins the rendezvous
-// hash of checkID among those whose TokenID is in tokens (every member
-// when tokens is empty: assignments kept from before checks named their
-// tokens), "" when there is none.
-func Owner(checkID string, tokens []string, members []Member) string {
-	best, bestW := "", uint64(0)
-	for _, m := range members {
-		if len(tokens) > 0 && !slices.Contains(tokens, m.TokenID) {
-			continue
-		}
-		if w := weight(checkID, m.ID); best == "" || w > bestW || w == bestW && m.ID < best {
-			best, bestW = m.ID, w
-		}
-	}
-	return best
-}
-
-// weight is the rendezvous weight of (check, member): FNV-1a of both,
-// separated by a zero byte, through a 64-bit finalizer (splitmix64) so
-// ids that differ in one character spread evenly.
-func weight(checkID, memberID string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(checkID))
-	h.Write([]byte{0})
-	h.Write([]byte(memberID))
-	x := h.Sum64()
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
 }
 
 // update records a join, update (alive) or leave (gone) of a member.
@@ -460,67 +257,6 @@ func ids(ms []Member) []string {
 	}
 	return out
 }
-
-// join tries the join addresses once.
-func (p *Pool) join() {
-	n, err := p.ml.Join(p.o.Join)
-	if err != nil && n == 0 {
-		p.o.Logger.Warn("no agent of the region answered; running alone for now and trying again", "join", p.o.Join, "error", err)
-		return
-	}
-	p.o.Logger.Info("joined the region's agents", "contacted", n, "members", p.ml.NumMembers())
-}
-
-// rejoin tries to join again while this agent is alone.
-func (p *Pool) rejoin() {
-	t := time.NewTicker(p.o.RejoinInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-t.C:
-			if p.ml.NumMembers() <= 1 {
-				p.join()
-			}
-		}
-	}
-}
-
-// Close leaves the region (the others take this agent's checks at once)
-// and stops gossiping.
-func (p *Pool) Close() error {
-	return p.shutdown(true)
-}
-
-func (p *Pool) shutdown(leave bool) error {
-	if p.nt == nil {
-		return nil
-	}
-	var err error
-	p.once.Do(func() {
-		p.startMu.Lock()
-		defer p.startMu.Unlock()
-		p.stopped = true
-		close(p.stop)
-		p.wg.Wait()
-		if p.ml == nil {
-			p.stopDrain()
-			err = p.nt.Shutdown()
-			return
-		}
-		if leave {
-			if err := p.ml.Leave(2 * time.Second); err != nil {
-				p.o.Logger.Warn("leaving the region", "error", err)
-			}
-		}
-		err = p.ml.Shutdown()
-	})
-	return err
-}
-
-// Kill stops gossiping without leaving, as a crash would (tests).
-func (p *Pool) Kill() error { return p.shutdown(false) }
 
 // events keeps the member list current.
 type events struct{ p *Pool }
