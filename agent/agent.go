@@ -7,7 +7,9 @@
 //   - assign: the assignments (checks, ingest keys), kept on disk, and the
 //     watcher of the control plane's stream;
 //   - region: the memberlist pool of the region's agents, and which of
-//     them runs each check;
+//     them runs each check; it gossips only with the region's key, which
+//     the watcher hands it from the stream (and the composition root from
+//     the assignments on disk);
 //   - runner: the checks on their schedules, verdicts into the buffer;
 //   - forward: the buffer drained to the control plane, and heartbeats.
 //
@@ -88,7 +90,7 @@ func New(o Options) *Agent {
 		met = newMetrics(o.Registry, a)
 	}
 	a.watcher = assign.NewWatcher(assign.WatcherOptions{
-		Link: o.Link, Store: o.Store, Region: o.Region, Backoff: o.Backoff, Revoked: o.Revoked, Logger: o.Logger.Named("assign"),
+		Link: o.Link, Store: o.Store, Gossip: o.Pool, Region: o.Region, Backoff: o.Backoff, Revoked: o.Revoked, Logger: o.Logger.Named("assign"),
 	})
 	ro := runner.Options{
 		Checks: o.Store, Owner: o.Pool, Sink: o.Buffer, Agent: o.Name, Version: o.Version,
@@ -118,8 +120,18 @@ func (a *Agent) Forwarder() *forward.Forwarder { return a.fwd }
 func (a *Agent) Runner() *runner.Runner { return a.runner }
 
 // Run runs the watcher, the runner and the forwarder until ctx ends
-// (nil) or the control plane names another region than --region.
+// (nil) or the control plane names another region than --region. The
+// pool gossips at once with the region's key from the last assignments;
+// an agent that never received one gossips once the stream gives it.
 func (a *Agent) Run(ctx context.Context) error {
+	if key, token := a.o.Store.GossipKey(); len(key) > 0 {
+		if err := a.o.Pool.SetKey(key, token); err != nil {
+			a.o.Logger.Error("the region's gossip key in the last assignments cannot be used", "error", err)
+		}
+	}
+	if a.o.Pool.State() == region.GossipWaitingForKey {
+		a.o.Logger.Warn("this agent has not received its region's gossip key yet: it neither gossips nor meets the region's other agents until it reaches the control plane")
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.watcher.Run(gctx) })
 	g.Go(func() error { a.runner.Run(gctx); return nil })

@@ -22,6 +22,7 @@ import (
 
 type parts struct {
 	a     *agent.Agent
+	pool  *region.Pool
 	store *assign.Store
 	buf   *agenttest.Buffer
 	link  *link.Client
@@ -30,8 +31,15 @@ type parts struct {
 }
 
 // startAgent composes an agent of region eu-1 on dir, as `lookout agent`
-// does, with the in-memory buffer.
+// does, with the in-memory buffer, and no gossip address.
 func startAgent(t *testing.T, dir string, urls ...string) *parts {
+	t.Helper()
+	return startGossiping(t, dir, region.Options{}, urls...)
+}
+
+// startGossiping is startAgent with the pool's gossip address and joins
+// of ro.
+func startGossiping(t *testing.T, dir string, ro region.Options, urls ...string) *parts {
 	t.Helper()
 	id, err := agent.LoadID(dir)
 	if err != nil {
@@ -46,11 +54,12 @@ func startAgent(t *testing.T, dir string, urls ...string) *parts {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := region.New(region.Options{ID: id, Name: "edge-1"})
+	ro.ID, ro.Name = id, "edge-1"
+	pool, err := region.New(ro)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &parts{store: st, buf: agenttest.NewBuffer(), link: l, reg: prometheus.NewRegistry()}
+	p := &parts{store: st, pool: pool, buf: agenttest.NewBuffer(), link: l, reg: prometheus.NewRegistry()}
 	p.a = agent.New(agent.Options{
 		Name: "edge-1", Version: "test", Region: "eu-1", Link: l, Store: st, Pool: pool, Buffer: p.buf, Registry: p.reg,
 		RetryDelays: []time.Duration{10 * time.Millisecond}, HeartbeatEvery: 50 * time.Millisecond, ForwardPoll: 10 * time.Millisecond,

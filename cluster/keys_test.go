@@ -82,3 +82,30 @@ func TestPanelKeyIsItsOwnSubkey(t *testing.T) {
 		t.Fatal("empty secret accepted")
 	}
 }
+
+// TestRegionGossipKeys: each region's key is a 32-byte subkey of its own,
+// the same on every node (deterministic), independent of the cluster's
+// keys and of other regions', and another secret gives another key.
+func TestRegionGossipKeys(t *testing.T) {
+	token := []byte("adm_the-operator-token")
+	k, _ := deriveKeys(token)
+	panel, _ := PanelKey(token)
+	eu, err := RegionGossipKey(token, "eu-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	us, _ := RegionGossipKey(token, "us-1")
+	other, _ := RegionGossipKey([]byte("adm_another-token"), "eu-1")
+	if len(eu) != 32 || bytes.Equal(eu, us) || bytes.Equal(eu, k.gossip) || bytes.Equal(eu, k.rpc) || bytes.Equal(eu, panel) || bytes.Equal(eu, other) {
+		t.Fatalf("region key %x is not an independent 32-byte subkey", eu)
+	}
+	if again, _ := RegionGossipKey(token, "eu-1"); !bytes.Equal(again, eu) {
+		t.Fatal("not deterministic: control nodes would hand a region different keys")
+	}
+	if _, err := RegionGossipKey(nil, "eu-1"); err == nil {
+		t.Fatal("empty secret accepted")
+	}
+	if _, err := RegionGossipKey(token, ""); err == nil {
+		t.Fatal("empty region accepted")
+	}
+}

@@ -49,6 +49,16 @@ type ControlPlane struct {
 	calls     map[string]int
 	changed   chan struct{} // closed and replaced on every change
 	clientCN  string
+	gossipKey []byte // sent with the first message, as tokenID
+	tokenID   string
+}
+
+// SetGossip makes the first message of every stream from now on carry the
+// region's gossip key and the token's id.
+func (cp *ControlPlane) SetGossip(key []byte, tokenID string) {
+	cp.mu.Lock()
+	cp.gossipKey, cp.tokenID = key, tokenID
+	cp.mu.Unlock()
 }
 
 // ClientCertCN is the common name of the last client certificate seen.
@@ -308,7 +318,7 @@ func (cp *ControlPlane) Assignments(ctx context.Context, req *connect.Request[ag
 			}
 		}
 		if first {
-			m.Synced, m.Region = true, cp.Region
+			m.Synced, m.Region, m.GossipKey, m.TokenId = true, cp.Region, cp.gossipKey, cp.tokenID
 		}
 		changed := cp.changed
 		revoked := cp.revoked

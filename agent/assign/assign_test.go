@@ -280,3 +280,49 @@ func TestStoreIgnoresKeepalive(t *testing.T) {
 		t.Fatal("an identical check counted as a change")
 	}
 }
+
+// gossip records the keys a watcher hands on.
+type gossip struct {
+	keys   chan []byte
+	tokens chan string
+}
+
+func (g gossip) SetKey(key []byte, tokenID string) error {
+	g.keys <- key
+	g.tokens <- tokenID
+	return nil
+}
+
+// TestGossipKeyKept: the region's gossip key and the token's id of the
+// stream are handed to the pool and kept on disk with the assignments, so
+// an agent restarted while cut off still has them.
+func TestGossipKeyKept(t *testing.T) {
+	dir := t.TempDir()
+	cp := agenttest.NewControlPlane(t, "eu-1", "at_ok")
+	k := []byte("0123456789abcdef0123456789abcdef")
+	cp.SetGossip(k, "tok-1")
+	st, err := assign.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key, tok := st.GossipKey(); key != nil || tok != "" {
+		t.Fatalf("a new store holds key %x token %q", key, tok)
+	}
+	g := gossip{keys: make(chan []byte, 10), tokens: make(chan string, 10)}
+	watch(t, assign.WatcherOptions{Link: newLink(t, cp.URL()), Store: st, Gossip: g})
+	select {
+	case got := <-g.keys:
+		if string(got) != string(k) || <-g.tokens != "tok-1" {
+			t.Fatalf("the pool was given key %x", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pool got no key")
+	}
+	again, err := assign.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key, tok := again.GossipKey(); string(key) != string(k) || tok != "tok-1" {
+		t.Fatalf("reopened: key %x token %q", key, tok)
+	}
+}

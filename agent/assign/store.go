@@ -1,6 +1,6 @@
 // Package assign keeps the agent's assignments: the checks of its region
 // and the ingest keys it may accept pings with, as the control plane's
-// stream last gave them. The set is kept on disk (one file, replaced
+// stream last gave them, with the region's gossip key and the token's id. The set is kept on disk (one file, replaced
 // atomically after every change), so an agent restarted while cut off
 // keeps probing and accepting pings with its last keys. Watcher follows
 // the stream.
@@ -32,13 +32,15 @@ const FileName = "assignments.pb"
 type Store struct {
 	path string
 
-	mu      sync.RWMutex
-	region  string
-	checks  map[string]*agentv1.Check
-	keys    map[string]*agentv1.IngestKey // by id
-	byHash  map[string]*agentv1.IngestKey
-	savedMs int64 // server clock of the last applied change
-	changed chan struct{}
+	mu        sync.RWMutex
+	region    string
+	gossipKey []byte
+	tokenID   string
+	checks    map[string]*agentv1.Check
+	keys      map[string]*agentv1.IngestKey // by id
+	byHash    map[string]*agentv1.IngestKey
+	savedMs   int64 // server clock of the last applied change
+	changed   chan struct{}
 }
 
 // Open reads the assignments file of dir (an empty set when there is
@@ -64,6 +66,7 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("decode the last assignments in %s: %w", s.path, err)
 	}
 	s.region, s.savedMs = saved.GetRegion(), saved.GetServerUnixMs()
+	s.gossipKey, s.tokenID = saved.GetGossipKey(), saved.GetTokenId()
 	for _, c := range saved.GetChecks() {
 		s.checks[c.GetId()] = c
 	}
@@ -79,6 +82,15 @@ func (s *Store) Region() string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.region
+}
+
+// GossipKey returns the region's gossip key and the id of the agent's
+// token, as the control plane last named them (nil and "" before the
+// first stream ever).
+func (s *Store) GossipKey() (key []byte, tokenID string) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.gossipKey, s.tokenID
 }
 
 // Checks returns the assigned checks, by id. The messages are shared:
@@ -135,6 +147,12 @@ func (s *Store) Apply(m *agentv1.AssignmentsResponse) (changed bool, err error) 
 	if r := m.GetRegion(); r != "" && r != s.region {
 		s.region, changed = r, true
 	}
+	if k := m.GetGossipKey(); len(k) > 0 && !bytes.Equal(k, s.gossipKey) {
+		s.gossipKey, changed = k, true
+	}
+	if t := m.GetTokenId(); t != "" && t != s.tokenID {
+		s.tokenID, changed = t, true
+	}
 	for _, c := range m.GetChecks() {
 		if old := s.checks[c.GetId()]; old == nil || !proto.Equal(old, c) {
 			s.checks[c.GetId()], changed = c, true
@@ -181,7 +199,7 @@ func (s *Store) Apply(m *agentv1.AssignmentsResponse) (changed bool, err error) 
 
 // snapshot is the whole set as the file stores it (mu held).
 func (s *Store) snapshot() *agentv1.AssignmentsResponse {
-	out := &agentv1.AssignmentsResponse{Region: s.region, Synced: true, ServerUnixMs: s.savedMs}
+	out := &agentv1.AssignmentsResponse{Region: s.region, Synced: true, ServerUnixMs: s.savedMs, GossipKey: s.gossipKey, TokenId: s.tokenID}
 	for _, c := range s.checks {
 		out.Checks = append(out.Checks, c)
 	}

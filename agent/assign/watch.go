@@ -27,10 +27,18 @@ type Opener interface {
 	Lost(err error)
 }
 
+// Gossip is told the region's gossip key and the agent's token id each
+// time the stream names them (*region.Pool).
+type Gossip interface {
+	SetKey(key []byte, tokenID string) error
+}
+
 // WatcherOptions configures a Watcher.
 type WatcherOptions struct {
 	Link  Opener
 	Store *Store
+	// Gossip, if set, gets the gossip key of every stream.
+	Gossip Gossip
 	// Region is the agent's --region; a stream naming another region is
 	// an error that stops Run ("" accepts any).
 	Region string
@@ -113,6 +121,11 @@ func (w *Watcher) once(ctx context.Context) (synced bool, err error) {
 		}
 		if _, err := w.o.Store.Apply(m); err != nil {
 			w.o.Logger.Error("the assignments could not be saved; they apply in memory and are saved with the next change", "error", err)
+		}
+		if k := m.GetGossipKey(); len(k) > 0 && w.o.Gossip != nil {
+			if err := w.o.Gossip.SetKey(k, m.GetTokenId()); err != nil {
+				w.o.Logger.Error("the region's gossip key from the control plane cannot be used", "error", err)
+			}
 		}
 		if m.GetSynced() && !synced {
 			synced = true

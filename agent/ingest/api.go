@@ -61,6 +61,17 @@ type Link struct {
 	LastContactUnixMs int64 `json:"last_contact_unix_ms,omitempty"`
 }
 
+// Gossip is the agent's region pool, as /health shows it.
+type Gossip struct {
+	// State is off (no --gossip-addr: a region of one), waiting_for_key
+	// (the agent never received its region's gossip key from the control
+	// plane, so it does not gossip yet) or on.
+	State string `json:"state"`
+	// Members counts the region's live agents this agent sees, itself
+	// included.
+	Members int `json:"members"`
+}
+
 // Options configures the local Ingest API.
 type Options struct {
 	// Keys are the ingest keys the agent accepts (required).
@@ -73,6 +84,8 @@ type Options struct {
 	Stats func() buffer.Stats
 	// Link reports the link for /health; nil: not shown.
 	Link func() Link
+	// Gossip reports the region pool for /health; nil: not shown.
+	Gossip func() Gossip
 	// Logger defaults to a null logger.
 	Logger hclog.Logger
 	// Now defaults to time.Now.
@@ -94,6 +107,7 @@ type API struct {
 	quotas    Quotas
 	stats     func() buffer.Stats
 	link      func() Link
+	gossip    func() Gossip
 	log       hclog.Logger
 	now       func() time.Time
 	retention time.Duration
@@ -103,7 +117,7 @@ type API struct {
 
 // New makes the local Ingest API.
 func New(o Options) *API {
-	a := &API{keys: o.Keys, sink: o.Sink, quotas: o.Quotas, stats: o.Stats, link: o.Link,
+	a := &API{keys: o.Keys, sink: o.Sink, quotas: o.Quotas, stats: o.Stats, link: o.Link, gossip: o.Gossip,
 		log: o.Logger, now: o.Now, retention: o.RetentionAge}
 	if a.log == nil {
 		a.log = hclog.NewNullLogger()
@@ -150,6 +164,7 @@ func (a *API) handleOther(w http.ResponseWriter, r *http.Request) {
 type health struct {
 	Status string       `json:"status"`
 	Link   *Link        `json:"link,omitempty"`
+	Gossip *Gossip      `json:"gossip,omitempty"`
 	Buffer *bufferState `json:"buffer,omitempty"`
 }
 
@@ -164,13 +179,18 @@ type bufferState struct {
 	RefusedEvents  uint64 `json:"refused_events"`
 }
 
-// handleHealth answers 200 with the link and the buffer: the agent accepts
+// handleHealth answers 200 with the link, the region pool and the
+// buffer: the agent accepts
 // pings whether or not it reaches the control plane. It needs no key.
 func (a *API) handleHealth(w http.ResponseWriter, r *http.Request) {
 	h := health{Status: "ok"}
 	if a.link != nil {
 		l := a.link()
 		h.Link = &l
+	}
+	if a.gossip != nil {
+		g := a.gossip()
+		h.Gossip = &g
 	}
 	if a.stats != nil {
 		s := a.stats()

@@ -72,6 +72,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	api := New(Options{
 		Keys: e.keys, Sink: sink, Quotas: o.quotas, Stats: buf.Stats, RetentionAge: o.retention,
 		Link:       func() Link { return Link{Connected: false, Control: "http://cp:8080", Region: "eu"} },
+		Gossip:     func() Gossip { return Gossip{State: "waiting_for_key", Members: 1} },
 		Now:        e.now,
 		Registerer: e.reg,
 	})

@@ -303,7 +303,7 @@ func TestHealth(t *testing.T) {
 		t.Fatalf("health %d", r.status)
 	}
 	s := e.buf.Stats()
-	want := fmt.Sprintf(`{"status":"ok","link":{"connected":false,"control":"http://cp:8080","region":"eu"},`+
+	want := fmt.Sprintf(`{"status":"ok","link":{"connected":false,"control":"http://cp:8080","region":"eu"},"gossip":{"state":"waiting_for_key","members":1},`+
 		`"buffer":{"events":1,"results":0,"bytes":%d,"max_bytes":%d,"oldest_unix_ms":%d,"dropped_results":0,"refused_events":0}}`,
 		s.Bytes, s.MaxBytes, e.now().UnixMilli())
 	r.want(t, 200, want)

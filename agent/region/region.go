@@ -7,18 +7,32 @@
 // memberlist declares it dead within seconds (the timings of Tuned) and
 // its checks go to the members that win next; the others keep theirs.
 //
+// The pool only gossips with the region's key, which the control plane
+// derives for the region and hands out with the assignments (kept on
+// disk with them): memberlist encrypts and authenticates every message
+// with it (AES-GCM), so a process without a valid agent token of the
+// region cannot join the pool or take its checks. An agent that has never
+// received the key binds its gossip address but neither gossips nor
+// answers until SetKey gives it one: it is a region of one meanwhile.
+//
+// Tokens of different accounts may serve one region: it stays one pool.
+// Each member gossips its token's id with its name, and each check names
+// the tokens that serve its account (agentv1.Check.tokens): the
+// rendezvous hash of a check runs over the live members of those tokens
+// only, so a check never lands on an agent that was not handed it.
+//
 // An agent without a gossip address is a region of one: it owns every
 // check.
 package region
 
 import (
 	"fmt"
-	"hash/fnv"
 	"net"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -29,8 +43,9 @@ import (
 type Member struct {
 	// ID is the agent's random id (its memberlist name).
 	ID string
-	// Name is the agent's --name (its memberlist meta).
-	Name string
+	// Name is the agent's --name, and TokenID the id of its agent token
+	// (both in its memberlist meta).
+	Name, TokenID string
 	// Addr is its gossip address.
 	Addr string
 }
@@ -45,9 +60,14 @@ type Options struct {
 	// Join are gossip addresses of other agents of the region. Joining is
 	// retried in the background while the agent is alone.
 	Join []string
-	// SecretKey, if set (16, 24 or 32 bytes), encrypts and authenticates
-	// the gossip (AES-GCM): only agents with the same key meet.
+	// SecretKey is the region's gossip key (16, 24 or 32 bytes) when it is
+	// known at start (from the last assignments on disk): it encrypts and
+	// authenticates the gossip (AES-GCM), and only agents with the same
+	// key meet. Without it the pool waits for SetKey.
 	SecretKey []byte
+	// TokenID is the id of the agent's token as the last assignments named
+	// it ("" before the first); SetKey updates it.
+	TokenID string
 	// RejoinInterval is the wait between join attempts while alone
 	// (default 10 s).
 	RejoinInterval time.Duration
@@ -64,15 +84,38 @@ type Options struct {
 // Pool is this agent's view of its region.
 type Pool struct {
 	o    Options
-	ml   *memberlist.Memberlist
+	nt   *memberlist.NetTransport // nil for a region of one
 	stop chan struct{}
 	wg   sync.WaitGroup
 	once sync.Once // stops once, by Close or Kill
 
+	// startMu orders SetKey and shutdown; ml and keyring are set once
+	// under it (and read under it, or after ml is known to be set).
+	startMu  sync.Mutex
+	ml       *memberlist.Memberlist
+	keyring  *memberlist.Keyring
+	drained  chan struct{} // closed to stop draining the transport before memberlist starts
+	drainEnd chan struct{} // closed when the draining has stopped
+	stopped  bool
+
+	gossiping atomic.Bool // memberlist runs
+
 	mu      sync.RWMutex
+	token   string            // this agent's token id, as gossiped
 	live    map[string]Member // by ID, from memberlist's events
 	members []Member          // the same, sorted by ID
 }
+
+// The gossip states of a pool (State).
+const (
+	// GossipOff: no gossip address, a region of one.
+	GossipOff = "off"
+	// GossipWaitingForKey: the agent has never received the region's key
+	// from the control plane; it does not gossip yet.
+	GossipWaitingForKey = "waiting_for_key"
+	// GossipOn: gossiping with the region's key.
+	GossipOn = "on"
+)
 
 // Tuned returns the memberlist config of the agents: the LAN defaults
 // (a probe every second, a 500 ms probe timeout) with a short suspicion
@@ -90,9 +133,11 @@ func Tuned() *memberlist.Config {
 	return c
 }
 
-// New starts the pool (memberlist, when a gossip address is given) and
-// tries to join once; it does not fail when nobody answers (the others
-// may start later).
+// New binds the pool's gossip address (when one is given, so that a taken
+// port fails at once) and, when the region's key is known, starts
+// gossiping and joining (in the background, again and again while the
+// agent is alone: the others may start later). Without the key it waits
+// for SetKey.
 func New(o Options) (*Pool, error) {
 	if o.ID == "" {
 		return nil, fmt.Errorf("region: the agent id is empty")
@@ -103,7 +148,8 @@ func New(o Options) (*Pool, error) {
 	if o.RejoinInterval <= 0 {
 		o.RejoinInterval = 10 * time.Second
 	}
-	p := &Pool{o: o, stop: make(chan struct{}), live: map[string]Member{o.ID: {ID: o.ID, Name: o.Name}}, members: []Member{{ID: o.ID, Name: o.Name}}}
+	self := Member{ID: o.ID, Name: o.Name, TokenID: o.TokenID}
+	p := &Pool{o: o, stop: make(chan struct{}), token: o.TokenID, live: map[string]Member{o.ID: self}, members: []Member{self}}
 	if o.GossipAddr == "" {
 		return p, nil
 	}
@@ -123,41 +169,32 @@ func New(o Options) (*Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gossip on %s: %w", o.GossipAddr, err)
 	}
-	c := Tuned()
-	c.Name = o.ID
-	c.BindAddr, c.BindPort = host, nt.GetAutoBindPort()
-	c.AdvertisePort = c.BindPort
-	if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() {
-		c.AdvertiseAddr = host
-	}
-	c.Transport = nt
-	c.SecretKey = o.SecretKey
-	c.Logger = logger
-	c.Delegate = meta(o.Name)
-	c.Events = &events{p: p}
-	if o.Config != nil {
-		o.Config(c)
-	}
-	ml, err := memberlist.Create(c)
-	if err != nil {
-		nt.Shutdown()
-		return nil, fmt.Errorf("gossip on %s: %w", o.GossipAddr, err)
-	}
-	p.ml = ml
-	if len(o.Join) > 0 {
-		p.join()
-		p.wg.Go(p.rejoin)
+	p.nt = nt
+	// Nothing is read from the socket until there is a key: drop what
+	// arrives, so the transport never blocks.
+	p.startDrain()
+	if len(o.SecretKey) > 0 {
+		if err := p.SetKey(o.SecretKey, o.TokenID); err != nil {
+			p.Kill()
+			return nil, err
+		}
 	}
 	return p, nil
 }
 
-// Addr returns the gossip address others join ("" for a region of one).
+// Addr returns the gossip address others join ("" for a region of one):
+// the bound address, with the port picked for port 0.
 func (p *Pool) Addr() string {
-	if p.ml == nil {
+	if p.nt == nil {
 		return ""
 	}
-	n := p.ml.LocalNode()
-	return net.JoinHostPort(n.Addr.String(), strconv.Itoa(int(n.Port)))
+	host, _, _ := net.SplitHostPort(p.o.GossipAddr)
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		if a, _, err := p.nt.FinalAdvertiseAddr("", 0); err == nil {
+			host = a.String()
+		}
+	}
+	return net.JoinHostPort(host, strconv.Itoa(p.nt.GetAutoBindPort()))
 }
 
 // ID returns this agent's id.
@@ -177,50 +214,12 @@ func (p *Pool) MemberIDs() []string {
 	return ids(p.members)
 }
 
-// Owner returns the id of the live member that runs check checkID.
-func (p *Pool) Owner(checkID string) string {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	return Owner(checkID, p.members)
-}
-
-// Owns reports whether this agent runs check checkID.
-func (p *Pool) Owns(checkID string) bool { return p.Owner(checkID) == p.o.ID }
-
-// Owner returns the id of the member of members that wins the rendezvous
-// hash of checkID ("" when members is empty).
-func Owner(checkID string, members []Member) string {
-	best, bestW := "", uint64(0)
-	for _, m := range members {
-		if w := weight(checkID, m.ID); best == "" || w > bestW || w == bestW && m.ID < best {
-			best, bestW = m.ID, w
-		}
-	}
-	return best
-}
-
-// weight is the rendezvous weight of (check, member): FNV-1a of both,
-// separated by a zero byte, through a 64-bit finalizer (splitmix64) so
-// ids that differ in one character spread evenly.
-func weight(checkID, memberID string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(checkID))
-	h.Write([]byte{0})
-	h.Write([]byte(memberID))
-	x := h.Sum64()
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
-
 // update records a join, update (alive) or leave (gone) of a member.
 // Memberlist calls it under its own lock, the only time its Node may be
 // read; it takes only the pool's.
 func (p *Pool) update(n *memberlist.Node, alive bool) {
-	m := Member{ID: n.Name, Name: string(n.Meta), Addr: n.Address()}
+	token, name := parseMeta(n.Meta)
+	m := Member{ID: n.Name, Name: name, TokenID: token, Addr: n.Address()}
 	p.mu.Lock()
 	old, had := p.live[m.ID]
 	switch {
@@ -232,17 +231,23 @@ func (p *Pool) update(n *memberlist.Node, alive bool) {
 		p.mu.Unlock()
 		return
 	}
-	ms := make([]Member, 0, len(p.live))
-	for _, m := range p.live {
-		ms = append(ms, m)
-	}
-	slices.SortFunc(ms, func(a, b Member) int { return strings.Compare(a.ID, b.ID) })
-	changed := !slices.Equal(ids(ms), ids(p.members))
+	ms := sortedMembers(p.live)
+	changed := !slices.Equal(ms, p.members)
 	p.members = ms
 	p.mu.Unlock()
 	if changed && p.o.OnChange != nil {
 		p.o.OnChange()
 	}
+}
+
+// sortedMembers lists live by ID.
+func sortedMembers(live map[string]Member) []Member {
+	ms := make([]Member, 0, len(live))
+	for _, m := range live {
+		ms = append(ms, m)
+	}
+	slices.SortFunc(ms, func(a, b Member) int { return strings.Compare(a.ID, b.ID) })
+	return ms
 }
 
 func ids(ms []Member) []string {
@@ -253,59 +258,6 @@ func ids(ms []Member) []string {
 	return out
 }
 
-// join tries the join addresses once.
-func (p *Pool) join() {
-	n, err := p.ml.Join(p.o.Join)
-	if err != nil && n == 0 {
-		p.o.Logger.Warn("no agent of the region answered; running alone for now and trying again", "join", p.o.Join, "error", err)
-		return
-	}
-	p.o.Logger.Info("joined the region's agents", "contacted", n, "members", p.ml.NumMembers())
-}
-
-// rejoin tries to join again while this agent is alone.
-func (p *Pool) rejoin() {
-	t := time.NewTicker(p.o.RejoinInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-t.C:
-			if p.ml.NumMembers() <= 1 {
-				p.join()
-			}
-		}
-	}
-}
-
-// Close leaves the region (the others take this agent's checks at once)
-// and stops gossiping.
-func (p *Pool) Close() error {
-	return p.shutdown(true)
-}
-
-func (p *Pool) shutdown(leave bool) error {
-	if p.ml == nil {
-		return nil
-	}
-	var err error
-	p.once.Do(func() {
-		close(p.stop)
-		p.wg.Wait()
-		if leave {
-			if err := p.ml.Leave(2 * time.Second); err != nil {
-				p.o.Logger.Warn("leaving the region", "error", err)
-			}
-		}
-		err = p.ml.Shutdown()
-	})
-	return err
-}
-
-// Kill stops gossiping without leaving, as a crash would (tests).
-func (p *Pool) Kill() error { return p.shutdown(false) }
-
 // events keeps the member list current.
 type events struct{ p *Pool }
 
@@ -313,11 +265,14 @@ func (e *events) NotifyJoin(n *memberlist.Node)   { e.p.update(n, true) }
 func (e *events) NotifyUpdate(n *memberlist.Node) { e.p.update(n, true) }
 func (e *events) NotifyLeave(n *memberlist.Node)  { e.p.update(n, false) }
 
-// meta is the delegate that gossips the agent's name as its meta.
-type meta string
+// meta is the delegate that gossips the agent's token id and name as its
+// meta: "<token id>\n<name>".
+type meta struct{ p *Pool }
 
 func (m meta) NodeMeta(limit int) []byte {
-	b := []byte(m)
+	m.p.mu.RLock()
+	b := []byte(m.p.token + "\n" + m.p.o.Name)
+	m.p.mu.RUnlock()
 	if len(b) > limit {
 		b = b[:limit]
 	}
@@ -327,3 +282,12 @@ func (meta) NotifyMsg([]byte)                {}
 func (meta) GetBroadcasts(int, int) [][]byte { return nil }
 func (meta) LocalState(bool) []byte          { return nil }
 func (meta) MergeRemoteState([]byte, bool)   {}
+
+// parseMeta reads a member's meta. A token id never holds a newline.
+func parseMeta(b []byte) (token, name string) {
+	token, name, ok := strings.Cut(string(b), "\n")
+	if !ok {
+		return "", string(b)
+	}
+	return token, name
+}

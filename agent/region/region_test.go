@@ -2,6 +2,7 @@ package region_test
 
 import (
 	"fmt"
+	"io"
 	"testing"
 	"time"
 
@@ -42,13 +43,17 @@ func ids(ms []region.Member) []string {
 	return out
 }
 
+// key is the region's gossip key in these tests.
+var key = []byte("0123456789abcdef0123456789abcdef")
+
 // pools starts n agents of one region on loopback, each joining the
 // first; tune adjusts memberlist (nil: the production timings).
 func pools(t *testing.T, n int, tune func(*memberlist.Config)) []*region.Pool {
 	t.Helper()
 	var ps []*region.Pool
 	for i := range n {
-		o := region.Options{ID: fmt.Sprintf("ag_%d", i), Name: fmt.Sprintf("edge-%d", i), GossipAddr: "127.0.0.1:0", Config: tune, RejoinInterval: 200 * time.Millisecond}
+		o := region.Options{ID: fmt.Sprintf("ag_%d", i), Name: fmt.Sprintf("edge-%d", i), GossipAddr: "127.0.0.1:0", Config: tune, RejoinInterval: 200 * time.Millisecond,
+			SecretKey: key, TokenID: "tok"}
 		if i > 0 {
 			o.Join = []string{ps[0].Addr()}
 		}
@@ -118,9 +123,9 @@ func testMove(t *testing.T, tune func(*memberlist.Config), within time.Duration)
 	before := map[string]string{}
 	count := map[string]int{}
 	for _, id := range checks {
-		o := region.Owner(id, members)
+		o := region.Owner(id, nil, members)
 		for _, p := range ps {
-			if p.Owns(id) != (p.ID() == o) {
+			if p.Owns(id, nil) != (p.ID() == o) || p.Owns(id, []string{"tok"}) != (p.ID() == o) {
 				t.Fatalf("check %s: %s disagrees about its owner %s (members %v)", id, p.ID(), o, p.MemberIDs())
 			}
 		}
@@ -138,7 +143,7 @@ func testMove(t *testing.T, tune func(*memberlist.Config), within time.Duration)
 	took := waitMembers(t, live, 2, within)
 	after := views(t, live)
 	for _, id := range checks {
-		o := region.Owner(id, after)
+		o := region.Owner(id, nil, after)
 		switch {
 		case o == dead.ID():
 			t.Fatalf("check %s still on the dead member", id)
@@ -162,13 +167,13 @@ func TestLeaveMovesAtOnce(t *testing.T) {
 // TestLateJoin: an agent whose join target is not up yet keeps trying and
 // meets it when it comes.
 func TestLateJoin(t *testing.T) {
-	a, err := region.New(region.Options{ID: "ag_a", GossipAddr: "127.0.0.1:0"})
+	a, err := region.New(region.Options{ID: "ag_a", GossipAddr: "127.0.0.1:0", SecretKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := a.Addr()
 	a.Kill()
-	b, err := region.New(region.Options{ID: "ag_b", GossipAddr: "127.0.0.1:0", Join: []string{addr}, RejoinInterval: 100 * time.Millisecond, Config: fast})
+	b, err := region.New(region.Options{ID: "ag_b", GossipAddr: "127.0.0.1:0", SecretKey: key, Join: []string{addr}, RejoinInterval: 100 * time.Millisecond, Config: fast})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +181,7 @@ func TestLateJoin(t *testing.T) {
 	if len(b.Members()) != 1 {
 		t.Fatal("b is not alone")
 	}
-	a2, err := region.New(region.Options{ID: "ag_a", GossipAddr: addr, Config: fast})
+	a2, err := region.New(region.Options{ID: "ag_a", GossipAddr: addr, SecretKey: key, Config: fast})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,8 +196,11 @@ func TestRegionOfOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
+	if p.State() != region.GossipOff {
+		t.Fatalf("state %s", p.State())
+	}
 	for _, id := range checkIDs(20) {
-		if !p.Owns(id) {
+		if !p.Owns(id, nil) {
 			t.Fatalf("a region of one does not own %s", id)
 		}
 	}
@@ -206,44 +214,188 @@ func TestRegionOfOne(t *testing.T) {
 func TestOwnerStable(t *testing.T) {
 	a, b, c := region.Member{ID: "ag_a"}, region.Member{ID: "ag_b"}, region.Member{ID: "ag_c"}
 	for _, id := range checkIDs(200) {
-		o := region.Owner(id, []region.Member{a, b})
-		if region.Owner(id, []region.Member{b, a}) != o {
+		o := region.Owner(id, nil, []region.Member{a, b})
+		if region.Owner(id, nil, []region.Member{b, a}) != o {
 			t.Fatal("the owner depends on the order of the members")
 		}
-		if n := region.Owner(id, []region.Member{a, b, c}); n != o && n != "ag_c" {
+		if n := region.Owner(id, nil, []region.Member{a, b, c}); n != o && n != "ag_c" {
 			t.Fatalf("adding ag_c moved %s from %s to %s", id, o, n)
 		}
 	}
-	if region.Owner("x", nil) != "" {
+	if region.Owner("x", nil, nil) != "" {
 		t.Fatal("an owner without members")
 	}
 }
 
-// TestGossipKey: agents with the same key meet; one with another key
-// (or none) does not.
+// TestGossipKey: agents with the region's key meet; one with another key,
+// a bare memberlist without a key, or a pool still waiting for its key,
+// does not meet them, and takes no check: the region's two agents still
+// own every check between them.
 func TestGossipKey(t *testing.T) {
-	k1 := []byte("0123456789abcdef")
-	k2 := []byte("fedcba9876543210")
-	a, err := region.New(region.Options{ID: "ag_a", GossipAddr: "127.0.0.1:0", SecretKey: k1, Config: fast})
+	other := []byte("fedcba9876543210fedcba9876543210")
+	a, err := region.New(region.Options{ID: "ag_a", GossipAddr: "127.0.0.1:0", SecretKey: key, TokenID: "tok", Config: fast})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Kill()
-	b, err := region.New(region.Options{ID: "ag_b", GossipAddr: "127.0.0.1:0", SecretKey: k1, Join: []string{a.Addr()}, Config: fast})
+	b, err := region.New(region.Options{ID: "ag_b", GossipAddr: "127.0.0.1:0", SecretKey: key, TokenID: "tok", Join: []string{a.Addr()}, Config: fast})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Kill()
 	waitMembers(t, []*region.Pool{a, b}, 2, 10*time.Second)
-	for i, key := range [][]byte{k2, nil} {
-		c, err := region.New(region.Options{ID: fmt.Sprintf("ag_c%d", i), GossipAddr: "127.0.0.1:0", SecretKey: key, Join: []string{a.Addr()}, Config: fast, RejoinInterval: 50 * time.Millisecond})
+	if a.State() != region.GossipOn {
+		t.Fatalf("state %s", a.State())
+	}
+
+	// Another key.
+	c, err := region.New(region.Options{ID: "ag_c", GossipAddr: "127.0.0.1:0", SecretKey: other, TokenID: "tok", Join: []string{a.Addr()}, Config: fast, RejoinInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Kill()
+	// A bare memberlist without a key, as a process without a token
+	// would run.
+	bare := memberlist.DefaultLANConfig()
+	bare.Name, bare.BindAddr, bare.BindPort, bare.AdvertisePort = "ag_bare", "127.0.0.1", 0, 0
+	bare.LogOutput = io.Discard
+	fast(bare)
+	ml, err := memberlist.Create(bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ml.Shutdown()
+	if n, err := ml.Join([]string{a.Addr()}); err == nil || n != 0 {
+		t.Fatalf("a bare memberlist joined the region: %d, %v", n, err)
+	}
+	// A pool without its key yet: it binds its address but does not
+	// gossip, and nobody can join it.
+	d, err := region.New(region.Options{ID: "ag_d", GossipAddr: "127.0.0.1:0", Join: []string{a.Addr()}, Config: fast, RejoinInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Kill()
+	if d.State() != region.GossipWaitingForKey || d.Addr() == "" {
+		t.Fatalf("a pool without its key: state %s addr %q", d.State(), d.Addr())
+	}
+	e, err := region.New(region.Options{ID: "ag_e", GossipAddr: "127.0.0.1:0", SecretKey: key, TokenID: "tok", Join: []string{d.Addr()}, Config: fast, RejoinInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Kill()
+
+	time.Sleep(time.Second)
+	if len(c.Members()) != 1 || len(d.Members()) != 1 || len(e.Members()) != 1 || ml.NumMembers() != 1 || len(a.Members()) != 2 || len(b.Members()) != 2 {
+		t.Fatalf("outsiders met the region: a %v, b %v, other key %v, waiting %v, joining the waiting one %v, bare %d",
+			a.MemberIDs(), b.MemberIDs(), c.MemberIDs(), d.MemberIDs(), e.MemberIDs(), ml.NumMembers())
+	}
+	for _, id := range checkIDs(100) {
+		if o := a.Owner(id, []string{"tok"}); o != "ag_a" && o != "ag_b" || b.Owner(id, []string{"tok"}) != o {
+			t.Fatalf("check %s: a says %s, b says %s", id, o, b.Owner(id, []string{"tok"}))
+		}
+	}
+
+	// Once the waiting pool gets the key, it meets the region (and the
+	// agent that was trying to join it).
+	if err := d.SetKey(key, "tok"); err != nil {
+		t.Fatal(err)
+	}
+	waitMembers(t, []*region.Pool{a, b, d, e}, 4, 10*time.Second)
+	if d.State() != region.GossipOn {
+		t.Fatalf("state %s after SetKey", d.State())
+	}
+}
+
+// TestKeyChange: when the region's key changes (the cluster secret did),
+// agents that take the new one one after the other stay in one pool, and
+// a newcomer with only the new key joins them.
+func TestKeyChange(t *testing.T) {
+	ps := pools(t, 2, fast)
+	next := []byte("fedcba9876543210fedcba9876543210")
+	for _, p := range ps {
+		if err := p.SetKey(next, "tok"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		waitMembers(t, ps, 2, 5*time.Second)
+	}
+	c, err := region.New(region.Options{ID: "ag_c", GossipAddr: "127.0.0.1:0", SecretKey: next, TokenID: "tok", Join: []string{ps[0].Addr()}, Config: fast, RejoinInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Kill()
+	waitMembers(t, append(ps, c), 3, 10*time.Second)
+}
+
+// TestPlacementByToken: agents of tokens of different accounts share a
+// pool; each check runs only on the live members of the tokens that
+// serve its account, and all agree on which. A member that changes token
+// is placed by its new one.
+func TestPlacementByToken(t *testing.T) {
+	var ps []*region.Pool
+	for i, tok := range []string{"tok-a", "tok-all", "tok-all"} {
+		o := region.Options{ID: fmt.Sprintf("ag_%d", i), Name: fmt.Sprintf("edge-%d", i), GossipAddr: "127.0.0.1:0", Config: fast,
+			RejoinInterval: 100 * time.Millisecond, SecretKey: key, TokenID: tok}
+		if i > 0 {
+			o.Join = []string{ps[0].Addr()}
+		}
+		p, err := region.New(o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(500 * time.Millisecond)
-		if len(c.Members()) != 1 || len(a.Members()) != 2 {
-			t.Fatalf("an agent with key %q met the region: %v / %v", key, c.MemberIDs(), a.MemberIDs())
+		t.Cleanup(func() { p.Kill() })
+		ps = append(ps, p)
+	}
+	waitMembers(t, ps, 3, 10*time.Second)
+	members := views(t, ps)
+	if members[0].TokenID != "tok-a" || members[1].TokenID != "tok-all" || members[0].Name != "edge-0" {
+		t.Fatalf("members %+v", members)
+	}
+	ofA, ofB := []string{"tok-a", "tok-all"}, []string{"tok-all"}
+	owners := map[string]int{}
+	for _, id := range checkIDs(300) {
+		a, b := region.Owner(id, ofA, members), region.Owner(id, ofB, members)
+		owners[a]++
+		if b == "ag_0" || b == "" {
+			t.Fatalf("a check of B placed on %q", b)
 		}
-		c.Kill()
+		for _, p := range ps {
+			if p.Owns(id, ofA) != (p.ID() == a) || p.Owns(id, ofB) != (p.ID() == b) {
+				t.Fatalf("check %s: %s disagrees", id, p.ID())
+			}
+		}
+	}
+	if owners["ag_0"] < 50 || owners["ag_1"] < 50 || owners["ag_2"] < 50 {
+		t.Fatalf("A's checks spread %v", owners)
+	}
+
+	// ag_0 comes back with a token of every account.
+	if err := ps[0].SetKey(key, "tok-all"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ok := true
+		for _, p := range ps {
+			if p.Members()[0].TokenID != "tok-all" {
+				ok = false
+			}
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new token was not gossiped: %+v", ps[1].Members())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	took := 0
+	for _, id := range checkIDs(300) {
+		if ps[1].Owner(id, ofB) == "ag_0" {
+			took++
+		}
+	}
+	if took == 0 {
+		t.Fatal("ag_0 runs no check of B with a token of every account")
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/protobuf/proto"
 
 	"lookout/internal/checkrun"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
@@ -38,9 +39,10 @@ type Checks interface {
 	Changed() <-chan struct{}
 }
 
-// Owner says whether this agent runs a check (*region.Pool).
+// Owner says whether this agent runs a check, which the agents of tokens
+// may run (*region.Pool).
 type Owner interface {
-	Owns(checkID string) bool
+	Owns(checkID string, tokens []string) bool
 }
 
 // Sink takes the verdicts (the agent's buffer).
@@ -179,7 +181,7 @@ func (r *Runner) Run(ctx context.Context) {
 			case now.Sub(slot) > r.o.MaxLate:
 				r.skipped.Add(1) // missed: the next slot runs
 				e.next = e.sched.NextFor(e.c.GetId(), now)
-			case !r.o.Owner.Owns(e.c.GetId()):
+			case !r.o.Owner.Owns(e.c.GetId(), e.c.GetTokens()):
 				r.notOwned.Add(1)
 			case e.running:
 				r.skipped.Add(1)
@@ -241,6 +243,10 @@ func (r *Runner) sync(entries map[string]*entry, h *entryHeap, checks []*agentv1
 		if e != nil && !e.gone && e.c.GetVersion() == c.GetVersion() {
 			continue
 		}
+		if e != nil && !e.gone && sameRun(e.c, c) {
+			e.c = c // only who may run it changed (its tokens): the next slot asks again
+			continue
+		}
 		sc, err := schedule.Parse(c.GetSchedule())
 		if err != nil {
 			r.o.Logger.Error("a check has a schedule the agent cannot parse; not running it", "check", id, "schedule", c.GetSchedule(), "error", err)
@@ -272,6 +278,15 @@ func (r *Runner) sync(entries map[string]*entry, h *entryHeap, checks []*agentv1
 			r.remove(entries, h, e)
 		}
 	}
+}
+
+// sameRun tells whether a and b run alike: they differ at most in the
+// tokens whose agents may run them, a change of the region's agents
+// rather than of the check.
+func sameRun(a, b *agentv1.Check) bool {
+	x, y := proto.Clone(a).(*agentv1.Check), proto.Clone(b).(*agentv1.Check)
+	x.Version, x.Tokens, y.Version, y.Tokens = 0, nil, 0, nil
+	return proto.Equal(x, y)
 }
 
 func (r *Runner) remove(entries map[string]*entry, h *entryHeap, e *entry) {

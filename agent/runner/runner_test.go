@@ -64,10 +64,17 @@ func (c *clock) Advance(d time.Duration) {
 	c.waiters = kept
 }
 
-// owner is a switchable ownership.
-type owner struct{ no atomic.Bool }
+// owner is a switchable ownership; it keeps the tokens it was last
+// asked about.
+type owner struct {
+	no     atomic.Bool
+	tokens atomic.Value // []string
+}
 
-func (o *owner) Owns(string) bool { return !o.no.Load() }
+func (o *owner) Owns(_ string, tokens []string) bool {
+	o.tokens.Store(tokens)
+	return !o.no.Load()
+}
 
 // target is an HTTP endpoint that answers the statuses of script in turn
 // (then the last one), counting requests.
@@ -243,7 +250,9 @@ func TestSchedule(t *testing.T) {
 
 	// A change runs at once, on its own slot (now).
 	settle()
-	h.put(t, httpCheck("c1", tg.srv.URL, "1m", 2))
+	changed := httpCheck("c1", tg.srv.URL, "1m", 2)
+	changed.Config.Timeout = 6
+	h.put(t, changed)
 	ex := h.waitResults(t, 3)[2]
 	if now := clk.Now(); ex.GetSlotUnixMs() != now.UnixMilli() {
 		t.Fatalf("changed check's slot %d, want now %d", ex.GetSlotUnixMs(), now.UnixMilli())
@@ -273,5 +282,31 @@ func TestSchedule(t *testing.T) {
 	settle()
 	if n := len(h.buf.ResultsHeld()); n != 4 || h.r.Stats().Scheduled != 0 {
 		t.Fatalf("a removed check: %d verdicts, stats %+v", n, h.r.Stats())
+	}
+}
+
+// TestTokensChangeIsNoRun: a check re-sent because the tokens that may
+// run it changed (an agent token of the region made or revoked) does not
+// run at once; its next slot asks ownership with the new tokens.
+func TestTokensChangeIsNoRun(t *testing.T) {
+	tg := newTarget(t, 200)
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	clk := newClock(t0)
+	c := httpCheck("c1", tg.srv.URL, "1m", 1)
+	c.Tokens = []string{"tok-a"}
+	h := start(t, runner.Options{Now: clk.Now, After: clk.After, MaxLate: 30 * time.Second}, c)
+	settle()
+	moved := httpCheck("c1", tg.srv.URL, "1m", 2)
+	moved.Tokens = []string{"tok-a", "tok-b"}
+	h.put(t, moved)
+	settle()
+	if n := len(h.buf.ResultsHeld()); n != 0 {
+		t.Fatalf("a change of tokens ran the check at once (%d verdicts)", n)
+	}
+	sc, _ := schedule.Parse("1m")
+	clk.Advance(sc.NextFor("c1", t0).Sub(t0))
+	h.waitResults(t, 1)
+	if got, _ := h.own.tokens.Load().([]string); len(got) != 2 || got[1] != "tok-b" {
+		t.Fatalf("ownership asked with tokens %v", got)
 	}
 }

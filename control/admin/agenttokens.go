@@ -2,11 +2,14 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/google/uuid"
 
+	"lookout/control/state"
 	"lookout/internal/apikey"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
@@ -21,14 +24,18 @@ const (
 type agentTokenBody struct {
 	Region string `json:"region"`
 	Name   string `json:"name"`
+	// Accounts, when given, are the only accounts the token's agents
+	// serve; absent or null: every account.
+	Accounts *[]string `json:"accounts"`
 }
 
 // agentTokenCreated is the answer: the token is shown only here.
 type agentTokenCreated struct {
-	ID     string `json:"id"`
-	Region string `json:"region"`
-	Name   string `json:"name"`
-	Token  string `json:"token"`
+	ID       string   `json:"id"`
+	Region   string   `json:"region"`
+	Name     string   `json:"name"`
+	Accounts []string `json:"accounts,omitempty"`
+	Token    string   `json:"token"`
 }
 
 // handleCreateAgentToken serves POST /admin/v1/agent-tokens.
@@ -53,21 +60,55 @@ func (a *API) createAgentToken(ctx context.Context, body agentTokenBody) (*agent
 	if err := checkName("name", body.Name, maxAgentTokenName); err != nil {
 		return nil, err
 	}
+	accounts, err := a.tokenAccounts(ctx, body.Accounts)
+	if err != nil {
+		return nil, err
+	}
 	token, hash, err := apikey.New(apikey.Agent)
 	if err != nil {
 		return nil, fmt.Errorf("make agent token: %w", err)
 	}
 	id := uuid.NewString()
 	err = a.apply(ctx, &raftv1.Command{Op: &raftv1.Command_CreateAgentToken{CreateAgentToken: &raftv1.CreateAgentToken{
-		Id:     id,
-		Region: body.Region,
-		Name:   body.Name,
-		Hash:   hash,
+		Id:       id,
+		Region:   body.Region,
+		Name:     body.Name,
+		Hash:     hash,
+		Accounts: accounts,
 	}}})
 	if err != nil {
 		return nil, err
 	}
-	return &agentTokenCreated{ID: id, Region: body.Region, Name: body.Name, Token: token}, nil
+	return &agentTokenCreated{ID: id, Region: body.Region, Name: body.Name, Accounts: accounts, Token: token}, nil
+}
+
+// tokenAccounts checks the accounts a token is to serve: absent, every
+// account (nil); given, 1 to state.MaxAgentTokenAccounts ids of existing
+// accounts (after a consistent read), returned sorted, once each.
+func (a *API) tokenAccounts(ctx context.Context, given *[]string) ([]string, error) {
+	if given == nil {
+		return nil, nil
+	}
+	accounts := slices.Compact(slices.Sorted(slices.Values(*given)))
+	switch {
+	case len(accounts) == 0:
+		return nil, invalidField("accounts", "at least one account id; leave it out for every account")
+	case len(accounts) > state.MaxAgentTokenAccounts:
+		return nil, invalidField("accounts", fmt.Sprintf("at most %d accounts", state.MaxAgentTokenAccounts))
+	}
+	if err := a.cluster.ConsistentRead(ctx); err != nil {
+		return nil, fmt.Errorf("consistent read: %w", err)
+	}
+	for _, id := range accounts {
+		_, err := a.state.Account(id)
+		switch {
+		case errors.Is(err, state.ErrNotFound) || id == "":
+			return nil, invalidField("accounts", fmt.Sprintf("account %q not found", id))
+		case err != nil:
+			return nil, fmt.Errorf("read account %s: %w", id, err)
+		}
+	}
+	return accounts, nil
 }
 
 // handleRevokeAgentToken serves DELETE /admin/v1/agent-tokens/{id}: 204,

@@ -3,8 +3,11 @@ package admin_test
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"lookout/control/controltest"
 	"lookout/control/state"
@@ -67,4 +70,58 @@ func TestRevokeAgentToken(t *testing.T) {
 	}
 	do(t, srv, "DELETE", "/admin/v1/agent-tokens/"+got.ID, "").wantError(t, http.StatusNotFound, "not_found", "")
 	do(t, srv, "DELETE", "/admin/v1/agent-tokens/no-such-id", "").wantError(t, http.StatusNotFound, "not_found", "")
+}
+
+// TestCreateAgentTokenOfAccounts: a token names the accounts it serves
+// (stored sorted, once each, and answered); without accounts it serves
+// every account. An empty list, an unknown account or too many are
+// refused, and nothing is stored.
+func TestCreateAgentTokenOfAccounts(t *testing.T) {
+	srv := controltest.NewServer(t)
+	a := mustCreateAccount(t, srv, "a@example.com")
+	b := mustCreateAccount(t, srv, "b@example.com")
+	r := do(t, srv, "POST", "/admin/v1/agent-tokens", `{"region":"eu-1","name":"tenant agents","accounts":["`+b.ID+`","`+a.ID+`","`+b.ID+`"]}`)
+	r.wantStatus(t, http.StatusCreated)
+	var got struct {
+		ID, Token string
+		Accounts  []string
+	}
+	r.decode(t, &got)
+	want := []string{a.ID, b.ID}
+	slices.Sort(want)
+	if !slices.Equal(got.Accounts, want) {
+		t.Fatalf("answered accounts %v, want %v", got.Accounts, want)
+	}
+	stored, err := srv.Store.AgentTokenByHash(apikey.Hash(got.Token))
+	if err != nil || !slices.Equal(stored.GetAccounts(), want) {
+		t.Fatalf("stored %v %v", stored, err)
+	}
+
+	r = do(t, srv, "POST", "/admin/v1/agent-tokens", `{"region":"eu-1","name":"own agents","accounts":null}`)
+	r.wantStatus(t, http.StatusCreated)
+	var all struct {
+		Token    string
+		Accounts []string
+	}
+	r.decode(t, &all)
+	if stored, err := srv.Store.AgentTokenByHash(apikey.Hash(all.Token)); err != nil || len(stored.GetAccounts()) != 0 || all.Accounts != nil {
+		t.Fatalf("a token of every account: %v %v %v", stored, all.Accounts, err)
+	}
+
+	many := make([]string, state.MaxAgentTokenAccounts+1)
+	for i := range many {
+		many[i] = `"` + uuid.NewString() + `"`
+	}
+	for name, accounts := range map[string]string{
+		"empty":           `[]`,
+		"unknown account": `["` + a.ID + `","` + uuid.NewString() + `"]`,
+		"empty id":        `[""]`,
+		"too many":        `[` + strings.Join(many, ",") + `]`,
+		"not a list":      `"` + a.ID + `"`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			do(t, srv, "POST", "/admin/v1/agent-tokens", `{"region":"eu-1","name":"x","accounts":`+accounts+`}`).
+				wantError(t, http.StatusBadRequest, "invalid_request", "invalid field: accounts")
+		})
+	}
 }

@@ -8,9 +8,15 @@
 // at_...), looked up by its hash in this node's state; a token this node
 // does not hold is looked up again after a consistent read (a token just
 // created on the leader). The token's region is stamped on everything the
-// agent sends. Reads are local (a follower serves the stream from its own
-// state); writes go through raft (Writer), events through the Ingest API's
-// batcher (Events), so an agent's events take the same path as pings.
+// agent sends. A token that names accounts scopes its agents to them: the
+// stream carries only those accounts' checks and ingest keys, and every
+// event or execution an agent sends for another account is refused and
+// counted (metrics.Agents.Refused). The stream also hands the agents the
+// region's gossip key (Options.GossipKey), so that only holders of a
+// token of the region can join its pool. Reads are local (a follower
+// serves the stream from its own state); writes go through raft (Writer),
+// events through the Ingest API's batcher (Events), so an agent's events
+// take the same path as pings.
 package agentrpc
 
 import (
@@ -28,6 +34,7 @@ import (
 	"lookout/internal/gen/lookout/agent/v1/agentv1connect"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/metrics"
 )
 
 // State is what the agent RPC reads of this node's copy of the replicated
@@ -36,8 +43,9 @@ type State interface {
 	// AgentTokenByHash returns the agent token whose secret hashes to
 	// hash, or an error wrapping state.ErrNotFound.
 	AgentTokenByHash(hash []byte) (*statev1.AgentToken, error)
-	// AgentAssignments reads what the agents of region are assigned.
-	AgentAssignments(region string) (*state.Assignments, error)
+	// AgentAssignments reads what the agents of a token of region that
+	// serves accounts (empty: every account) are assigned.
+	AgentAssignments(region string, accounts []string) (*state.Assignments, error)
 	// AssignmentsChanged is closed once assignments may have changed.
 	AssignmentsChanged() <-chan struct{}
 	// MonitorByUUID returns a monitor of any account, or an error
@@ -110,6 +118,13 @@ type Options struct {
 	Presence Presence
 	// NodeID names this node in what Presence is told.
 	NodeID string
+	// GossipKey returns the gossip key of a region's agents (32 bytes),
+	// the same on every control node (cluster.RegionGossipKey). Nil: no
+	// key is handed out, and agents cannot gossip (tests).
+	GossipKey func(region string) []byte
+	// Metrics counts the events and executions refused for their account
+	// or receipt time (nil: none).
+	Metrics *metrics.Agents
 	// ExecutionRetention is how many executions are kept per check,
 	// stamped into RecordExecutions (0: state.DefaultExecutionRetention).
 	ExecutionRetention int64
@@ -134,6 +149,8 @@ type Service struct {
 	events    Events
 	presence  Presence
 	node      string
+	gossipKey func(region string) []byte
+	metrics   *metrics.Agents
 	retention int64
 	recheck   time.Duration
 	keepalive time.Duration
@@ -143,8 +160,8 @@ type Service struct {
 	now       func() time.Time
 
 	mu     sync.Mutex
-	views  map[string]cachedView // by region; shared by its streams (read-only)
-	flight singleflight.Group    // readings of a region under way
+	views  map[string]cachedView // by scope (viewScope); shared by its streams (read-only)
+	flight singleflight.Group    // readings of a scope under way
 
 	stop     chan struct{} // closed by Stop: streams end
 	stopOnce sync.Once
@@ -168,7 +185,7 @@ func (s *Service) stopping() bool {
 func New(o Options) *Service {
 	s := &Service{
 		state: o.State, writer: o.Writer, events: o.Events, presence: o.Presence,
-		node: o.NodeID, retention: o.ExecutionRetention,
+		node: o.NodeID, gossipKey: o.GossipKey, metrics: o.Metrics, retention: o.ExecutionRetention,
 		recheck: o.Recheck, keepalive: o.Keepalive, coalesce: o.Coalesce,
 		catchUp: keyauth.NewCatchUp(o.Writer, o.TokenCheckTimeout),
 		log:     o.Logger, now: o.Now,

@@ -6,11 +6,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"sort"
+	"strings"
 	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
 
+	"lookout/control/state"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 )
 
@@ -24,12 +26,14 @@ type view struct {
 	keys   map[string]*agentv1.IngestKey
 }
 
-// Assignments streams the assignments of the token's region: first the
+// Assignments streams the assignments of the token: the checks of its
+// region and the ingest keys of the accounts it serves. First the
 // difference against what the agent holds (the last message with synced
-// set), then each change as this node applies it, and an empty keepalive
-// when nothing was sent for Keepalive. The token is checked again every
-// Recheck; once it is revoked the stream ends UNAUTHENTICATED. Stop ends
-// it UNAVAILABLE.
+// set; each of these messages names the region, the token's id and the
+// region's gossip key), then each change as this node applies it, and an
+// empty keepalive when nothing was sent for Keepalive. The token is
+// checked again every Recheck; once it is revoked the stream ends
+// UNAUTHENTICATED. Stop ends it UNAVAILABLE.
 func (s *Service) Assignments(ctx context.Context, req *connect.Request[agentv1.AssignmentsRequest], stream *connect.ServerStream[agentv1.AssignmentsResponse]) error {
 	t, hash, err := s.authenticate(ctx, req.Header())
 	if err != nil {
@@ -68,11 +72,15 @@ func (s *Service) Assignments(ctx context.Context, req *connect.Request[agentv1.
 		held.keys[h.GetId()] = &agentv1.IngestKey{Id: h.GetId(), Version: h.GetVersion()}
 	}
 
-	cur, changed, err := s.read(region)
+	cur, changed, err := s.read(region, t.GetAccounts())
 	if err != nil {
 		return err
 	}
-	if _, err := s.sendDiff(stream, held, cur, region, true); err != nil {
+	head := &agentv1.AssignmentsResponse{Region: region, TokenId: t.GetId()}
+	if s.gossipKey != nil {
+		head.GossipKey = s.gossipKey(region)
+	}
+	if _, err := s.sendDiff(stream, held, cur, head); err != nil {
 		return err
 	}
 	held = cur
@@ -103,12 +111,12 @@ func (s *Service) Assignments(ctx context.Context, req *connect.Request[agentv1.
 			case <-ctx.Done():
 				return nil
 			}
-			next, ch, err := s.read(region)
+			next, ch, err := s.read(region, t.GetAccounts())
 			if err != nil {
 				return err
 			}
 			changed = ch
-			sent, err := s.sendDiff(stream, held, next, "", false)
+			sent, err := s.sendDiff(stream, held, next, nil)
 			if err != nil {
 				return err
 			}
@@ -120,7 +128,7 @@ func (s *Service) Assignments(ctx context.Context, req *connect.Request[agentv1.
 	}
 }
 
-// cachedView is a region's view and the AssignmentsChanged channel that
+// cachedView is a scope's view and the AssignmentsChanged channel that
 // was current before it was read: the view is current while that channel
 // is open.
 type cachedView struct {
@@ -128,29 +136,36 @@ type cachedView struct {
 	view    view
 }
 
-// read returns the region's assignments as the stream sends them, and the
-// channel that closes when they may change. The streams of a region share
-// one reading per change (reading every monitor is what costs): a reading
-// is kept while its channel is open, and streams that ask while one is
-// under way wait for it (they get its channel: if it is already closed,
-// they read again).
-func (s *Service) read(region string) (view, <-chan struct{}, error) {
+// viewScope names what the tokens of region that serve accounts see: the
+// streams of one token, and of tokens alike, share their readings.
+func viewScope(region string, accounts []string) string {
+	return region + "\x00" + strings.Join(accounts, ",")
+}
+
+// read returns the assignments of the tokens of region that serve
+// accounts, as the stream sends them, and the channel that closes when
+// they may change. The streams of a scope share one reading per change
+// (reading every monitor is what costs): a reading is kept while its
+// channel is open, and streams that ask while one is under way wait for
+// it (they get its channel: if it is already closed, they read again).
+func (s *Service) read(region string, accounts []string) (view, <-chan struct{}, error) {
+	scope := viewScope(region, accounts)
 	changed := s.state.AssignmentsChanged()
 	s.mu.Lock()
-	c, ok := s.views[region]
+	c, ok := s.views[scope]
 	s.mu.Unlock()
 	if ok && c.changed == changed {
 		return c.view, changed, nil
 	}
-	r, err, _ := s.flight.Do(region, func() (any, error) {
+	r, err, _ := s.flight.Do(scope, func() (any, error) {
 		changed := s.state.AssignmentsChanged()
-		v, err := s.readState(region)
+		v, err := s.readState(region, accounts)
 		if err != nil {
 			return nil, err
 		}
 		c := cachedView{changed: changed, view: v}
 		s.mu.Lock()
-		s.views[region] = c
+		s.views[scope] = c
 		s.mu.Unlock()
 		return c, nil
 	})
@@ -161,18 +176,30 @@ func (s *Service) read(region string) (view, <-chan struct{}, error) {
 	return c.view, c.changed, nil
 }
 
-// readState reads the region's assignments from the state.
-func (s *Service) readState(region string) (view, error) {
-	a, err := s.state.AgentAssignments(region)
+// readState reads the assignments of the tokens of region that serve
+// accounts from the state. Each check names the tokens of the region
+// whose agents may run it: those that serve its account.
+func (s *Service) readState(region string, accounts []string) (view, error) {
+	a, err := s.state.AgentAssignments(region, accounts)
 	if err != nil {
 		s.log.Error("read agent assignments", "region", region, "error", err)
 		return view{}, connect.NewError(connect.CodeUnavailable, errors.New("cannot read the state"))
 	}
 	v := view{checks: make(map[string]*agentv1.Check, len(a.Checks)), keys: make(map[string]*agentv1.IngestKey, len(a.Keys))}
+	servers := map[string][]string{} // token ids by account
 	for _, m := range a.Checks {
+		tokens, ok := servers[m.GetAccountId()]
+		if !ok {
+			for _, t := range a.Tokens {
+				if state.ServesAccount(t, m.GetAccountId()) {
+					tokens = append(tokens, t.GetId())
+				}
+			}
+			servers[m.GetAccountId()] = tokens
+		}
 		c := &agentv1.Check{
 			Id: m.GetUuid(), AccountId: m.GetAccountId(), Name: m.GetName(),
-			Kind: m.GetKind(), Schedule: m.GetSchedule(), Config: m.GetConfig(),
+			Kind: m.GetKind(), Schedule: m.GetSchedule(), Config: m.GetConfig(), Tokens: tokens,
 		}
 		c.Version = Version(c)
 		v.checks[c.Id] = c
@@ -187,10 +214,12 @@ func (s *Service) readState(region string) (view, error) {
 
 // sendDiff sends what turns held into cur: changed and new items whole,
 // removed ones by id, in messages of at most maxItemsPerMessage items. On
-// the initial difference (initial set) at least one message is sent, the
-// last with synced set, and each carries the region; later, nothing is
-// sent when nothing changed. It reports whether it sent anything.
-func (s *Service) sendDiff(stream *connect.ServerStream[agentv1.AssignmentsResponse], held, cur view, region string, initial bool) (sent bool, err error) {
+// the initial difference (head set) at least one message is sent, the
+// last with synced set, and each carries head's region, token id and
+// gossip key; later (head nil), nothing is sent when nothing changed. It
+// reports whether it sent anything.
+func (s *Service) sendDiff(stream *connect.ServerStream[agentv1.AssignmentsResponse], held, cur view, head *agentv1.AssignmentsResponse) (sent bool, err error) {
+	initial := head != nil
 	var msgs []*agentv1.AssignmentsResponse
 	msg := &agentv1.AssignmentsResponse{}
 	items := 0
@@ -229,7 +258,9 @@ func (s *Service) sendDiff(stream *connect.ServerStream[agentv1.AssignmentsRespo
 		msgs = append(msgs, msg)
 	}
 	for i, m := range msgs {
-		m.Region = region
+		if initial {
+			m.Region, m.TokenId, m.GossipKey = head.GetRegion(), head.GetTokenId(), head.GetGossipKey()
+		}
 		m.Synced = initial && i == len(msgs)-1
 		m.ServerUnixMs = s.now().UnixMilli()
 		if err := stream.Send(m); err != nil {

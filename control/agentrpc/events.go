@@ -4,13 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
 
+	"lookout/control/state"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
 )
+
+// maxReceiptAhead is how far ahead of this node's clock a forwarded
+// event's receipt time may be (clock skew between agent and control
+// plane).
+const maxReceiptAhead = 5 * time.Minute
 
 // ForwardEvents stores a batch of buffered events in order, through the
 // Ingest API's batcher, and answers one result per event once they are
@@ -20,6 +28,12 @@ import (
 // (INVALID_ARGUMENT); an event that breaks the Ingest API's rules is
 // answered EVENT_OUTCOME_INVALID with the reason and not proposed. The
 // token's region is stamped on every event.
+//
+// The token bounds what its agents may claim: an event of an account the
+// token does not serve is answered EVENT_OUTCOME_UNAUTHORIZED, and one
+// whose receipt time lies before the token was made, or more than 5
+// minutes ahead of this node's clock, EVENT_OUTCOME_INVALID; neither is
+// proposed, and each is counted (metrics.Agents.Refused).
 func (s *Service) ForwardEvents(ctx context.Context, req *connect.Request[agentv1.ForwardEventsRequest]) (*connect.Response[agentv1.ForwardEventsResponse], error) {
 	t, _, err := s.authenticate(ctx, req.Header())
 	if err != nil {
@@ -48,13 +62,23 @@ func (s *Service) ForwardEvents(ctx context.Context, req *connect.Request[agentv
 	now := s.now()
 	results := make([]*raftv1.EventResult, len(evs))
 	var pos []int // positions of the events to submit
+	refused := 0
 	for i, ev := range evs {
 		ev.Region = t.GetRegion()
+		if r := s.refuseEvent(t, ev, now); r != nil {
+			results[i] = r
+			refused++
+			continue
+		}
 		if err := s.events.CheckForwarded(ev, now); err != nil {
 			results[i] = &raftv1.EventResult{Outcome: raftv1.EventOutcome_EVENT_OUTCOME_INVALID, Error: err.Error()}
 			continue
 		}
 		pos = append(pos, i)
+	}
+	if refused > 0 {
+		s.log.Warn("refused events an agent may not forward (another account, or a receipt time before its token or ahead)",
+			"token", t.GetId(), "region", t.GetRegion(), "agent", req.Msg.GetAgent().GetId(), "refused", refused)
 	}
 	// Groups that each fit one batch, submitted one after the other so
 	// that the events are applied in the order the agent sent them.
@@ -84,6 +108,24 @@ func (s *Service) ForwardEvents(ctx context.Context, req *connect.Request[agentv
 		start = end
 	}
 	return connect.NewResponse(&agentv1.ForwardEventsResponse{Results: results}), nil
+}
+
+// refuseEvent returns the result of an event the token's agents may not
+// forward (and counts it), or nil.
+func (s *Service) refuseEvent(t *statev1.AgentToken, ev *raftv1.Event, now time.Time) *raftv1.EventResult {
+	received := ev.GetReceivedUnixMs()
+	switch {
+	case !state.ServesAccount(t, ev.GetAccountId()):
+		s.metrics.Refused("event", "account")
+		return &raftv1.EventResult{Outcome: raftv1.EventOutcome_EVENT_OUTCOME_UNAUTHORIZED, Error: "account_id: not an account this agent token serves"}
+	case received > 0 && received < t.GetCreatedUnixMs():
+		s.metrics.Refused("event", "receipt_time")
+		return &raftv1.EventResult{Outcome: raftv1.EventOutcome_EVENT_OUTCOME_INVALID, Error: "received_unix_ms: before the agent token was made"}
+	case received > now.Add(maxReceiptAhead).UnixMilli():
+		s.metrics.Refused("event", "receipt_time")
+		return &raftv1.EventResult{Outcome: raftv1.EventOutcome_EVENT_OUTCOME_INVALID, Error: "received_unix_ms: more than 5 minutes in the future"}
+	}
+	return nil
 }
 
 // groupBytes is the size an event takes in a batch (ingest.GroupBytes).

@@ -23,7 +23,7 @@ func TestForwardEventsStoredOnce(t *testing.T) {
 	e := newEnv(t)
 	f := e.c.Follower()
 	c := client(f, e.token)
-	received := time.Now().Add(-time.Hour).UnixMilli() // buffered an hour ago
+	received := time.Now().UnixMilli() // buffered after the token was made
 	var evs []*raftv1.Event
 	for i := range 300 {
 		evs = append(evs, &raftv1.Event{
@@ -74,8 +74,8 @@ func TestForwardEventsStoredOnce(t *testing.T) {
 
 // TestForwardEventsBounds: a batch over its bounds, or with an event
 // without its ids, is refused whole; an event that breaks the Ingest
-// API's rules (or is older than the retention age) is answered INVALID
-// and the others are stored.
+// API's rules (or was received before the agent's token was made) is
+// answered INVALID and the others are stored.
 func TestForwardEventsBounds(t *testing.T) {
 	e := newEnv(t)
 	c := client(e.c.Leader(10*time.Second), e.token)
@@ -123,13 +123,13 @@ func TestForwardEventsBounds(t *testing.T) {
 			t.Errorf("event %d: %v (%s), want %v", i, r.GetOutcome(), r.GetError(), want[i])
 		}
 	}
-	if e := res.GetResults()[2].GetError(); !strings.Contains(e, "retention") {
+	if e := res.GetResults()[2].GetError(); !strings.Contains(e, "before the agent token was made") {
 		t.Errorf("old event's error %q", e)
 	}
 }
 
 // TestReportExecutions: verdicts of the region's check are stored once,
-// stamped with the token's region and the agent's name; a check of
+// stamped with the token's region and the agent's name and id; a check of
 // another region, a disabled one, a gone one and a status that is not
 // final are refused one by one.
 func TestReportExecutions(t *testing.T) {
@@ -173,7 +173,7 @@ func TestReportExecutions(t *testing.T) {
 			t.Fatal("stored under the region the agent said")
 		}
 		got, err := n.State().Execution(mine, region, slot)
-		if err != nil || got.GetAgent() != "host-1" || got.GetStatus() != state.ExecSuccess {
+		if err != nil || got.GetAgent() != "host-1" || got.GetAgentId() != "a1" || got.GetStatus() != state.ExecSuccess {
 			t.Fatalf("node %s: %v %v", n.ID(), got, err)
 		}
 		cs, _ := n.State().CheckStatus(mine)

@@ -21,13 +21,14 @@ import (
 const maxSlotAhead = 5 * time.Minute
 
 // ReportExecutions records final verdicts of the token's region, stamped
-// with the region and the agent's name, through RecordExecutions (keyed by
-// check, region and slot: a repeat is stored once). An execution whose
-// check is gone, disabled or not of the region, whose status is not final,
-// or whose slot is more than 5 minutes ahead of this node's clock, is
-// refused with the reason in its result (not sent again). A
-// check this node does not know, or knows otherwise, is looked up again
-// after a consistent read before it is refused.
+// with the region and the agent's name and id, through RecordExecutions
+// (keyed by check, region and slot: a repeat is stored once). An
+// execution whose check is gone, disabled, not of the region or of an
+// account the token does not serve (counted: metrics.Agents.Refused),
+// whose status is not final, or whose slot is more than 5 minutes ahead
+// of this node's clock, is refused with the reason in its result (not sent
+// again). A check this node does not know, or knows otherwise, is looked
+// up again after a consistent read before it is refused.
 func (s *Service) ReportExecutions(ctx context.Context, req *connect.Request[agentv1.ReportExecutionsRequest]) (*connect.Response[agentv1.ReportExecutionsResponse], error) {
 	t, _, err := s.authenticate(ctx, req.Header())
 	if err != nil {
@@ -41,7 +42,7 @@ func (s *Service) ReportExecutions(ctx context.Context, req *connect.Request[age
 		return nil, invalidArg("at most %d executions per call, got %d", MaxReportExecutions, len(execs))
 	}
 	region := t.GetRegion()
-	agent := cutLabel(req.Msg.GetAgent().GetName())
+	agent, agentID := cutLabel(req.Msg.GetAgent().GetName()), cutLabel(req.Msg.GetAgent().GetId())
 	results := make([]*agentv1.ExecutionResult, len(execs))
 	var pos []int
 	caughtUp := false
@@ -50,25 +51,29 @@ func (s *Service) ReportExecutions(ctx context.Context, req *connect.Request[age
 			results[i] = &agentv1.ExecutionResult{Error: fmt.Sprintf("status %q is not final: report success or failed", e.GetStatus())}
 			continue
 		}
-		why, err := s.refusal(region, e)
-		if err == nil && why != "" && !caughtUp {
+		why, err := s.refusal(t, e)
+		if err == nil && why != "" && why != notServed && !caughtUp {
 			// A check just created (or moved into the region) may not be
 			// applied here yet.
 			if err := s.catchUp.Wait(ctx); err != nil {
 				return nil, connect.NewError(connect.CodeUnavailable, err)
 			}
 			caughtUp = true
-			why, err = s.refusal(region, e)
+			why, err = s.refusal(t, e)
 		}
 		if err != nil {
 			s.log.Error("read check", "check", e.GetCheckUuid(), "error", err)
 			return nil, connect.NewError(connect.CodeUnavailable, errors.New("cannot read the state"))
 		}
+		if why == notServed {
+			s.metrics.Refused("execution", "account")
+			s.log.Warn("an agent reported a check of an account its token does not serve", "token", t.GetId(), "region", region, "check", e.GetCheckUuid())
+		}
 		if why != "" {
 			results[i] = &agentv1.ExecutionResult{Error: why}
 			continue
 		}
-		e.Region, e.Agent = region, agent
+		e.Region, e.Agent, e.AgentId = region, agent, agentID
 		state.BoundExecution(e)
 		pos = append(pos, i)
 	}
@@ -93,9 +98,13 @@ func (s *Service) ReportExecutions(ctx context.Context, req *connect.Request[age
 	return connect.NewResponse(&agentv1.ReportExecutionsResponse{Results: results}), nil
 }
 
-// refusal says why the final execution e cannot be recorded for region,
-// or "" when it can.
-func (s *Service) refusal(region string, e *raftv1.Execution) (string, error) {
+// notServed is the refusal of an execution of a check of an account the
+// agent's token does not serve.
+const notServed = "check of an account this agent token does not serve"
+
+// refusal says why the final execution e cannot be recorded for the
+// agents of token t, or "" when it can.
+func (s *Service) refusal(t *statev1.AgentToken, e *raftv1.Execution) (string, error) {
 	switch {
 	case e.GetSlotUnixMs() <= 0:
 		return "slot_unix_ms must be positive", nil
@@ -111,7 +120,10 @@ func (s *Service) refusal(region string, e *raftv1.Execution) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return checkRefusal(region, m), nil
+	if !state.ServesAccount(t, m.GetAccountId()) {
+		return notServed, nil
+	}
+	return checkRefusal(t.GetRegion(), m), nil
 }
 
 // checkRefusal says why region's agents may not report m, or "".

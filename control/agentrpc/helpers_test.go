@@ -11,6 +11,7 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/net/http2"
 
 	"lookout/cluster"
@@ -21,6 +22,7 @@ import (
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	"lookout/internal/gen/lookout/agent/v1/agentv1connect"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/metrics"
 )
 
 const region = "eu-1"
@@ -49,46 +51,70 @@ func (r *recorder) all() []agentrpc.Seen {
 }
 
 // env is a 3-node cluster serving the Ingest API and the agent RPC, with
-// an account (its ingest key) and an agent token of region.
+// an account (its ingest key) and an agent token of region that serves
+// every account. Its nodes share one set of agent metrics, on reg.
 type env struct {
 	c        *clustertest.Cluster
 	presence *recorder
+	reg      *prometheus.Registry
 	acct     string
 	keyID    string
 	token    string
 	tokenID  string
 }
 
+// secret is the cluster secret the test nodes derive gossip keys from.
+var secret = []byte("adm_test-cluster-secret")
+
+// gossipKey is a region's gossip key as the nodes hand it out.
+func gossipKey(region string) []byte {
+	k, err := cluster.RegionGossipKey(secret, region)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{presence: &recorder{}}
+	e := &env{presence: &recorder{}, reg: prometheus.NewRegistry()}
+	agentMetrics := metrics.NewControl(e.reg).Agents
 	e.c = clustertest.NewCluster(t, 3, clustertest.Options{
 		Serve: func(n *cluster.Node, mux *http.ServeMux) func() {
 			api := ingest.New(ingest.Options{Health: n, Cluster: n, State: clustertest.StateOf(n), RetentionCount: 1000, RetentionAge: 24 * time.Hour})
 			api.Start()
 			path, h := agentrpc.New(agentrpc.Options{
 				State: clustertest.StateOf(n), Writer: n, Events: api, Presence: e.presence, NodeID: n.ID(),
-				Keepalive: keepalive,
+				GossipKey: gossipKey, Metrics: agentMetrics, Keepalive: keepalive,
 			}).Handler()
 			mux.Handle(path, h)
 			return api.Stop
 		},
 	})
-	e.acct, e.keyID = uuid.NewString(), uuid.NewString()
-	_, hash, _ := apikey.New(apikey.Ingest)
-	_, mkHash, _ := apikey.New(apikey.Management)
-	e.apply(t, &raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{
-		AccountId: e.acct, Email: e.acct + "@example.com",
-		Plan:          &raftv1.Plan{Name: "default", ConfigAsCode: true, IngestRatePerSecond: 10, IngestBurst: 20},
-		IngestKey:     &raftv1.Key{Id: e.keyID, AccountId: e.acct, Type: raftv1.KeyType_KEY_TYPE_INGEST, Name: "default", Hash: hash},
-		ManagementKey: &raftv1.Key{Id: uuid.NewString(), AccountId: e.acct, Type: raftv1.KeyType_KEY_TYPE_MANAGEMENT, Name: "personal", Hash: mkHash},
-	}}})
+	e.acct, e.keyID = e.newAccount(t)
 	e.token, e.tokenID = e.newToken(t, region)
 	return e
 }
 
-// newToken creates an agent token of region on the leader.
-func (e *env) newToken(t *testing.T, region string) (token, id string) {
+// newAccount creates an account (its ingest key with id keyID) on the
+// leader.
+func (e *env) newAccount(t *testing.T) (acct, keyID string) {
+	t.Helper()
+	acct, keyID = uuid.NewString(), uuid.NewString()
+	_, hash, _ := apikey.New(apikey.Ingest)
+	_, mkHash, _ := apikey.New(apikey.Management)
+	e.apply(t, &raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{
+		AccountId: acct, Email: acct + "@example.com",
+		Plan:          &raftv1.Plan{Name: "default", ConfigAsCode: true, IngestRatePerSecond: 10, IngestBurst: 20},
+		IngestKey:     &raftv1.Key{Id: keyID, AccountId: acct, Type: raftv1.KeyType_KEY_TYPE_INGEST, Name: "default", Hash: hash},
+		ManagementKey: &raftv1.Key{Id: uuid.NewString(), AccountId: acct, Type: raftv1.KeyType_KEY_TYPE_MANAGEMENT, Name: "personal", Hash: mkHash},
+	}}})
+	return acct, keyID
+}
+
+// newToken creates an agent token of region on the leader, serving
+// accounts (none: every account).
+func (e *env) newToken(t *testing.T, region string, accounts ...string) (token, id string) {
 	t.Helper()
 	token, hash, err := apikey.New(apikey.Agent)
 	if err != nil {
@@ -96,8 +122,32 @@ func (e *env) newToken(t *testing.T, region string) (token, id string) {
 	}
 	id = uuid.NewString()
 	e.apply(t, &raftv1.Command{Op: &raftv1.Command_CreateAgentToken{CreateAgentToken: &raftv1.CreateAgentToken{
-		Id: id, Region: region, Name: "agents of " + region, Hash: hash}}})
+		Id: id, Region: region, Name: "agents of " + region, Hash: hash, Accounts: accounts}}})
 	return token, id
+}
+
+// refused is the count of lookout_agents_refused_total{kind, reason}.
+func (e *env) refused(t *testing.T, kind, reason string) float64 {
+	t.Helper()
+	mfs, err := e.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "lookout_agents_refused_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["kind"] == kind && labels["reason"] == reason {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
 }
 
 // apply applies cmd on the leader and requires OK.
@@ -112,9 +162,15 @@ func (e *env) apply(t *testing.T, cmd *raftv1.Command) {
 // putCheck creates or replaces an http_check of the account.
 func (e *env) putCheck(t *testing.T, id string, enabled, create bool, regions ...string) {
 	t.Helper()
+	e.putCheckOf(t, e.acct, id, enabled, create, regions...)
+}
+
+// putCheckOf creates or replaces an http_check of account acct.
+func (e *env) putCheckOf(t *testing.T, acct, id string, enabled, create bool, regions ...string) {
+	t.Helper()
 	spec := &raftv1.MonitorSpec{Uuid: id, Kind: "http_check", Name: "site-" + id[:8], Enabled: enabled, Schedule: "1m", Regions: regions,
 		Config: &raftv1.CheckConfig{Url: "https://example.com/" + id, Method: "GET", Timeout: 10}}
-	op := &raftv1.PutMonitors{AccountId: e.acct}
+	op := &raftv1.PutMonitors{AccountId: acct}
 	if create {
 		op.Creates = []*raftv1.MonitorSpec{spec}
 	} else {

@@ -17,9 +17,9 @@ type countingState struct {
 	reads atomic.Int64
 }
 
-func (c *countingState) AgentAssignments(region string) (*state.Assignments, error) {
+func (c *countingState) AgentAssignments(region string, accounts []string) (*state.Assignments, error) {
 	c.reads.Add(1)
-	return c.Store.AgentAssignments(region)
+	return c.Store.AgentAssignments(region, accounts)
 }
 
 // TestStreamsOfARegionShareReadings: 20 streams of one region cost one

@@ -15,6 +15,7 @@ type executionJSON struct {
 	ID         string             `json:"id"`
 	Region     string             `json:"region"`
 	Agent      string             `json:"agent,omitempty"`
+	AgentID    string             `json:"agent_id,omitempty"`
 	Slot       string             `json:"slot"`
 	Status     string             `json:"status"`
 	Attempts   int64              `json:"attempts"`
@@ -87,7 +88,7 @@ func (a *API) handleExecutions(w http.ResponseWriter, r *http.Request) {
 
 func toExecutionJSON(e *raftv1.Execution) executionJSON {
 	out := executionJSON{
-		ID: state.ExecutionID(e.GetCheckUuid(), e.GetRegion(), e.GetSlotUnixMs()), Region: e.GetRegion(), Agent: e.GetAgent(),
+		ID: state.ExecutionID(e.GetCheckUuid(), e.GetRegion(), e.GetSlotUnixMs()), Region: e.GetRegion(), Agent: e.GetAgent(), AgentID: e.GetAgentId(),
 		Slot: *rfc3339(e.GetSlotUnixMs()), Status: e.GetStatus(), Attempts: e.GetAttempts(),
 		StartedAt: optTime(e.GetStartedUnixMs()), FinishedAt: optTime(e.GetFinishedUnixMs()), DurationMs: e.GetDurationMs(),
 		Error: e.GetError(),

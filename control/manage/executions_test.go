@@ -68,3 +68,37 @@ func TestExecutionsAndCheckStatus(t *testing.T) {
 		t.Fatalf("status when disabled: %v", st)
 	}
 }
+
+// TestExecutionsNameTheAgentID: two agents of a region with the same
+// --name are told apart by the agent_id of their executions.
+func TestExecutionsNameTheAgentID(t *testing.T) {
+	a := newAPI(t)
+	c := httpCheck("site", "https://example.com/")
+	c["regions"] = []string{"eu-1"}
+	status, m, _ := a.do("POST", "/api/v1/monitors", c)
+	if status != 201 {
+		t.Fatalf("create: %d %v", status, m)
+	}
+	id := m["uuid"].(string)
+	slot := a.srv.Now.UnixMilli()
+	for i, agentID := range []string{"ag_one", "ag_two"} {
+		s := slot - int64(i)*60_000
+		res, err := a.srv.Cluster.Apply(context.Background(), &raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: []*raftv1.Execution{{
+			AccountId: a.acct.ID, CheckUuid: id, Region: "eu-1", Agent: "edge", AgentId: agentID, SlotUnixMs: s, StartedUnixMs: s, FinishedUnixMs: s + 10,
+			Status: state.ExecSuccess, Attempts: 1}}}}})
+		if err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
+			t.Fatalf("record: %v %v", res, err)
+		}
+	}
+	_, body, _ := a.do("GET", "/api/v1/monitors/"+id+"/executions", nil)
+	list, _ := body["executions"].([]any)
+	if len(list) != 2 {
+		t.Fatalf("executions %v", body)
+	}
+	for i, want := range []string{"ag_one", "ag_two"} {
+		e := list[i].(map[string]any)
+		if e["agent"] != "edge" || e["agent_id"] != want {
+			t.Fatalf("execution %d: agent %v agent_id %v, want edge %s", i, e["agent"], e["agent_id"], want)
+		}
+	}
+}

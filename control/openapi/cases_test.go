@@ -325,6 +325,8 @@ func cases(f *fixture) []endpointCase {
 
 		// Operator API: POST /admin/v1/agent-tokens.
 		{name: "create agent token", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"eu-1","name":"factory"}`, status: 201},
+		{name: "create agent token of an account", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"eu-1","name":"tenant","accounts":["` + f.main.ID + `"]}`, status: 201},
+		{name: "create agent token of no account", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"eu-1","name":"tenant","accounts":[]}`, status: 400, contains: "invalid field: accounts", invalidRequest: true},
 		{name: "create agent token invalid region", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"EU 1","name":"factory"}`, status: 400, contains: "invalid field: region", invalidRequest: true},
 		{name: "create agent token without name", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"eu-1"}`, status: 400, contains: "invalid field: name", invalidRequest: true},
 		{name: "create agent token without token", method: "POST", path: "/admin/v1/agent-tokens", body: `{"region":"eu-1","name":"factory"}`, status: 401},

@@ -40,6 +40,7 @@ func toEventRow(e *statev1.StoredEvent) eventRow {
 type execRow struct {
 	SlotMs, StartedMs, FinishedMs, DurationMs int64
 	Status, Color, Region, Agent, Error       string
+	AgentID                                   string
 	Attempts                                  int64
 	HTTP                                      *raftv1.ExecutionHTTP
 	SSL                                       *raftv1.ExecutionSSL
@@ -54,7 +55,7 @@ func toExecRow(e *raftv1.Execution) execRow {
 		c = "gray"
 	}
 	return execRow{SlotMs: e.GetSlotUnixMs(), StartedMs: e.GetStartedUnixMs(), FinishedMs: e.GetFinishedUnixMs(),
-		DurationMs: e.GetDurationMs(), Status: e.GetStatus(), Color: c, Region: e.GetRegion(), Agent: e.GetAgent(),
+		DurationMs: e.GetDurationMs(), Status: e.GetStatus(), Color: c, Region: e.GetRegion(), Agent: e.GetAgent(), AgentID: e.GetAgentId(),
 		Error: e.GetError(), Attempts: e.GetAttempts(), HTTP: e.GetHttp(), SSL: e.GetSsl()}
 }
 

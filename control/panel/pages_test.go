@@ -107,6 +107,17 @@ func TestCheckPageShowsItsExecutions(t *testing.T) {
 	b := n.browser()
 	b.signIn(a)
 	b.get("/monitors/"+id).want(t, http.StatusOK, "ssl_check", "Executions", "No finished runs yet", "next run")
+
+	// An agent's execution names the agent, its id on hover: two agents of
+	// a region may share a name.
+	slot := time.Now().Truncate(time.Minute).UnixMilli()
+	cmd := &raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: []*raftv1.Execution{{
+		AccountId: a.ID, CheckUuid: id, Region: "eu-1", Agent: "edge", AgentId: "ag_7f3a", SlotUnixMs: slot, StartedUnixMs: slot, FinishedUnixMs: slot + 10,
+		Status: "success", Attempts: 1}}}}}
+	if res, err := n.Cluster.Apply(context.Background(), cmd); err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
+		t.Fatalf("record: %v %v", res, err)
+	}
+	b.get("/monitors/"+id).want(t, http.StatusOK, `eu-1 · <span title="agent ag_7f3a">edge</span>`)
 }
 
 func TestLiveEventsAndResume(t *testing.T) {

@@ -107,8 +107,8 @@ func checkExecution(e *raftv1.Execution) string {
 	switch {
 	case e.GetCheckUuid() == "" || e.GetAccountId() == "":
 		return "check_uuid and account_id are required"
-	case e.GetRegion() == "" || len(e.GetRegion()) > MaxExecutionLabel || len(e.GetAgent()) > MaxExecutionLabel:
-		return fmt.Sprintf("region is required; region and agent are at most %d bytes", MaxExecutionLabel)
+	case e.GetRegion() == "" || len(e.GetRegion()) > MaxExecutionLabel || len(e.GetAgent()) > MaxExecutionLabel || len(e.GetAgentId()) > MaxExecutionLabel:
+		return fmt.Sprintf("region is required; region, agent and agent_id are at most %d bytes", MaxExecutionLabel)
 	case !knownExecStatus(e.GetStatus()):
 		return fmt.Sprintf("unknown status %q", e.GetStatus())
 	case e.GetSlotUnixMs() <= 0:

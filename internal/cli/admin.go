@@ -138,11 +138,13 @@ func adminCommands() []adminCommand {
 				return c.TestChannel(ctx, *account, args[0])
 			}
 		}},
-		{name: "agent-token create", synopsis: "--region R --name N", about: "create a token for the agents of a region", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
+		{name: "agent-token create", synopsis: "--region R --name N [--accounts ID[,ID]]", about: "create a token for the agents of a region", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			region := fs.String("region", "", "region name: a-z, 0-9 and - (required)")
 			name := fs.String("name", "", "the token's name (required)")
+			var accounts listFlag
+			fs.Var(&accounts, "accounts", "ids of the only accounts the token's agents serve, comma-separated (default: every account)")
 			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) {
-				return c.CreateAgentToken(ctx, client.CreateAgentTokenRequest{Region: *region, Name: *name})
+				return c.CreateAgentToken(ctx, client.CreateAgentTokenRequest{Region: *region, Name: *name, Accounts: accounts})
 			}
 		}},
 		{name: "agent list", about: "list the edge agents and whether their regions are online (works without a leader)", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {

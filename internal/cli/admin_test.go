@@ -122,8 +122,13 @@ func TestAdminGroupsTokensCluster(t *testing.T) {
 
 	var tok client.CreatedAgentToken
 	mustRunAdmin(t, srv, &tok, "agent-token", "create", "--region", "eu-west", "--name", "fra")
-	if tok.Region != "eu-west" || !strings.HasPrefix(tok.Token, apikey.Agent) {
+	if tok.Region != "eu-west" || !strings.HasPrefix(tok.Token, apikey.Agent) || len(tok.Accounts) != 0 {
 		t.Errorf("token %+v", tok)
+	}
+	var scoped client.CreatedAgentToken
+	mustRunAdmin(t, srv, &scoped, "agent-token", "create", "--region", "eu-west", "--name", "tenant", "--accounts", acct.ID)
+	if stored, err := srv.Store.AgentTokenByHash(apikey.Hash(scoped.Token)); err != nil || len(scoped.Accounts) != 1 || len(stored.GetAccounts()) != 1 || stored.GetAccounts()[0] != acct.ID {
+		t.Errorf("a token of %s: %+v, stored %v %v", acct.ID, scoped, stored, err)
 	}
 	if stdout, err := runAdminTest(t, adminEnv(srv), "agent-token", "revoke", tok.ID); err != nil || stdout != "" {
 		t.Fatalf("revoke agent token: %q, %v", stdout, err)
@@ -273,6 +278,7 @@ func TestAdminHelp(t *testing.T) {
 	}{
 		{[]string{"-h"}, []string{"Usage: lookout admin", "account create", "agent-token create", "-admin-token"}},
 		{[]string{"account", "create", "-h"}, []string{"Usage: lookout admin account create", "-email", "-plan-monitor-limit", "-addr"}},
+		{[]string{"agent-token", "create", "-h"}, []string{"Usage: lookout admin agent-token create --region R --name N [--accounts ID[,ID]]", "-accounts"}},
 		{[]string{"key", "revoke", "--help"}, []string{"Usage: lookout admin key revoke --account ID KEY_ID"}},
 		{[]string{"channel", "create", "-h"}, []string{"Usage: lookout admin channel create --account ID --type T --name N --config JSON [--default=false]", "-default"}},
 		{[]string{"channel", "test", "-h"}, []string{"Usage: lookout admin channel test --account ID CHANNEL_ID"}},

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"crypto/tls"
-	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -45,7 +43,6 @@ type agentConfig struct {
 	httpAddr       string
 	gossipAddr     string
 	join           listFlag
-	gossipKey      []byte
 	bufferMaxBytes int64
 	caFile         string
 	tlsCert        string
@@ -67,16 +64,8 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 	fs.StringVar(&c.dataDir, "data-dir", "", "where the agent keeps its id, its last assignments and its buffer (required)")
 	fs.StringVar(&c.name, "name", "", "the agent's name, shown on its executions (default: the host name)")
 	fs.StringVar(&c.httpAddr, "http-addr", "127.0.0.1:8090", "local listener: the Ingest API for local jobs (/ping, /health) and /metrics")
-	fs.StringVar(&c.gossipAddr, "gossip-addr", "", "gossip (memberlist) listener, TCP and UDP, to meet the region's other agents (default: none, a region of one)")
+	fs.StringVar(&c.gossipAddr, "gossip-addr", "", "gossip (memberlist) listener, TCP and UDP, to meet the region's other agents, encrypted with the region's key the control plane hands out (default: none, a region of one)")
 	fs.Var(&c.join, "join", "gossip addresses of other agents of the region, comma-separated")
-	fs.Func("gossip-key", "base64 of 16, 24 or 32 random bytes: encrypts the region's gossip, and only agents with the same key meet (default: none, cleartext; use it on any network others share)", func(v string) error {
-		k, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
-		if err != nil || (len(k) != 16 && len(k) != 24 && len(k) != 32) {
-			return errors.New("want the base64 of 16, 24 or 32 bytes (e.g. openssl rand -base64 32)")
-		}
-		c.gossipKey = k
-		return nil
-	})
 	fs.Int64Var(&c.bufferMaxBytes, "buffer-max-bytes", defaultBufferMaxBytes, "bound of the disk buffer; when full, pings get 503 buffer_full and the oldest check results are dropped")
 	fs.StringVar(&c.caFile, "ca-file", "", "PEM CA certificate(s) to verify https:// control nodes with (default: the system roots)")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM client certificate to present to the control nodes (mutual TLS)")
@@ -108,8 +97,8 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 		return nil, usageError{fmt.Sprintf("--name is at most %d bytes", checkrun.MaxLabel)}
 	case c.bufferMaxBytes < 1<<20:
 		return nil, usageError{"--buffer-max-bytes must be at least 1048576 (1 MiB)"}
-	case (len(c.join) > 0 || c.gossipKey != nil) && c.gossipAddr == "":
-		return nil, usageError{"--join and --gossip-key need --gossip-addr (the address this agent gossips on)"}
+	case len(c.join) > 0 && c.gossipAddr == "":
+		return nil, usageError{"--join needs --gossip-addr (the address this agent gossips on)"}
 	}
 	for _, u := range c.control {
 		p, err := url.Parse(u)
@@ -221,8 +210,11 @@ func serveAgent(ctx context.Context, cfg *agentConfig, openLocal openLocalFunc, 
 		log.Info("last assignments read from disk", "checks", nc, "keys", nk)
 	}
 
-	// The region's pool: who runs each check.
-	pool, err := region.New(region.Options{ID: id, Name: cfg.name, GossipAddr: cfg.gossipAddr, Join: cfg.join, SecretKey: cfg.gossipKey, Logger: log.Named("region")})
+	// The region's pool: who runs each check. Its address is bound now;
+	// it gossips only with the region's key, which the agent gives it from
+	// the last assignments or, on a first start, once the control plane
+	// hands it out.
+	pool, err := region.New(region.Options{ID: id, Name: cfg.name, GossipAddr: cfg.gossipAddr, Join: cfg.join, Logger: log.Named("region")})
 	if err != nil {
 		return err
 	}
@@ -251,7 +243,7 @@ func serveAgent(ctx context.Context, cfg *agentConfig, openLocal openLocalFunc, 
 
 	// The local HTTP listener: the Ingest API for local jobs, /metrics.
 	mux := http.NewServeMux()
-	mux.Handle("/", local.Ingest(store, a.Forwarder(), lk))
+	mux.Handle("/", local.Ingest(store, a.Forwarder(), lk, pool))
 	mux.Handle("GET /metrics", metrics.Handler(reg, metrics.HandlerOptions{Token: cfg.metricsToken}))
 	srv := httpserver.New(mux, httpserver.Options{})
 

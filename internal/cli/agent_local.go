@@ -13,6 +13,7 @@ import (
 	"lookout/agent/forward"
 	"lookout/agent/ingest"
 	"lookout/agent/link"
+	"lookout/agent/region"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -24,8 +25,8 @@ type agentLocal struct {
 	// Ingest makes the handler of /ping, /ping/{monitor} and /health:
 	// keys accepted by their hash (the last assignments), pings appended
 	// to Buffer (fsynced) and the forwarder kicked, X-Quota-* headers
-	// from fwd.Quota, the link's state in /health.
-	Ingest func(keys *assign.Store, fwd *forward.Forwarder, lk *link.Client) http.Handler
+	// from fwd.Quota, the link's and the pool's state in /health.
+	Ingest func(keys *assign.Store, fwd *forward.Forwarder, lk *link.Client, pool *region.Pool) http.Handler
 	// Close closes the buffer.
 	Close func() error
 }
@@ -44,7 +45,7 @@ func openAgentLocal(cfg *agentConfig, log hclog.Logger, reg prometheus.Registere
 	}
 	return &agentLocal{
 		Buffer: bufferAdapter{buf},
-		Ingest: func(keys *assign.Store, fwd *forward.Forwarder, lk *link.Client) http.Handler {
+		Ingest: func(keys *assign.Store, fwd *forward.Forwarder, lk *link.Client, pool *region.Pool) http.Handler {
 			return ingest.New(ingest.Options{
 				Keys:   keys,
 				Sink:   kickingSink{buf: buf, fwd: fwd},
@@ -52,6 +53,9 @@ func openAgentLocal(cfg *agentConfig, log hclog.Logger, reg prometheus.Registere
 				Stats:  buf.Stats,
 				Link: func() ingest.Link {
 					return ingest.Link{Connected: lk.State() == link.Connected, Control: lk.URL(), Region: cfg.region}
+				},
+				Gossip: func() ingest.Gossip {
+					return ingest.Gossip{State: pool.State(), Members: len(pool.MemberIDs())}
 				},
 				Logger:     log.Named("ingest"),
 				Registerer: reg,

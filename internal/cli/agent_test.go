@@ -19,6 +19,7 @@ import (
 	"lookout/agent/assign"
 	"lookout/agent/forward"
 	"lookout/agent/link"
+	"lookout/agent/region"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
@@ -57,13 +58,12 @@ func TestParseAgent(t *testing.T) {
 		{"bad control URL", []string{"--control", "a:8080"}, "", "want http://host:port"},
 		{"cert without key", []string{"--tls-cert", "c.pem"}, "", "go together"},
 		{"tiny buffer", []string{"--buffer-max-bytes", "1000"}, "", "at least 1048576"},
-		{"join without gossip", []string{"--join", "x:1"}, "", "need --gossip-addr"},
+		{"join without gossip", []string{"--join", "x:1"}, "", "needs --gossip-addr"},
 		{"no arguments", []string{"extra"}, "", "takes no arguments"},
 		{"name with ESC", []string{"--name", "edge\x1b[31m"}, "", "--name \"edge\\x1b[31m\" must not contain control characters"},
 		{"name with an RTL override", []string{"--name", "edge\u202e1"}, "", "must not contain bidirectional"},
 		{"name of zero-width characters", []string{"--name", "\u200b\u2060"}, "", "must not be blank"},
-		{"short gossip key", []string{"--gossip-addr", "127.0.0.1:0", "--gossip-key", "c2hvcnQ="}, "", "16, 24 or 32 bytes"},
-		{"gossip key without gossip", []string{"--gossip-key", "MDEyMzQ1Njc4OWFiY2RlZg=="}, "", "need --gossip-addr"},
+		{"no gossip key flag: the control plane hands it out", []string{"--gossip-addr", "127.0.0.1:0", "--gossip-key", "MDEyMzQ1Njc4OWFiY2RlZg=="}, "", "flag provided but not defined: -gossip-key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := map[string]string{}
@@ -104,7 +104,7 @@ func TestServeAgent(t *testing.T) {
 	open := func(*agentConfig, hclog.Logger, prometheus.Registerer) (*agentLocal, error) {
 		return &agentLocal{
 			Buffer: buf,
-			Ingest: func(keys *assign.Store, fwd *forward.Forwarder, _ *link.Client) http.Handler {
+			Ingest: func(keys *assign.Store, fwd *forward.Forwarder, _ *link.Client, _ *region.Pool) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					_, ok := keys.KeyByHash([]byte(r.URL.Query().Get("hash")))
 					fmt.Fprintf(w, "known=%v", ok)
@@ -184,7 +184,7 @@ func TestServeAgentDenyPrivateTargets(t *testing.T) {
 	open := func(*agentConfig, hclog.Logger, prometheus.Registerer) (*agentLocal, error) {
 		return &agentLocal{
 			Buffer: buf,
-			Ingest: func(*assign.Store, *forward.Forwarder, *link.Client) http.Handler { return http.NotFoundHandler() },
+			Ingest: func(*assign.Store, *forward.Forwarder, *link.Client, *region.Pool) http.Handler { return http.NotFoundHandler() },
 			Close:  func() error { return nil },
 		}, nil
 	}

@@ -293,10 +293,13 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	agentPresence := presence.NewRecorder(presence.RecorderOptions{Cluster: node, MinInterval: recordInterval(cfg.agentOfflineAfter), Logger: log.Named("presence")})
 	// The agent RPC, on the same listener (and TLS) as the rest: agents'
 	// events go through the Ingest API's batcher; their heartbeats and
-	// streams are reported to the presence recorder.
+	// streams are reported to the presence recorder; each region's agents
+	// get the gossip key every node derives for it from the cluster
+	// secret.
 	agentService := agentrpc.New(agentrpc.Options{
 		State: st, Writer: node, Events: ingestAPI, Presence: presenceAdapter{agentPresence},
-		NodeID: cfg.nodeID, ExecutionRetention: cfg.execRetention, Logger: log.Named("agentrpc"),
+		NodeID: cfg.nodeID, GossipKey: regionGossipKeys([]byte(cfg.adminToken), log), Metrics: met.Agents,
+		ExecutionRetention: cfg.execRetention, Logger: log.Named("agentrpc"),
 	})
 	agentPath, agentHandler := agentService.Handler()
 	mux.Handle(agentPath, agentHandler)
@@ -402,6 +405,21 @@ func devAdminToken(dataDir string) (token string, fresh bool, err error) {
 		return "", false, fmt.Errorf("save admin token: %w", err)
 	}
 	return token, true, nil
+}
+
+// regionGossipKeys derives the gossip key of a region's agents from the
+// cluster secret (cluster.RegionGossipKey). A key that cannot be derived
+// (an empty secret, which the flags refuse) is none: the region's agents
+// then cannot gossip.
+func regionGossipKeys(secret []byte, log hclog.Logger) func(region string) []byte {
+	return func(region string) []byte {
+		key, err := cluster.RegionGossipKey(secret, region)
+		if err != nil {
+			log.Error("derive a region's gossip key", "region", region, "error", err)
+			return nil
+		}
+		return key
+	}
 }
 
 // presenceAdapter hands the agent RPC's reports to the presence recorder.

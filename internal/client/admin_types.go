@@ -144,6 +144,9 @@ type ChannelTest struct {
 type CreateAgentTokenRequest struct {
 	Region string `json:"region"`
 	Name   string `json:"name"`
+	// Accounts, when set, are the only accounts the token's agents serve;
+	// empty: every account.
+	Accounts []string `json:"accounts,omitempty"`
 }
 
 // CreatedAgentToken is a new agent token; Token is shown only once.
@@ -151,7 +154,9 @@ type CreatedAgentToken struct {
 	ID     string `json:"id"`
 	Region string `json:"region"`
 	Name   string `json:"name"`
-	Token  string `json:"token"`
+	// Accounts are the accounts it serves, sorted; empty: every account.
+	Accounts []string `json:"accounts,omitempty"`
+	Token    string   `json:"token"`
 }
 
 // ClusterStatus is the control-plane cluster as one node sees it.

@@ -60,10 +60,18 @@ type agentProc struct {
 	proc *proc
 }
 
-// startAgent runs lookout agent against s's control node.
+// startAgent runs lookout agent against s's control node, with a token
+// of its own that serves every account.
 func (s *agentSetup) startAgent(t *testing.T, name, region string, extra ...string) *agentProc {
 	t.Helper()
-	tok, err := s.admin.CreateAgentToken(ctxT(t, 20*time.Second), client.CreateAgentTokenRequest{Region: region, Name: name})
+	return s.startAgentOf(t, name, region, nil, extra...)
+}
+
+// startAgentOf runs lookout agent with a token of its own that serves
+// accounts (none: every account).
+func (s *agentSetup) startAgentOf(t *testing.T, name, region string, accounts []string, extra ...string) *agentProc {
+	t.Helper()
+	tok, err := s.admin.CreateAgentToken(ctxT(t, 20*time.Second), client.CreateAgentTokenRequest{Region: region, Name: name, Accounts: accounts})
 	if err != nil {
 		t.Fatal(err)
 	}

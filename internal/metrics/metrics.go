@@ -208,18 +208,34 @@ func channelLabel(typ string) string {
 	return strings.ToLower(typ)
 }
 
-// Agents is what the leader knows of the edge agents.
+// Agents is what the leader knows of the edge agents, and what this node
+// refused of them.
 type Agents struct {
 	connected *prometheus.GaugeVec
+	refused   *prometheus.CounterVec
 }
 
 func newAgents(reg prometheus.Registerer) *Agents {
-	m := &Agents{connected: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: namespace, Subsystem: "agents", Name: "connected",
-		Help: "Edge agents connected to the control plane, by region (reported by the leader; 0 elsewhere).",
-	}, []string{"region"})}
-	reg.MustRegister(m.connected)
+	m := &Agents{
+		connected: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "agents", Name: "connected",
+			Help: "Edge agents connected to the control plane, by region (reported by the leader; 0 elsewhere).",
+		}, []string{"region"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Subsystem: "agents", Name: "refused_total",
+			Help: "Events and check executions agents sent that this node refused, by kind (event, execution) and reason (account: of an account the agent's token does not serve; receipt_time: received before the token was made or more than 5 minutes ahead).",
+		}, []string{"kind", "reason"}),
+	}
+	reg.MustRegister(m.connected, m.refused)
 	return m
+}
+
+// Refused counts one event or execution (kind) an agent sent that was
+// refused for reason.
+func (m *Agents) Refused(kind, reason string) {
+	if m != nil {
+		m.refused.WithLabelValues(kind, reason).Inc()
+	}
 }
 
 // SetAgentsConnected sets the agents connected in region.

@@ -9,7 +9,10 @@
 // the agent token as "Authorization: Bearer at_...": a missing, unknown or
 // revoked token is answered UNAUTHENTICATED. The token names the agent's
 // region; the control plane stamps that region on everything the agent
-// sends, whatever the agent says.
+// sends, whatever the agent says. A token may also name the accounts it
+// serves: its agents are assigned only those accounts' checks and ingest
+// keys, and any event or execution they send for another account is
+// refused.
 
 package agentv1
 
@@ -224,7 +227,17 @@ type AssignmentsResponse struct {
 	// region is the token's region (set on the first message).
 	Region string `protobuf:"bytes,6,opt,name=region,proto3" json:"region,omitempty"`
 	// server_unix_ms is the serving node's clock when it sent the message.
-	ServerUnixMs  int64 `protobuf:"varint,7,opt,name=server_unix_ms,json=serverUnixMs,proto3" json:"server_unix_ms,omitempty"`
+	ServerUnixMs int64 `protobuf:"varint,7,opt,name=server_unix_ms,json=serverUnixMs,proto3" json:"server_unix_ms,omitempty"`
+	// gossip_key is the region's gossip key (32 bytes, set on the first
+	// message): the agents of the region encrypt and authenticate their
+	// memberlist pool with it. Every control node derives the same key for
+	// a region from the cluster secret. The agent keeps it with its
+	// assignments on disk.
+	GossipKey []byte `protobuf:"bytes,8,opt,name=gossip_key,json=gossipKey,proto3" json:"gossip_key,omitempty"`
+	// token_id is the id of the calling agent's token (set on the first
+	// message): the agent gossips it so that the pool places each check only
+	// on agents whose token serves the check's account (Check.tokens).
+	TokenId       string `protobuf:"bytes,9,opt,name=token_id,json=tokenId,proto3" json:"token_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -308,7 +321,22 @@ func (x *AssignmentsResponse) GetServerUnixMs() int64 {
 	return 0
 }
 
-// Check is an enabled check of the agent's region.
+func (x *AssignmentsResponse) GetGossipKey() []byte {
+	if x != nil {
+		return x.GossipKey
+	}
+	return nil
+}
+
+func (x *AssignmentsResponse) GetTokenId() string {
+	if x != nil {
+		return x.TokenId
+	}
+	return ""
+}
+
+// Check is an enabled check of the agent's region, of an account the
+// agent's token serves.
 type Check struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// id is the monitor's uuid.
@@ -320,8 +348,12 @@ type Check struct {
 	// kind is http_check or ssl_check.
 	Kind string `protobuf:"bytes,5,opt,name=kind,proto3" json:"kind,omitempty"`
 	// schedule is the check's interval ("5m") or 5-field cron, in UTC.
-	Schedule      string          `protobuf:"bytes,6,opt,name=schedule,proto3" json:"schedule,omitempty"`
-	Config        *v1.CheckConfig `protobuf:"bytes,7,opt,name=config,proto3" json:"config,omitempty"`
+	Schedule string          `protobuf:"bytes,6,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	Config   *v1.CheckConfig `protobuf:"bytes,7,opt,name=config,proto3" json:"config,omitempty"`
+	// tokens are the ids of the region's agent tokens whose agents may run
+	// the check (those that serve its account), sorted: the pool's
+	// rendezvous hash runs over the live members of these tokens only.
+	Tokens        []string `protobuf:"bytes,8,rep,name=tokens,proto3" json:"tokens,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -405,7 +437,15 @@ func (x *Check) GetConfig() *v1.CheckConfig {
 	return nil
 }
 
-// IngestKey is an ingest key the agent may accept pings with.
+func (x *Check) GetTokens() []string {
+	if x != nil {
+		return x.Tokens
+	}
+	return nil
+}
+
+// IngestKey is an ingest key the agent may accept pings with: an ingest
+// key of an account the agent's token serves.
 type IngestKey struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// id is the key's id.
@@ -491,7 +531,7 @@ type ReportExecutionsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Agent *AgentIdentity         `protobuf:"bytes,1,opt,name=agent,proto3" json:"agent,omitempty"`
 	// executions are stamped with the token's region and the agent's name
-	// by the control plane.
+	// and id by the control plane.
 	Executions    []*v1.Execution `protobuf:"bytes,2,rep,name=executions,proto3" json:"executions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -587,7 +627,8 @@ func (x *ReportExecutionsResponse) GetResults() []*ExecutionResult {
 }
 
 // ExecutionResult says whether an execution was stored. A refused one
-// (its check is gone, or not of the agent's region) is not sent again.
+// (its check is gone, not of the agent's region, or of an account the
+// token does not serve) is not sent again.
 type ExecutionResult struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Stored bool                   `protobuf:"varint,1,opt,name=stored,proto3" json:"stored,omitempty"`
@@ -883,7 +924,7 @@ const file_lookout_agent_v1_agent_proto_rawDesc = "" +
 	"\x12AssignmentsRequest\x125\n" +
 	"\x05agent\x18\x01 \x01(\v2\x1f.lookout.agent.v1.AgentIdentityR\x05agent\x12.\n" +
 	"\x06checks\x18\x02 \x03(\v2\x16.lookout.agent.v1.HeldR\x06checks\x12*\n" +
-	"\x04keys\x18\x03 \x03(\v2\x16.lookout.agent.v1.HeldR\x04keys\"\x97\x02\n" +
+	"\x04keys\x18\x03 \x03(\v2\x16.lookout.agent.v1.HeldR\x04keys\"\xd1\x02\n" +
 	"\x13AssignmentsResponse\x12/\n" +
 	"\x06checks\x18\x01 \x03(\v2\x17.lookout.agent.v1.CheckR\x06checks\x12%\n" +
 	"\x0eremoved_checks\x18\x02 \x03(\tR\rremovedChecks\x12/\n" +
@@ -891,7 +932,10 @@ const file_lookout_agent_v1_agent_proto_rawDesc = "" +
 	"\fremoved_keys\x18\x04 \x03(\tR\vremovedKeys\x12\x16\n" +
 	"\x06synced\x18\x05 \x01(\bR\x06synced\x12\x16\n" +
 	"\x06region\x18\x06 \x01(\tR\x06region\x12$\n" +
-	"\x0eserver_unix_ms\x18\a \x01(\x03R\fserverUnixMs\"\xca\x01\n" +
+	"\x0eserver_unix_ms\x18\a \x01(\x03R\fserverUnixMs\x12\x1d\n" +
+	"\n" +
+	"gossip_key\x18\b \x01(\fR\tgossipKey\x12\x19\n" +
+	"\btoken_id\x18\t \x01(\tR\atokenId\"\xe2\x01\n" +
 	"\x05Check\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x1d\n" +
@@ -900,7 +944,8 @@ const file_lookout_agent_v1_agent_proto_rawDesc = "" +
 	"\x04name\x18\x04 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x05 \x01(\tR\x04kind\x12\x1a\n" +
 	"\bschedule\x18\x06 \x01(\tR\bschedule\x124\n" +
-	"\x06config\x18\a \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\"\x93\x01\n" +
+	"\x06config\x18\a \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\x12\x16\n" +
+	"\x06tokens\x18\b \x03(\tR\x06tokens\"\x93\x01\n" +
 	"\tIngestKey\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x12\n" +

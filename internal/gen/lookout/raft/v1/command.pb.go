@@ -1238,11 +1238,15 @@ func (x *CreateNotificationGroup) GetChannelsJson() []byte {
 
 // CreateAgentToken registers an agent token (at_) for a region.
 type CreateAgentToken struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Region        string                 `protobuf:"bytes,2,opt,name=region,proto3" json:"region,omitempty"`
-	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	Hash          []byte                 `protobuf:"bytes,4,opt,name=hash,proto3" json:"hash,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Id     string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Region string                 `protobuf:"bytes,2,opt,name=region,proto3" json:"region,omitempty"`
+	Name   string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Hash   []byte                 `protobuf:"bytes,4,opt,name=hash,proto3" json:"hash,omitempty"`
+	// accounts, when set, are the only accounts whose checks and ingest keys
+	// the token's agents receive and whose events and executions they may
+	// forward; empty: every account. Each must be an existing account.
+	Accounts      []string `protobuf:"bytes,5,rep,name=accounts,proto3" json:"accounts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1301,6 +1305,13 @@ func (x *CreateAgentToken) GetName() string {
 func (x *CreateAgentToken) GetHash() []byte {
 	if x != nil {
 		return x.Hash
+	}
+	return nil
+}
+
+func (x *CreateAgentToken) GetAccounts() []string {
+	if x != nil {
+		return x.Accounts
 	}
 	return nil
 }
@@ -2351,10 +2362,13 @@ type Execution struct {
 	DurationMs     int64  `protobuf:"varint,10,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
 	// error says why the last attempt failed (cut to 1 KiB); error_kind is
 	// its stable kind (internal/probe).
-	Error         string         `protobuf:"bytes,11,opt,name=error,proto3" json:"error,omitempty"`
-	ErrorKind     string         `protobuf:"bytes,12,opt,name=error_kind,json=errorKind,proto3" json:"error_kind,omitempty"`
-	Http          *ExecutionHTTP `protobuf:"bytes,13,opt,name=http,proto3" json:"http,omitempty"`
-	Ssl           *ExecutionSSL  `protobuf:"bytes,14,opt,name=ssl,proto3" json:"ssl,omitempty"`
+	Error     string         `protobuf:"bytes,11,opt,name=error,proto3" json:"error,omitempty"`
+	ErrorKind string         `protobuf:"bytes,12,opt,name=error_kind,json=errorKind,proto3" json:"error_kind,omitempty"`
+	Http      *ExecutionHTTP `protobuf:"bytes,13,opt,name=http,proto3" json:"http,omitempty"`
+	Ssl       *ExecutionSSL  `protobuf:"bytes,14,opt,name=ssl,proto3" json:"ssl,omitempty"`
+	// agent_id is the random id of the agent that ran it (two agents of a
+	// region may share a --name); empty for the control plane.
+	AgentId       string `protobuf:"bytes,15,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2485,6 +2499,13 @@ func (x *Execution) GetSsl() *ExecutionSSL {
 		return x.Ssl
 	}
 	return nil
+}
+
+func (x *Execution) GetAgentId() string {
+	if x != nil {
+		return x.AgentId
+	}
+	return ""
 }
 
 // ExecutionHTTP is what an http_check's last attempt saw.
@@ -3340,12 +3361,13 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x19\n" +
 	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12#\n" +
-	"\rchannels_json\x18\x04 \x01(\fR\fchannelsJson\"b\n" +
+	"\rchannels_json\x18\x04 \x01(\fR\fchannelsJson\"~\n" +
 	"\x10CreateAgentToken\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06region\x18\x02 \x01(\tR\x06region\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x12\n" +
-	"\x04hash\x18\x04 \x01(\fR\x04hash\"\"\n" +
+	"\x04hash\x18\x04 \x01(\fR\x04hash\x12\x1a\n" +
+	"\baccounts\x18\x05 \x03(\tR\baccounts\"\"\n" +
 	"\x10RevokeAgentToken\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"f\n" +
 	"\vIngestBatch\x12.\n" +
@@ -3450,7 +3472,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
 	"executions\x18\x01 \x03(\v2\x1a.lookout.raft.v1.ExecutionR\n" +
 	"executions\x12'\n" +
-	"\x0fretention_count\x18\x02 \x01(\x03R\x0eretentionCount\"\xda\x03\n" +
+	"\x0fretention_count\x18\x02 \x01(\x03R\x0eretentionCount\"\xf5\x03\n" +
 	"\tExecution\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
@@ -3471,7 +3493,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
 	"error_kind\x18\f \x01(\tR\terrorKind\x122\n" +
 	"\x04http\x18\r \x01(\v2\x1e.lookout.raft.v1.ExecutionHTTPR\x04http\x12/\n" +
-	"\x03ssl\x18\x0e \x01(\v2\x1d.lookout.raft.v1.ExecutionSSLR\x03ssl\"\xd8\x01\n" +
+	"\x03ssl\x18\x0e \x01(\v2\x1d.lookout.raft.v1.ExecutionSSLR\x03ssl\x12\x19\n" +
+	"\bagent_id\x18\x0f \x01(\tR\aagentId\"\xd8\x01\n" +
 	"\rExecutionHTTP\x12\x1f\n" +
 	"\vstatus_code\x18\x01 \x01(\x03R\n" +
 	"statusCode\x12%\n" +

@@ -187,6 +187,9 @@ type AgentToken struct {
 	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
 	Hash          []byte                 `protobuf:"bytes,4,opt,name=hash,proto3" json:"hash,omitempty"`
 	CreatedUnixMs int64                  `protobuf:"varint,5,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
+	// accounts are the only accounts the token's agents serve, sorted;
+	// empty: every account.
+	Accounts      []string `protobuf:"bytes,6,rep,name=accounts,proto3" json:"accounts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -254,6 +257,13 @@ func (x *AgentToken) GetCreatedUnixMs() int64 {
 		return x.CreatedUnixMs
 	}
 	return 0
+}
+
+func (x *AgentToken) GetAccounts() []string {
+	if x != nil {
+		return x.Accounts
+	}
+	return nil
 }
 
 // AppliedRequest remembers the result of a command by its request id so a
@@ -1771,14 +1781,15 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"account_id\x18\x02 \x01(\tR\taccountId\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12#\n" +
 	"\rchannels_json\x18\x04 \x01(\fR\fchannelsJson\x12&\n" +
-	"\x0fcreated_unix_ms\x18\x05 \x01(\x03R\rcreatedUnixMs\"\x84\x01\n" +
+	"\x0fcreated_unix_ms\x18\x05 \x01(\x03R\rcreatedUnixMs\"\xa0\x01\n" +
 	"\n" +
 	"AgentToken\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06region\x18\x02 \x01(\tR\x06region\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x12\n" +
 	"\x04hash\x18\x04 \x01(\fR\x04hash\x12&\n" +
-	"\x0fcreated_unix_ms\x18\x05 \x01(\x03R\rcreatedUnixMs\"c\n" +
+	"\x0fcreated_unix_ms\x18\x05 \x01(\x03R\rcreatedUnixMs\x12\x1a\n" +
+	"\baccounts\x18\x06 \x03(\tR\baccounts\"c\n" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +

@@ -7,7 +7,10 @@
 // the agent token as "Authorization: Bearer at_...": a missing, unknown or
 // revoked token is answered UNAUTHENTICATED. The token names the agent's
 // region; the control plane stamps that region on everything the agent
-// sends, whatever the agent says.
+// sends, whatever the agent says. A token may also name the accounts it
+// serves: its agents are assigned only those accounts' checks and ingest
+// keys, and any event or execution they send for another account is
+// refused.
 package agentv1connect
 
 import (
@@ -68,7 +71,10 @@ type AgentServiceClient interface {
 	ReportExecutions(context.Context, *connect.Request[v1.ReportExecutionsRequest]) (*connect.Response[v1.ReportExecutionsResponse], error)
 	// ForwardEvents stores a batch of buffered pings, in order, and answers
 	// after the batch is committed on a majority, with one result per event.
-	// A repeat is stored once: events are deduplicated by event_id.
+	// A repeat is stored once: events are deduplicated by event_id. An event
+	// of an account the token does not serve is UNAUTHORIZED; one received
+	// before the token was made, or more than 5 minutes ahead of the
+	// serving node's clock, INVALID.
 	ForwardEvents(context.Context, *connect.Request[v1.ForwardEventsRequest]) (*connect.Response[v1.ForwardEventsResponse], error)
 	// Heartbeat reports that the agent is alive and how much it buffers.
 	Heartbeat(context.Context, *connect.Request[v1.HeartbeatRequest]) (*connect.Response[v1.HeartbeatResponse], error)
@@ -156,7 +162,10 @@ type AgentServiceHandler interface {
 	ReportExecutions(context.Context, *connect.Request[v1.ReportExecutionsRequest]) (*connect.Response[v1.ReportExecutionsResponse], error)
 	// ForwardEvents stores a batch of buffered pings, in order, and answers
 	// after the batch is committed on a majority, with one result per event.
-	// A repeat is stored once: events are deduplicated by event_id.
+	// A repeat is stored once: events are deduplicated by event_id. An event
+	// of an account the token does not serve is UNAUTHORIZED; one received
+	// before the token was made, or more than 5 minutes ahead of the
+	// serving node's clock, INVALID.
 	ForwardEvents(context.Context, *connect.Request[v1.ForwardEventsRequest]) (*connect.Response[v1.ForwardEventsResponse], error)
 	// Heartbeat reports that the agent is alive and how much it buffers.
 	Heartbeat(context.Context, *connect.Request[v1.HeartbeatRequest]) (*connect.Response[v1.HeartbeatResponse], error)
