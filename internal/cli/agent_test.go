@@ -184,8 +184,10 @@ func TestServeAgentDenyPrivateTargets(t *testing.T) {
 	open := func(*agentConfig, hclog.Logger, prometheus.Registerer) (*agentLocal, error) {
 		return &agentLocal{
 			Buffer: buf,
-			Ingest: func(*assign.Store, *forward.Forwarder, *link.Client, *region.Pool) http.Handler { return http.NotFoundHandler() },
-			Close:  func() error { return nil },
+			Ingest: func(*assign.Store, *forward.Forwarder, *link.Client, *region.Pool) http.Handler {
+				return http.NotFoundHandler()
+			},
+			Close: func() error { return nil },
 		}, nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
