@@ -31,6 +31,7 @@ import (
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/metrics"
 )
 
 //go:embed templates/*.html
@@ -89,8 +90,12 @@ type Options struct {
 	Secure bool
 	// SessionTTL is how long a sign-in lasts (default 7 days).
 	SessionTTL time.Duration
-	// MaxStreams bounds the live streams open at once (default 1000).
-	MaxStreams int
+	// MaxStreams bounds the live streams open at once (default 1000);
+	// MaxStreamsPerAccount bounds one account's (default a tenth of
+	// MaxStreams), so that one account cannot take them all.
+	MaxStreams, MaxStreamsPerAccount int
+	// Metrics counts the live streams (nil: none).
+	Metrics *metrics.Panel
 	// Logger defaults to a null logger.
 	Logger hclog.Logger
 	// Now defaults to time.Now.
@@ -134,12 +139,15 @@ func New(o Options) (*Panel, error) {
 	if o.MaxStreams <= 0 {
 		o.MaxStreams = 1000
 	}
+	if o.MaxStreamsPerAccount <= 0 {
+		o.MaxStreamsPerAccount = max(o.MaxStreams/10, 1)
+	}
 	pages, err := parsePages()
 	if err != nil {
 		return nil, err
 	}
 	p := &Panel{o: o, log: o.Logger, now: o.Now, pages: pages, throttle: keyauth.NewThrottle(signInBurst, signInRate)}
-	p.hub = newHub(o.State, o.MaxStreams, p.log)
+	p.hub = newHub(o.State, o.MaxStreams, o.MaxStreamsPerAccount, o.Metrics, p.log)
 	return p, nil
 }
 

@@ -50,6 +50,7 @@ type agentConfig struct {
 	tlsKey         string
 	metricsToken   string
 	logLevel       string
+	checkShare     *shareFlag
 }
 
 func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*agentConfig, error) {
@@ -78,6 +79,7 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
 	fs.StringVar(&c.metricsToken, "metrics-token", "", "bearer token GET /metrics requires (default: none, /metrics is open)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
+	c.checkShare = defineShare(fs, "account-check-share", "checks the agent runs (retry waits included; an agent whose token names no accounts serves every account of its region)")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -229,6 +231,7 @@ func serveAgent(ctx context.Context, cfg *agentConfig, openLocal openLocalFunc, 
 	a := agent.New(agent.Options{
 		Name: cfg.name, Version: Version, Region: cfg.region,
 		Link: lk, Store: store, Pool: pool, Buffer: local.Buffer, Registry: reg, Logger: log,
+		AccountShare: cfg.checkShare.option(),
 	})
 
 	// The local HTTP listener: the Ingest API for local jobs, /metrics.

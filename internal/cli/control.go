@@ -63,6 +63,8 @@ type controlConfig struct {
 	execRetention                               int64
 	metricsToken                                string
 	tls                                         tlsconf.Files
+	// Per-account shares of the leader's check workers and alert slots.
+	checkShare, alertShare *shareFlag
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -99,6 +101,8 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.tls.Cert, "tls-cert", "", "PEM certificate (chain) to serve HTTPS with; reloaded on SIGHUP (default: none, cleartext HTTP)")
 	fs.StringVar(&c.tls.Key, "tls-key", "", "PEM private key of --tls-cert; reloaded on SIGHUP")
 	fs.StringVar(&c.tls.CA, "tls-ca", "", "PEM CA certificate(s): with it node-to-node traffic (raft, RPC) is mutual TLS, peers verified against it (default: peers verified against the system roots, raft in cleartext)")
+	c.checkShare = defineShare(fs, "account-check-share", "checks the leader runs (of its 64 workers; retry waits included)")
+	c.alertShare = defineShare(fs, "account-alert-share", "alert deliveries the leader has under way (of its 16 slots)")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		return nil, err
 	}
@@ -286,7 +290,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Key: panelKey, Secure: certs != nil, Logger: log.Named("panel")})
+	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Key: panelKey, Secure: certs != nil, Metrics: met.Panel, Logger: log.Named("panel")})
 	if err != nil {
 		return err
 	}
