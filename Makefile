@@ -11,7 +11,7 @@ PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X lookout/internal/cli.Version=$(VERSION)
 
-.PHONY: build run test chromium screenshots lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage bench-engine bench-checks bench-agent chaos image image-target deploy-test clean
+.PHONY: build run test chromium screenshots lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage bench-engine bench-checks bench-agent bench-fairness chaos image image-target deploy-test clean
 
 build: ## bin/lookout, static
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/lookout .
@@ -78,6 +78,10 @@ bench-engine: ## the leader's deadline engine over 100,000 ping monitors, in one
 
 bench-checks: build ## 10,000 http_checks every minute on a dev node, then the scheduler in one process
 	$(GO) run ./internal/bench/checks -lookout bin/lookout
+
+SHARE ?= 8
+bench-fairness: ## one account's 100 checks and 10 channels hanging vs another's check and alerts, in one process (SHARE=0: no per-account share)
+	$(GO) run ./internal/bench/fairness -share $(SHARE)
 
 ROUNDS ?= 4
 chaos: build ## fault injection against 3 nodes of bin/lookout: linearizability of the Management API, no lost or doubled pings (docs/reliability.md)

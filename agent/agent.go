@@ -61,6 +61,9 @@ type Options struct {
 	// Registry gets the agent's metrics (nil: none).
 	Registry prometheus.Registerer
 	Logger   hclog.Logger
+	// AccountShare bounds one account's check executions under way at
+	// once (runner.Options.AccountShare).
+	AccountShare int
 
 	// Tuning, for tests (zero: the defaults of each part).
 	Probers        map[string]probe.Prober
@@ -96,6 +99,7 @@ func New(o Options) *Agent {
 		Checks: o.Store, Owner: o.Pool, Sink: o.Buffer, Agent: o.Name, Version: o.Version,
 		Region:  func() string { return first(o.Store.Region(), o.Region) },
 		Probers: o.Probers, DialContext: o.DialContext, RetryDelays: o.RetryDelays, Logger: o.Logger.Named("runner"),
+		AccountShare: o.AccountShare,
 	}
 	if met != nil {
 		ro.Metrics = met

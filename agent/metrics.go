@@ -16,9 +16,10 @@ const (
 // metrics counts what the agent's parts report through their Metrics
 // interfaces (forward.Metrics, runner.Metrics).
 type metrics struct {
-	forwarded *prometheus.CounterVec
-	refused   *prometheus.CounterVec
-	executed  *prometheus.CounterVec
+	forwarded       *prometheus.CounterVec
+	refused         *prometheus.CounterVec
+	executed        *prometheus.CounterVec
+	waitingForShare prometheus.Gauge
 }
 
 func (m *metrics) Forwarded(kind string, n int) { m.forwarded.WithLabelValues(kind).Add(float64(n)) }
@@ -26,6 +27,7 @@ func (m *metrics) Refused(kind, reason string, n int) {
 	m.refused.WithLabelValues(kind, reason).Add(float64(n))
 }
 func (m *metrics) Executed(status string) { m.executed.WithLabelValues(status).Inc() }
+func (m *metrics) WaitingForShare(n int)  { m.waitingForShare.Set(float64(n)) }
 
 // newMetrics registers the agent's metrics on reg: counters the parts
 // feed, and gauges read from the link, the assignments and the region at
@@ -45,11 +47,15 @@ func newMetrics(reg prometheus.Registerer, a *Agent) *metrics {
 			Namespace: namespace, Subsystem: subsystem, Name: "checks_run_total",
 			Help: "Check executions this agent ran and buffered, by verdict (success, failed).",
 		}, []string{"status"}),
+		waitingForShare: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: subsystem, Name: "checks_waiting_for_share",
+			Help: "Check executions due on this agent that wait because their account has its share of the workers under way (--account-check-share).",
+		}),
 	}
 	for _, k := range []string{forward.KindEvent, forward.KindResult} {
 		m.forwarded.WithLabelValues(k)
 	}
-	reg.MustRegister(m.forwarded, m.refused, m.executed)
+	reg.MustRegister(m.forwarded, m.refused, m.executed, m.waitingForShare)
 	for _, s := range []link.State{link.Disconnected, link.Connected, link.Unauthenticated} {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: namespace, Subsystem: subsystem, Name: "link_state",

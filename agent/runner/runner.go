@@ -7,17 +7,22 @@
 // raftv1.Execution appended to the buffer, which forwards it.
 //
 // A check that is added or changed runs once at once, then on its
-// schedule. A slot missed (the agent was down, or every worker busy for
-// longer than MaxLate) is not run late; the next one is. Ownership is
-// asked at each slot, so when a member of the region dies the new owner
-// starts on the check's next slot.
+// schedule. A slot missed (the agent was down, or every worker or the
+// account's share busy for longer than MaxLate) is not run late; the next
+// one is. Ownership is asked at each slot, so when a member of the region
+// dies the new owner starts on the check's next slot.
+//
+// An agent may serve several accounts (a token without accounts serves
+// every one of its region), so executions run in a pool shared fairly by
+// the accounts (internal/fairshare): one account has at most AccountShare
+// under way at once, and its targets that never answer delay no other
+// account's checks.
 package runner
 
 import (
 	"container/heap"
 	"context"
 	"net"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,6 +30,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"lookout/internal/checkrun"
+	"lookout/internal/fairshare"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	"lookout/internal/probe"
@@ -50,9 +56,11 @@ type Sink interface {
 	AppendResult(ex *raftv1.Execution) error
 }
 
-// Metrics counts executions by status (nil: none).
+// Metrics counts executions by status and those waiting for their
+// account's share (nil: none).
 type Metrics interface {
 	Executed(status string)
+	WaitingForShare(n int)
 }
 
 // Options configures the runner.
@@ -79,16 +87,24 @@ type Options struct {
 	RetryDelays []time.Duration
 	// MaxLate is how late a slot may still start (default 30 s).
 	MaxLate time.Duration
-	// Workers bounds the executions running at once (default 32).
+	// Workers bounds the attempts under way at once (default 32). A
+	// retry's wait holds no worker.
 	Workers int
-	Metrics Metrics
-	Logger  hclog.Logger
+	// AccountShare bounds one account's executions under way at once,
+	// retry waits included (default fairshare.DefaultShare, 8; negative:
+	// no bound but Workers).
+	AccountShare int
+	Metrics      Metrics
+	Logger       hclog.Logger
 }
 
 // Stats are the runner's counters.
 type Stats struct {
 	// Scheduled is the number of checks with a next slot.
 	Scheduled int
+	// WaitingForShare executions are due but wait because their account
+	// has AccountShare under way.
+	WaitingForShare int
 	// Runs counts executions started; Skipped slots not run (too late,
 	// or the check still running); NotOwned slots another member ran;
 	// Errors verdicts the buffer refused.
@@ -103,7 +119,7 @@ type Runner struct {
 	o       Options
 	initial []*agentv1.Check // held when New was called
 
-	scheduled                       atomic.Int64
+	scheduled, waitingForShare      atomic.Int64
 	runs, skipped, notOwned, errors atomic.Uint64
 }
 
@@ -139,7 +155,7 @@ func New(o Options) *Runner {
 
 // Stats returns the counters; safe at any time.
 func (r *Runner) Stats() Stats {
-	return Stats{Scheduled: int(r.scheduled.Load()), Runs: r.runs.Load(), Skipped: r.skipped.Load(), NotOwned: r.notOwned.Load(), Errors: r.errors.Load()}
+	return Stats{Scheduled: int(r.scheduled.Load()), WaitingForShare: int(r.waitingForShare.Load()), Runs: r.runs.Load(), Skipped: r.skipped.Load(), NotOwned: r.notOwned.Load(), Errors: r.errors.Load()}
 }
 
 // entry is one scheduled check (Run's goroutine only).
@@ -156,9 +172,13 @@ type entry struct {
 // Run schedules and runs the checks until ctx ends, then waits for the
 // running executions to stop (an execution cut short records nothing).
 func (r *Runner) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	sem := make(chan struct{}, r.o.Workers)
+	pool := fairshare.New(ctx, fairshare.Options{Workers: r.o.Workers, Share: r.o.AccountShare, Throttled: func(n int) {
+		r.waitingForShare.Store(int64(n))
+		if r.o.Metrics != nil {
+			r.o.Metrics.WaitingForShare(n)
+		}
+	}})
+	defer pool.Close() // after ctx ended: waits for the executions under way
 	done := make(chan string, r.o.Workers)
 	entries := map[string]*entry{}
 	var h entryHeap
@@ -188,8 +208,8 @@ func (r *Runner) Run(ctx context.Context) {
 			default:
 				e.running = true
 				c := e.c
-				wg.Go(func() {
-					r.execute(ctx, sem, c, slot)
+				pool.Submit(c.GetAccountId(), func(ctx context.Context, w *fairshare.Worker) {
+					r.execute(ctx, w, c, slot)
 					select {
 					case done <- c.GetId():
 					case <-ctx.Done():
@@ -300,17 +320,12 @@ func (r *Runner) remove(entries map[string]*entry, h *entryHeap, e *entry) {
 	delete(entries, e.c.GetId())
 }
 
-// execute runs the execution of check c for slot: up to
-// 1+len(RetryDelays) attempts, then the verdict into the sink.
-func (r *Runner) execute(ctx context.Context, sem chan struct{}, c *agentv1.Check, slot time.Time) {
-	select {
-	case sem <- struct{}{}:
-		defer func() { <-sem }()
-	case <-ctx.Done():
-		return
-	}
+// execute runs the execution of check c for slot on worker w: up to
+// 1+len(RetryDelays) attempts (each retry's wait without a worker), then
+// the verdict into the sink.
+func (r *Runner) execute(ctx context.Context, w *fairshare.Worker, c *agentv1.Check, slot time.Time) {
 	if r.o.Now().Sub(slot) > r.o.MaxLate {
-		r.skipped.Add(1) // waited for a worker past MaxLate
+		r.skipped.Add(1) // waited for a worker or the account's share past MaxLate
 		return
 	}
 	p := r.o.Probers[c.GetKind()]
@@ -339,10 +354,8 @@ func (r *Runner) execute(ctx context.Context, sem chan struct{}, c *agentv1.Chec
 			ex.Status = checkrun.StatusFailed
 			break
 		}
-		select {
-		case <-ctx.Done():
+		if !w.Wait(r.o.After(r.o.RetryDelays[attempt-1])) {
 			return
-		case <-r.o.After(r.o.RetryDelays[attempt-1]):
 		}
 	}
 	ex.FinishedUnixMs = r.o.Now().UnixMilli()

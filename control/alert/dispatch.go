@@ -10,9 +10,12 @@
 // The dispatcher reads only what is due: the state keeps the open
 // deliveries in order of next try (state.DueDeliveries), and a pass
 // reads that order up to now and sleeps until the next try it saw (or
-// Interval). Slots are bounded in all and per channel, so one dead or
-// slow endpoint holds at most ChannelConcurrency of them while the
-// other channels' deliveries go on.
+// Interval). Slots are bounded in all, per account and per channel, so
+// one dead or slow endpoint holds at most ChannelConcurrency of them and
+// one account's dead endpoints at most AccountConcurrency, while the
+// other channels' and accounts' deliveries go on. A delivery beyond its
+// account's share stays in the outbox, due, and is taken by a pass after
+// one of the account's attempts ended.
 package alert
 
 import (
@@ -86,6 +89,11 @@ type DispatcherOptions struct {
 	// notification group), so that a dead or slow endpoint holds at most
 	// that many of the Concurrency slots (default 2).
 	ChannelConcurrency int
+	// AccountConcurrency bounds the attempts under way for one account's
+	// alerts, so that its dead or slow endpoints hold at most that many of
+	// the Concurrency slots and delay no other account's alerts (default
+	// 8; negative: no bound but Concurrency).
+	AccountConcurrency int
 	// MaxPerPass bounds the attempts one read of the outbox starts
 	// (default 64); a pass that reaches it is followed by another at once.
 	MaxPerPass int
@@ -95,7 +103,8 @@ type DispatcherOptions struct {
 	Interval time.Duration
 	Logger   hclog.Logger
 	Now      func() time.Time
-	// Metrics counts the deliveries by channel type (nil: none).
+	// Metrics counts the deliveries by channel type, and those waiting
+	// for their account's share (nil: none).
 	Metrics *metrics.Alerts
 }
 
@@ -116,11 +125,13 @@ type Dispatcher struct {
 	o    DispatcherOptions
 	wake chan struct{}
 
-	mu      sync.Mutex
-	reads   uint64         // outbox reads started
-	jobs    map[string]job // deliveries this process is working on or just did
-	running int            // attempts under way
-	busy    map[string]int // attempts under way per channel ref
+	mu       sync.Mutex
+	reads    uint64            // outbox reads started
+	jobs     map[string]job    // deliveries this process is working on or just did
+	running  int               // attempts under way
+	busy     map[string]int    // attempts under way per channel ref
+	accounts map[string]int    // attempts under way per account
+	owners   map[string]string // account of alert id (a cache, see owner)
 }
 
 // job is this process's memory of one delivery, which the outbox may not
@@ -149,6 +160,9 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	if o.ChannelConcurrency <= 0 {
 		o.ChannelConcurrency = 2
 	}
+	if o.AccountConcurrency == 0 {
+		o.AccountConcurrency = defaultAccountConcurrency
+	}
 	if o.MaxPerPass <= 0 {
 		o.MaxPerPass = 64
 	}
@@ -161,7 +175,8 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Dispatcher{o: o, wake: make(chan struct{}, 1), jobs: map[string]job{}, busy: map[string]int{}}
+	return &Dispatcher{o: o, wake: make(chan struct{}, 1), jobs: map[string]job{}, busy: map[string]int{},
+		accounts: map[string]int{}, owners: map[string]string{}}
 }
 
 // Notify makes Run read the outbox now rather than at its next tick. The
@@ -179,10 +194,12 @@ func (d *Dispatcher) Notify() {
 // Run delivers the outbox until ctx ends (leadership is lost), then
 // waits for the attempts under way. Call one Run at a time.
 func (d *Dispatcher) Run(ctx context.Context) {
+	defer d.o.Metrics.WaitingForShare(0)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	d.mu.Lock()
 	clear(d.jobs)
+	clear(d.owners)
 	d.mu.Unlock()
 	t := time.NewTimer(d.o.Interval)
 	defer t.Stop()
@@ -208,10 +225,11 @@ func (d *Dispatcher) Run(ctx context.Context) {
 // pass reads the due part of the outbox, earliest next try first, and
 // starts an attempt for each delivery not known to this process while a
 // slot is free: it skips a delivery whose channel has
-// ChannelConcurrency attempts under way (its turn comes when one ends),
-// and stops when Concurrency are under way or it started MaxPerPass. It
-// returns the next try after now that it saw (zero: none, or the pass
-// stopped early; an attempt's end or the Interval wakes Run then).
+// ChannelConcurrency attempts under way, or whose account has
+// AccountConcurrency (its turn comes when one ends), and stops when
+// Concurrency are under way or it started MaxPerPass. It returns the next
+// try after now that it saw (zero: none, or the pass stopped early; an
+// attempt's end or the Interval wakes Run then).
 func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) (time.Time, error) {
 	d.mu.Lock()
 	d.reads++
@@ -223,24 +241,33 @@ func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) (time.Time, e
 		}
 	}
 	d.mu.Unlock()
-	started := 0
+	started, throttled := 0, 0
 	next, err := d.o.State.DueDeliveries(now.UnixMilli(), func(due state.DueDelivery) bool {
 		if ctx.Err() != nil {
 			return false
 		}
-		switch d.claim(due) {
+		account, a, err := d.owner(due.AlertID)
+		if err != nil {
+			d.o.Logger.Warn("reading a due alert failed", "alert", due.AlertID, "error", err)
+			return true
+		}
+		switch d.claim(due, account) {
 		case claimFull:
 			return false
+		case claimShare:
+			throttled++
+			return true
 		case claimSkip:
 			return true
 		}
 		started++
-		wg.Go(func() { d.attempt(ctx, due, now) })
+		wg.Go(func() { d.attempt(ctx, due, account, a, now) })
 		return started < d.o.MaxPerPass
 	})
 	if err != nil {
 		return time.Time{}, fmt.Errorf("due deliveries: %w", err)
 	}
+	d.o.Metrics.WaitingForShare(throttled)
 	if started == d.o.MaxPerPass {
 		d.Notify() // more may be due
 	}
@@ -254,54 +281,63 @@ func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) (time.Time, e
 const (
 	claimStart = iota // start an attempt
 	claimSkip         // known to this process, or its channel is busy
+	claimShare        // its account has AccountConcurrency attempts under way
 	claimFull         // Concurrency attempts under way
 )
 
-// claim marks the delivery as under way, taking a slot, unless this
-// process knows it already or no slot is free.
-func (d *Dispatcher) claim(due state.DueDelivery) int {
+// claim marks the delivery of account as under way, taking a slot,
+// unless this process knows it already or no slot is free.
+func (d *Dispatcher) claim(due state.DueDelivery, account string) int {
 	key := due.AlertID + "\x00" + due.ChannelRef
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if _, known := d.jobs[key]; known {
+		return claimSkip
+	}
 	switch {
 	case d.running >= d.o.Concurrency:
 		return claimFull
+	case d.o.AccountConcurrency > 0 && d.accounts[account] >= d.o.AccountConcurrency:
+		return claimShare
 	case d.busy[due.ChannelRef] >= d.o.ChannelConcurrency:
-		return claimSkip
-	}
-	if _, known := d.jobs[key]; known {
 		return claimSkip
 	}
 	d.jobs[key] = job{running: true}
 	d.running++
 	d.busy[due.ChannelRef]++
+	d.accounts[account]++
 	return claimStart
 }
 
-// finish marks the delivery as ended, not to be tried again before
-// notBefore, frees its slot and wakes Run to fill it.
-func (d *Dispatcher) finish(due state.DueDelivery, notBefore time.Time) {
+// finish marks the delivery of account as ended, not to be tried again
+// before notBefore, frees its slot and wakes Run to fill it.
+func (d *Dispatcher) finish(due state.DueDelivery, account string, notBefore time.Time) {
 	d.mu.Lock()
 	d.jobs[due.AlertID+"\x00"+due.ChannelRef] = job{doneAt: d.reads, notBefore: notBefore}
 	d.running--
 	if d.busy[due.ChannelRef]--; d.busy[due.ChannelRef] <= 0 {
 		delete(d.busy, due.ChannelRef)
 	}
+	if d.accounts[account]--; d.accounts[account] <= 0 {
+		delete(d.accounts, account)
+	}
 	d.mu.Unlock()
 	d.Notify()
 }
 
-// attempt reads the alert of a delivery the index has due at now and, if
-// the alert still has it due, delivers it. A delivery it does not try
-// (recorded since the index was read, or unreadable) waits an Interval
-// before this process looks at it again.
-func (d *Dispatcher) attempt(ctx context.Context, due state.DueDelivery, now time.Time) {
+// attempt delivers a delivery of account the index has due at now, if
+// its alert (a, read by the pass; nil: read it now) still has it due. A
+// delivery it does not try (recorded since the index was read, or
+// unreadable) waits an Interval before this process looks at it again.
+func (d *Dispatcher) attempt(ctx context.Context, due state.DueDelivery, account string, a *statev1.Alert, now time.Time) {
 	notBefore := now.Add(d.o.Interval)
-	defer func() { d.finish(due, notBefore) }()
-	a, err := d.o.State.Alert(due.AlertID)
-	if err != nil {
-		d.o.Logger.Warn("reading a due alert failed", "alert", due.AlertID, "error", err)
-		return
+	defer func() { d.finish(due, account, notBefore) }()
+	if a == nil {
+		var err error
+		if a, err = d.o.State.Alert(due.AlertID); err != nil {
+			d.o.Logger.Warn("reading a due alert failed", "alert", due.AlertID, "error", err)
+			return
+		}
 	}
 	for _, dl := range a.GetDeliveries() {
 		if dl.GetChannelRef() == due.ChannelRef && !dl.GetDelivered() && !dl.GetGivenUp() && dl.GetNextTryUnixMs() <= now.UnixMilli() {

@@ -47,15 +47,21 @@ func newEnv(t *testing.T) *env {
 	e := &env{t: t, store: store}
 	e.clock.Store(time.Now().UnixMilli())
 	e.cluster = controltest.NewCluster(store, e.now)
-	key := func(id string, typ raftv1.KeyType) *raftv1.Key {
-		return &raftv1.Key{Id: id, AccountId: acct, Type: typ, Name: id, Hash: []byte("hash-" + id)}
+	e.account(acct)
+	return e
+}
+
+// account creates account id.
+func (e *env) account(id string) {
+	e.t.Helper()
+	key := func(kid string, typ raftv1.KeyType) *raftv1.Key {
+		return &raftv1.Key{Id: kid + "-" + id, AccountId: id, Type: typ, Name: kid, Hash: []byte("hash-" + kid + "-" + id)}
 	}
 	e.apply(&raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{
 		// Tests raise many alerts at once: no cap on the monitors pings create.
-		AccountId: acct, Email: "ops@example.com", Plan: &raftv1.Plan{Name: "free", IngestRatePerSecond: 5, IngestBurst: 10, MonitorsCreatedPerMinute: proto.Int64(state.MaxMonitorsCreatedPerMinute)},
+		AccountId: id, Email: "ops@" + id + ".example.com", Plan: &raftv1.Plan{Name: "free", IngestRatePerSecond: 5, IngestBurst: 10, MonitorsCreatedPerMinute: proto.Int64(state.MaxMonitorsCreatedPerMinute)},
 		IngestKey: key("ik", raftv1.KeyType_KEY_TYPE_INGEST), ManagementKey: key("mk", raftv1.KeyType_KEY_TYPE_MANAGEMENT),
 	}}})
-	return e
 }
 
 func (e *env) now() time.Time { return time.UnixMilli(e.clock.Load()) }
@@ -73,8 +79,13 @@ func (e *env) apply(cmd *raftv1.Command) *raftv1.Result {
 
 // defaultChannel adds a default channel of the account.
 func (e *env) defaultChannel(id, typ string, config []byte) {
+	e.defaultChannelOf(acct, id, typ, config)
+}
+
+// defaultChannelOf adds a default channel of account.
+func (e *env) defaultChannelOf(account, id, typ string, config []byte) {
 	e.apply(&raftv1.Command{Op: &raftv1.Command_CreateChannel{CreateChannel: &raftv1.CreateChannel{
-		AccountId: acct, ChannelId: id, Type: typ, Name: id, ConfigJson: config, IsDefault: true,
+		AccountId: account, ChannelId: id, Type: typ, Name: id, ConfigJson: config, IsDefault: true,
 	}}})
 }
 
@@ -82,10 +93,16 @@ func (e *env) defaultChannel(id, typ string, config []byte) {
 // new) and returns the alert the state machine raised.
 func (e *env) fail(name string) *statev1.Alert {
 	e.t.Helper()
+	return e.failIn(acct, name)
+}
+
+// failIn is fail in account.
+func (e *env) failIn(account, name string) *statev1.Alert {
+	e.t.Helper()
 	before := e.pendingIDs()
 	code := int64(3)
 	e.apply(&raftv1.Command{Op: &raftv1.Command_IngestBatch{IngestBatch: &raftv1.IngestBatch{RetentionCount: 100, Events: []*raftv1.Event{{
-		AccountId: acct, Monitor: name, EventType: "ping", Status: "fail", ExitCode: &code, Host: "worker-1",
+		AccountId: account, Monitor: name, EventType: "ping", Status: "fail", ExitCode: &code, Host: "worker-1",
 		Message: "disk full", ReceivedUnixMs: e.now().UnixMilli(),
 	}}}}})
 	pending, err := e.store.PendingAlerts(0)

@@ -9,6 +9,7 @@ import (
 
 	"lookout/control/state"
 	"lookout/internal/checkrun"
+	"lookout/internal/fairshare"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/probe"
@@ -26,13 +27,14 @@ func Target(m *statev1.Monitor) probe.Target {
 	return checkrun.Target(m.GetConfig())
 }
 
-// execute runs the execution of j: unless its slot already has a verdict
-// (an earlier leader's), it records it as running, makes up to
-// 1+len(RetryDelays) attempts (a transient failure is recorded as
-// retrying and tried again after the next delay), and records the
-// verdict. The pending status (queued for a worker) is not recorded: the
-// queue is short and lives on the leader only.
-func (s *Scheduler) execute(ctx context.Context, j job) {
+// execute runs the execution of j on worker w: unless its slot already
+// has a verdict (an earlier leader's) or passed more than MaxLate ago, it
+// records it as running, makes up to 1+len(RetryDelays) attempts (a
+// transient failure is recorded as retrying and tried again after the
+// next delay, waiting without a worker), and records the verdict. The
+// pending status (waiting for a worker or the account's share) is not
+// recorded: it lives on the leader only.
+func (s *Scheduler) execute(ctx context.Context, w *fairshare.Worker, j job) {
 	id, slotMs := j.m.GetUuid(), j.slot.UnixMilli()
 	prev, err := s.o.State.Execution(id, state.RegionControl, slotMs)
 	switch {
@@ -42,7 +44,7 @@ func (s *Scheduler) execute(ctx context.Context, j job) {
 	case err != nil && !errors.Is(err, state.ErrNotFound):
 		s.o.Logger.Warn("check scheduler: reading an execution failed", "check", id, "error", err)
 	case err != nil && s.o.Now().Sub(j.slot) > s.o.MaxLate:
-		s.skipped.Add(1) // waited in the queue past MaxLate: not run late
+		s.skipped.Add(1) // waited for a worker or its account's share past MaxLate: not run late
 		return
 	}
 	p := s.o.Probers[j.m.GetKind()]
@@ -79,10 +81,8 @@ func (s *Scheduler) execute(ctx context.Context, j job) {
 		}
 		ex.Status = state.ExecRetrying
 		s.record(ctx, 1, ex)
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.o.After(s.o.RetryDelays[attempt-1]):
+		if !w.Wait(s.o.After(s.o.RetryDelays[attempt-1])) {
+			return // leadership lost
 		}
 	}
 	ex.FinishedUnixMs = s.o.Now().UnixMilli()

@@ -1,6 +1,11 @@
 // Package checks is the leader's check scheduler: it runs every enabled
 // http_check and ssl_check without regions on its schedule (decisions.md
 // section 6), with retries, and records each execution through raft.
+//
+// Executions run in a pool shared fairly by the accounts
+// (internal/fairshare): one account has at most AccountShare executions
+// under way at once, so its targets that never answer delay no other
+// account's checks.
 package checks
 
 import (
@@ -8,13 +13,13 @@ import (
 	"context"
 	"errors"
 	"net"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"lookout/control/state"
+	"lookout/internal/fairshare"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/metrics"
@@ -65,12 +70,17 @@ type Options struct {
 	// use After too.
 	Now   func() time.Time
 	After func(d time.Duration) <-chan time.Time
-	// Workers run executions (default 64); Queue bounds the executions
-	// waiting for a worker (default 4096). A slot due while the queue is
-	// full is skipped.
-	Workers, Queue int
+	// Workers bounds the attempts under way at once (default 64). A retry's
+	// wait holds no worker.
+	Workers int
+	// AccountShare bounds one account's executions under way at once,
+	// retry waits included (default fairshare.DefaultShare, 8; negative:
+	// no bound but Workers). An account's due executions beyond it wait
+	// in the account's own queue, never in front of another account's.
+	AccountShare int
 	// MaxLate is how late a slot may still start (default 30 s); a slot
-	// missed by more is not run, the next one is.
+	// missed by more (the leader was away, or the slot waited that long
+	// for a worker or its account's share) is not run, the next one is.
 	MaxLate time.Duration
 	// RetryDelays are the waits before the retries of a transient failure
 	// (default 1 s, 2 s, 4 s: up to 4 attempts).
@@ -81,7 +91,8 @@ type Options struct {
 	// OnStart, if set, is called as the first attempt of an execution
 	// starts, with its slot (the scheduling lag is the difference).
 	OnStart func(slot, started time.Time)
-	// Metrics counts the executions recorded with a verdict (nil: none).
+	// Metrics counts the executions recorded with a verdict and those
+	// waiting for their account's share (nil: none).
 	Metrics *metrics.Checks
 }
 
@@ -92,10 +103,12 @@ type Stats struct {
 	Ready bool
 	// Scheduled checks wait for their next slot.
 	Scheduled int
-	// Runs counts executions started; Skipped slots missed (too late, the
-	// check still running, the queue full, or already decided by an
-	// earlier leader); Errors proposals that failed; Interrupted stranded
-	// executions closed (strand.go).
+	// WaitingForShare executions are due but wait because their account
+	// has AccountShare under way.
+	WaitingForShare int
+	// Runs counts executions started; Skipped slots missed (too late, or
+	// already decided by an earlier leader); Errors proposals that
+	// failed; Interrupted stranded executions closed (strand.go).
 	Runs, Skipped, Errors, Interrupted uint64
 }
 
@@ -104,6 +117,7 @@ type Scheduler struct {
 	o Options
 
 	scheduled           atomic.Int64
+	waitingForShare     atomic.Int64
 	runs, skipped, errs atomic.Uint64
 	interrupted         atomic.Uint64
 	rebuilds            atomic.Uint64 // for tests: terms ready
@@ -123,9 +137,6 @@ func New(o Options) *Scheduler {
 	}
 	if o.Workers <= 0 {
 		o.Workers = 64
-	}
-	if o.Queue <= 0 {
-		o.Queue = 4096
 	}
 	if o.MaxLate <= 0 {
 		o.MaxLate = 30 * time.Second
@@ -148,15 +159,17 @@ func New(o Options) *Scheduler {
 
 // Stats returns the counters; safe at any time.
 func (s *Scheduler) Stats() Stats {
-	return Stats{Ready: s.ready.Load(), Scheduled: int(s.scheduled.Load()), Runs: s.runs.Load(), Skipped: s.skipped.Load(), Errors: s.errs.Load(), Interrupted: s.interrupted.Load()}
+	return Stats{Ready: s.ready.Load(), Scheduled: int(s.scheduled.Load()), WaitingForShare: int(s.waitingForShare.Load()),
+		Runs: s.runs.Load(), Skipped: s.skipped.Load(), Errors: s.errs.Load(), Interrupted: s.interrupted.Load()}
 }
 
 // entry is one scheduled check (Run's goroutine only).
 type entry struct {
-	m       *statev1.Monitor
-	sched   schedule.Schedule
-	next    time.Time
-	index   int // in the heap; -1 while running or unscheduled
+	m     *statev1.Monitor
+	sched schedule.Schedule
+	next  time.Time
+	index int // in the heap; -1 while running or unscheduled
+	// running: its execution is in the pool (waiting or under way).
 	running bool
 	// rerun: the check changed while running; run it again when done.
 	rerun bool
@@ -165,7 +178,7 @@ type entry struct {
 	strand *raftv1.Execution
 }
 
-// job is one execution for a worker.
+// job is one execution for the pool.
 type job struct {
 	m    *statev1.Monitor
 	slot time.Time
@@ -176,13 +189,10 @@ type term struct {
 	s       *Scheduler
 	entries map[string]*entry
 	heap    entryHeap
-	jobs    chan job
-	done    chan string
+	pool    *fairshare.Pool
+	done    chan string // checks whose execution ended
 	// closing are stranded executions to close as interrupted (strand.go).
 	closing []*raftv1.Execution
-	// full: the last fire left due checks because the queue was full; the
-	// next fire waits for a worker (done), not for the timer.
-	full bool
 }
 
 // Run schedules the checks until ctx ends (leadership lost); it returns
@@ -191,21 +201,12 @@ func (s *Scheduler) Run(ctx context.Context) {
 	f := s.o.Feed
 	f.Watch(true) // before the rebuild: a change during it is not missed
 	defer f.Watch(false)
-	t := &term{s: s, entries: map[string]*entry{}, jobs: make(chan job, s.o.Queue), done: make(chan string, s.o.Workers)}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer close(t.jobs)
-	for range s.o.Workers {
-		wg.Go(func() {
-			for j := range t.jobs {
-				s.execute(ctx, j)
-				select {
-				case t.done <- j.m.GetUuid():
-				case <-ctx.Done():
-				}
-			}
-		})
-	}
+	t := &term{s: s, entries: map[string]*entry{}, done: make(chan string, s.o.Workers)}
+	t.pool = fairshare.New(ctx, fairshare.Options{Workers: s.o.Workers, Share: s.o.AccountShare, Throttled: func(n int) {
+		s.waitingForShare.Store(int64(n))
+		s.o.Metrics.WaitingForShare(n)
+	}})
+	defer t.pool.Close() // after ctx ended: waits for the executions under way
 	defer s.scheduled.Store(0)
 	defer s.ready.Store(false)
 	t.rebuild(ctx)
@@ -218,7 +219,7 @@ func (s *Scheduler) Run(ctx context.Context) {
 		t.closeStranded(ctx)
 		s.scheduled.Store(int64(t.heap.Len()))
 		switch {
-		case t.heap.Len() == 0 || t.full:
+		case t.heap.Len() == 0:
 			timer = nil
 		case timer == nil || !t.heap[0].next.Equal(timerAt):
 			timerAt = t.heap[0].next
@@ -345,11 +346,13 @@ func (t *term) refresh(id string, m *statev1.Monitor, err error) {
 	t.reschedule(e)
 }
 
-// fire hands the checks due at now to the workers. A stranded execution
-// waiting for its slot (entry.strand) is rerun if that slot runs, else
-// closed.
+// fire hands the checks due at now to the pool, keyed by account: it
+// starts each at once unless every worker is busy or the account has its
+// share under way, in which case it waits in the account's queue (and is
+// skipped when its turn comes more than MaxLate after its slot). A
+// stranded execution waiting for its slot (entry.strand) is rerun if that
+// slot runs, else closed.
 func (t *term) fire(now time.Time) {
-	t.full = false
 	for t.heap.Len() > 0 && !t.heap[0].next.After(now) {
 		e := heap.Pop(&t.heap).(*entry)
 		slot := e.next
@@ -366,20 +369,16 @@ func (t *term) fire(now time.Time) {
 			heap.Push(&t.heap, e)
 			continue
 		}
-		select {
-		case t.jobs <- job{m: e.m, slot: slot.Truncate(time.Millisecond)}:
-			e.running = true
-			e.next = e.sched.NextFor(e.m.GetUuid(), slot)
-		default:
-			// Every worker is busy and the queue is full: the slot stays
-			// due, and the end of an execution fires again (a burst, such
-			// as a new leader's missed slots, drains instead of being
-			// dropped; a slot left waiting past MaxLate is skipped then).
-			e.strand = strand
-			heap.Push(&t.heap, e)
-			t.full = true
-			return
-		}
+		j := job{m: e.m, slot: slot.Truncate(time.Millisecond)}
+		t.pool.Submit(j.m.GetAccountId(), func(ctx context.Context, w *fairshare.Worker) {
+			t.s.execute(ctx, w, j)
+			select {
+			case t.done <- j.m.GetUuid():
+			case <-ctx.Done():
+			}
+		})
+		e.running = true
+		e.next = e.sched.NextFor(e.m.GetUuid(), slot)
 	}
 }
 

@@ -113,10 +113,16 @@ func newFixture(t *testing.T) *fixture {
 	t.Cleanup(func() { st.Close() })
 	c := &clock{now: base}
 	f := &fixture{t: t, clock: c, store: st, cluster: controltest.NewCluster(st, c.Now), prober: &prober{clock: c, calls: map[string][]time.Time{}}}
-	f.apply(&raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{AccountId: "a", Email: "a@example.com", Plan: &raftv1.Plan{Name: "free"},
-		IngestKey:     &raftv1.Key{Id: "ik", AccountId: "a", Type: raftv1.KeyType_KEY_TYPE_INGEST, Hash: []byte("ik")},
-		ManagementKey: &raftv1.Key{Id: "mk", AccountId: "a", Type: raftv1.KeyType_KEY_TYPE_MANAGEMENT, Hash: []byte("mk")}}}})
+	f.account("a")
 	return f
+}
+
+// account creates account id (on the free plan).
+func (f *fixture) account(id string) {
+	f.t.Helper()
+	f.apply(&raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{AccountId: id, Email: id + "@example.com", Plan: &raftv1.Plan{Name: "free"},
+		IngestKey:     &raftv1.Key{Id: "ik-" + id, AccountId: id, Type: raftv1.KeyType_KEY_TYPE_INGEST, Hash: []byte("ik-" + id)},
+		ManagementKey: &raftv1.Key{Id: "mk-" + id, AccountId: id, Type: raftv1.KeyType_KEY_TYPE_MANAGEMENT, Hash: []byte("mk-" + id)}}}})
 }
 
 func (f *fixture) apply(c *raftv1.Command) {
@@ -146,7 +152,9 @@ func url(id string) string { return "https://" + id + "/" }
 func (f *fixture) start(o Options) {
 	o.Cluster, o.State, o.Feed = f.cluster, f.store, f.store.NewFeed()
 	o.Now, o.After = f.clock.Now, f.clock.After
-	o.Probers = map[string]probe.Prober{state.KindHTTPCheck: f.prober, state.KindSSLCheck: f.prober}
+	if o.Probers == nil {
+		o.Probers = map[string]probe.Prober{state.KindHTTPCheck: f.prober, state.KindSSLCheck: f.prober}
+	}
 	f.sched = New(o)
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel, f.stopped = cancel, make(chan struct{})
@@ -163,10 +171,18 @@ func (f *fixture) stop() {
 	}
 }
 
-// verdicts lists the final executions of check id, oldest slot first.
+// verdicts lists the final executions of account a's check id, oldest
+// slot first.
 func (f *fixture) verdicts(id string) []*raftv1.Execution {
 	f.t.Helper()
-	execs, err := f.store.Executions("a", id, 0)
+	return f.verdictsOf("a", id)
+}
+
+// verdictsOf lists the final executions of the account's check id, oldest
+// slot first.
+func (f *fixture) verdictsOf(account, id string) []*raftv1.Execution {
+	f.t.Helper()
+	execs, err := f.store.Executions(account, id, 0)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -380,8 +396,8 @@ func TestNewLeaderRunsTheDueSlotOnce(t *testing.T) {
 	}
 }
 
-// TestBurstDrainsThroughBusyWorkers: more checks due at once than workers
-// and queue hold wait for a worker instead of losing their slot (as a new
+// TestBurstDrainsThroughBusyWorkers: more checks due at once than there
+// are workers wait for a worker instead of losing their slot (as a new
 // leader's burst of missed slots would), and none is skipped.
 func TestBurstDrainsThroughBusyWorkers(t *testing.T) {
 	f := newFixture(t)
@@ -390,7 +406,7 @@ func TestBurstDrainsThroughBusyWorkers(t *testing.T) {
 		<-release
 		return probe.Result{HTTP: &probe.HTTP{StatusCode: 200}}
 	}
-	f.start(Options{Workers: 1, Queue: 1})
+	f.start(Options{Workers: 1})
 	ids := make([]string, 5)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("c0000000-0000-4000-8000-0000000000b%d", i)

@@ -54,7 +54,8 @@ var loopbackProxies = must(clientaddr.ParseTrusted("127.0.0.0/8,::1"))
 
 var testKey = []byte("0123456789abcdef0123456789abcdef-panel-test-key")
 
-func newNode(t testing.TB) *node {
+// newNode starts a node; opts adjust the panel's options.
+func newNode(t testing.TB, opts ...func(*panel.Options)) *node {
 	t.Helper()
 	store, err := state.Open(state.Options{Dir: t.TempDir(), Small: true, Logger: hclog.NewNullLogger()})
 	if err != nil {
@@ -70,7 +71,11 @@ func newNode(t testing.TB) *node {
 	in.Start()
 	t.Cleanup(in.Stop)
 	manage.New(manage.Options{Cluster: c, State: store}).Register(mux)
-	p, err := panel.New(panel.Options{Cluster: c, State: store, Admin: adminAPI, Key: testKey})
+	po := panel.Options{Cluster: c, State: store, Admin: adminAPI, Key: testKey}
+	for _, o := range opts {
+		o(&po)
+	}
+	p, err := panel.New(po)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"lookout/control/state"
+	"lookout/internal/metrics"
 )
 
 // Live updates: every node watches its own copy of the state through a
@@ -27,15 +28,20 @@ import (
 // browser is noticed.
 const keepalive = 15 * time.Second
 
-// hub fans the change feed out to the open streams.
+// hub fans the change feed out to the open streams. It serves at most
+// max streams, and at most share of one account's, so that one account
+// opening many does not take every other account's place.
 type hub struct {
-	st   State
-	max  int
-	log  hclog.Logger
-	done chan struct{}
+	st    State
+	max   int
+	share int
+	met   *metrics.Panel
+	log   hclog.Logger
+	done  chan struct{}
 
-	mu   sync.Mutex
-	subs map[*sub]struct{}
+	mu        sync.Mutex
+	subs      map[*sub]struct{}
+	ofAccount map[string]int // open streams per account (those with any)
 }
 
 // sub is one open stream: of a monitor, or (monitor "") of an account's
@@ -45,27 +51,51 @@ type sub struct {
 	ch               chan struct{}
 }
 
-func newHub(st State, max int, log hclog.Logger) *hub {
-	return &hub{st: st, max: max, log: log, done: make(chan struct{}), subs: map[*sub]struct{}{}}
+func newHub(st State, max, share int, met *metrics.Panel, log hclog.Logger) *hub {
+	return &hub{st: st, max: max, share: share, met: met, log: log, done: make(chan struct{}), subs: map[*sub]struct{}{}, ofAccount: map[string]int{}}
 }
 
-var errTooManyStreams = errors.New("too many live streams")
+// The refusals of subscribe.
+var (
+	errTooManyStreams   = errors.New("too many live streams on this node")
+	errTooManyOfAccount = errors.New("too many live streams for this account on this node")
+)
 
 func (h *hub) subscribe(account, monitor string) (*sub, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if len(h.subs) >= h.max {
+	switch {
+	case h.ofAccount[account] >= h.share:
+		h.met.LiveRefused("account")
+		return nil, errTooManyOfAccount
+	case len(h.subs) >= h.max:
+		h.met.LiveRefused("node")
 		return nil, errTooManyStreams
 	}
 	s := &sub{account: account, monitor: monitor, ch: make(chan struct{}, 1)}
 	h.subs[s] = struct{}{}
+	h.ofAccount[account]++
+	h.met.LiveStreams(len(h.subs))
 	return s, nil
 }
 
 func (h *hub) unsubscribe(s *sub) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if _, ok := h.subs[s]; !ok {
+		return
+	}
 	delete(h.subs, s)
+	if h.ofAccount[s.account]--; h.ofAccount[s.account] <= 0 {
+		delete(h.ofAccount, s.account)
+	}
+	h.met.LiveStreams(len(h.subs))
+}
+
+// refuse answers a stream subscribe refused (err): 503, and a retry later.
+func refuse(w http.ResponseWriter, err error) {
+	w.Header().Set("Retry-After", "10")
+	http.Error(w, err.Error(), http.StatusServiceUnavailable)
 }
 
 // run reads the change feed until ctx ends, then ends every stream.
@@ -230,8 +260,7 @@ func (p *Panel) handleMonitorLive(w http.ResponseWriter, r *http.Request) {
 	next, _ := strconv.ParseUint(from, 10, 64)
 	sb, err := p.hub.subscribe(s.AccountID, m.GetUuid())
 	if err != nil {
-		w.Header().Set("Retry-After", "10")
-		http.Error(w, "too many live streams on this node", http.StatusServiceUnavailable)
+		refuse(w, err)
 		return
 	}
 	st := openStream(w)
@@ -306,8 +335,7 @@ func (p *Panel) handleListLive(w http.ResponseWriter, r *http.Request) {
 	s := sessionFrom(r.Context())
 	sb, err := p.hub.subscribe(s.AccountID, "")
 	if err != nil {
-		w.Header().Set("Retry-After", "10")
-		http.Error(w, "too many live streams on this node", http.StatusServiceUnavailable)
+		refuse(w, err)
 		return
 	}
 	st := openStream(w)

@@ -30,6 +30,7 @@ import (
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/metrics"
 	"lookout/internal/ratelimit"
 )
 
@@ -92,8 +93,12 @@ type Options struct {
 	Secure bool
 	// SessionTTL is how long a sign-in lasts (default 7 days).
 	SessionTTL time.Duration
-	// MaxStreams bounds the live streams open at once (default 1000).
-	MaxStreams int
+	// MaxStreams bounds the live streams open at once (default 1000);
+	// MaxStreamsPerAccount bounds one account's (default a tenth of
+	// MaxStreams), so that one account cannot take them all.
+	MaxStreams, MaxStreamsPerAccount int
+	// Metrics counts the live streams (nil: none).
+	Metrics *metrics.Panel
 	// Limits counts the sign-in throttle's buckets (nil: none).
 	Limits *ratelimit.Metrics
 	// Logger defaults to a null logger.
@@ -143,6 +148,9 @@ func New(o Options) (*Panel, error) {
 	if o.MaxStreams <= 0 {
 		o.MaxStreams = 1000
 	}
+	if o.MaxStreamsPerAccount <= 0 {
+		o.MaxStreamsPerAccount = max(o.MaxStreams/10, 1)
+	}
 	pages, err := parsePages()
 	if err != nil {
 		return nil, err
@@ -150,7 +158,7 @@ func New(o Options) (*Panel, error) {
 	p := &Panel{o: o, log: o.Logger, now: o.Now, pages: pages,
 		throttle:  ratelimit.NewThrottle(ratelimit.ThrottleOptions{Name: "panel_sign_in", Burst: signInBurst, PerSecond: signInRate, Metrics: o.Limits}),
 		dummyHash: sync.OnceValue(newDummyHash)}
-	p.hub = newHub(o.State, o.MaxStreams, p.log)
+	p.hub = newHub(o.State, o.MaxStreams, o.MaxStreamsPerAccount, o.Metrics, p.log)
 	return p, nil
 }
 

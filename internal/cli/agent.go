@@ -52,6 +52,7 @@ type agentConfig struct {
 	// denyPrivate applies the control plane's address rule to the
 	// agent's probes (--deny-private-targets).
 	denyPrivate bool
+	checkShare  *shareFlag
 }
 
 func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*agentConfig, error) {
@@ -73,6 +74,7 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 	fs.StringVar(&c.metricsToken, "metrics-token", "", "bearer token GET /metrics requires (default: none, /metrics is open)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
 	fs.BoolVar(&c.denyPrivate, "deny-private-targets", false, "refuse checks of loopback, private, link-local (cloud metadata) and other internal addresses, as the control plane does (default: the agent probes any address)")
+	c.checkShare = defineShare(fs, "account-check-share", "checks the agent runs (retry waits included; an agent whose token names no accounts serves every account of its region)")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -235,6 +237,7 @@ func serveAgent(ctx context.Context, cfg *agentConfig, openLocal openLocalFunc, 
 	ao := agent.Options{
 		Name: cfg.name, Version: Version, Region: cfg.region,
 		Link: lk, Store: store, Pool: pool, Buffer: local.Buffer, Registry: reg, Logger: log,
+		AccountShare: cfg.checkShare.option(),
 	}
 	if cfg.denyPrivate {
 		ao.DialContext = netguard.New(netguard.Options{}).DialContext

@@ -73,6 +73,8 @@ type controlConfig struct {
 	allowPrivate bool
 	// trustedProxies: peers whose X-Forwarded-For names the client.
 	trustedProxies []netip.Prefix
+	// Per-account shares of the leader's check workers and alert slots.
+	checkShare, alertShare *shareFlag
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -111,6 +113,8 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	trusted := fs.String("trusted-proxies", "", "CIDR[,CIDR] of the load balancers or reverse proxies in front of the node: from them the client address (which every throttle and rate limit counts by) is the nearest untrusted X-Forwarded-For hop (default: none, the TCP peer is the client)")
 	fs.StringVar(&c.tls.CA, "tls-ca", "", "PEM CA certificate(s): with it node-to-node traffic (raft, RPC) is mutual TLS, peers verified against it (default: peers verified against the system roots, raft in cleartext)")
 	fs.BoolVar(&c.allowPrivate, "allow-private-targets", false, "let checks without regions and alert channels reach loopback, private, link-local (cloud metadata) and other internal addresses (default: refused, \"target not allowed\"; on with --dev unless given false)")
+	c.checkShare = defineShare(fs, "account-check-share", "checks the leader runs (of its 64 workers; retry waits included)")
+	c.alertShare = defineShare(fs, "account-alert-share", "alert deliveries the leader has under way (of its 16 slots)")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		return nil, err
 	}
@@ -314,7 +318,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Key: panelKey, Secure: certs != nil, Limits: limitMetrics, Logger: log.Named("panel")})
+	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Key: panelKey, Secure: certs != nil, Limits: limitMetrics, Metrics: met.Panel, Logger: log.Named("panel")})
 	if err != nil {
 		return err
 	}

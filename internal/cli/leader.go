@@ -28,7 +28,8 @@ func leaderTasks(cfg *controlConfig, st *state.Store, registry *channel.Registry
 		func(ctx context.Context, n *cluster.Node) {
 			dispatch := alert.NewDispatcher(alert.DispatcherOptions{
 				Cluster: n, State: st, Channels: alert.ChannelsFunc(registry.New),
-				PanelURL: publicURL, MaxRetryTime: cfg.alertRetryFor, Metrics: met.Alerts, Logger: log.Named("dispatch"),
+				PanelURL: publicURL, MaxRetryTime: cfg.alertRetryFor, AccountConcurrency: cfg.alertShare.option(),
+				Metrics: met.Alerts, Logger: log.Named("dispatch"),
 			})
 			regions := presence.NewWatcher(presence.WatcherOptions{
 				Cluster: n, State: st, OfflineAfter: cfg.agentOfflineAfter, Metrics: met.Agents, Logger: log.Named("regions"),
@@ -53,7 +54,8 @@ func leaderTasks(cfg *controlConfig, st *state.Store, registry *channel.Registry
 		func(ctx context.Context, n *cluster.Node) {
 			checks.New(checks.Options{
 				Cluster: n, State: st, Feed: feed, Version: Version, DialContext: cfg.targets().DialContext,
-				RetentionCount: cfg.execRetention, Metrics: met.Checks, Logger: log.Named("checks"),
+				RetentionCount: cfg.execRetention, AccountShare: cfg.checkShare.option(),
+				Metrics: met.Checks, Logger: log.Named("checks"),
 			}).Run(ctx)
 		},
 	}

@@ -24,6 +24,7 @@ type Control struct {
 	Alerts  *Alerts
 	Checks  *Checks
 	Agents  *Agents
+	Panel   *Panel
 }
 
 // NewRegistry returns a registry with the Go runtime and process
@@ -43,6 +44,7 @@ func NewControl(reg prometheus.Registerer) *Control {
 		Alerts:  newAlerts(reg),
 		Checks:  newChecks(reg),
 		Agents:  newAgents(reg),
+		Panel:   newPanel(reg),
 	}
 }
 
@@ -128,6 +130,7 @@ func (m *Cluster) LeaderChange() {
 // Alerts counts the leader's alert deliveries by channel type.
 type Alerts struct {
 	queued, delivered, failed, givenUp *prometheus.CounterVec
+	waitingForShare                    prometheus.Gauge
 }
 
 func newAlerts(reg prometheus.Registerer) *Alerts {
@@ -141,9 +144,21 @@ func newAlerts(reg prometheus.Registerer) *Alerts {
 		delivered: vec("deliveries_delivered_total", "Alert deliveries this node delivered and recorded, by channel type."),
 		failed:    vec("deliveries_failed_total", "Failed alert delivery attempts this node recorded (to be retried or given up), by channel type."),
 		givenUp:   vec("deliveries_given_up_total", "Alert deliveries this node gave up (a permanent error or past the retry time), by channel type; each is also counted as failed."),
+		waitingForShare: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "alert", Name: "deliveries_waiting_for_share",
+			Help: "Due alert deliveries the last read of the outbox on this node, as leader, left because their account has its share of the delivery slots under way (--account-alert-share).",
+		}),
 	}
-	reg.MustRegister(m.queued, m.delivered, m.failed, m.givenUp)
+	reg.MustRegister(m.queued, m.delivered, m.failed, m.givenUp, m.waitingForShare)
 	return m
+}
+
+// WaitingForShare sets the deliveries the last pass left for their
+// account's share.
+func (m *Alerts) WaitingForShare(n int) {
+	if m != nil {
+		m.waitingForShare.Set(float64(n))
+	}
 }
 
 // Queued counts a delivery's first attempt.
@@ -173,16 +188,28 @@ func (m *Alerts) Failed(channel string, givenUp bool) {
 
 // Checks counts the checks the control plane ran to a verdict.
 type Checks struct {
-	runs *prometheus.CounterVec
+	runs            *prometheus.CounterVec
+	waitingForShare prometheus.Gauge
 }
 
 func newChecks(reg prometheus.Registerer) *Checks {
 	m := &Checks{runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Subsystem: "checks", Name: "runs_total",
 		Help: "Check executions this node, as leader, ran to a recorded verdict, by status (success, failed).",
-	}, []string{"status"})}
-	reg.MustRegister(m.runs)
+	}, []string{"status"}),
+		waitingForShare: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "checks", Name: "waiting_for_share",
+			Help: "Check executions due on this node, as leader, that wait because their account has its share of the workers under way (--account-check-share).",
+		})}
+	reg.MustRegister(m.runs, m.waitingForShare)
 	return m
+}
+
+// WaitingForShare sets the executions waiting for their account's share.
+func (m *Checks) WaitingForShare(n int) {
+	if m != nil {
+		m.waitingForShare.Set(float64(n))
+	}
 }
 
 // Run counts one execution recorded with status.
