@@ -36,6 +36,9 @@ func (s *Service) Assignments(ctx context.Context, req *connect.Request[agentv1.
 		return err
 	}
 	region := t.GetRegion()
+	if err := s.checkIdentity(region, req.Msg.GetAgent()); err != nil {
+		return err
+	}
 	open := s.seen(t, req.Msg.GetAgent())
 	open.Connected = true
 	if err := s.presence.Seen(ctx, open); err != nil {

@@ -67,6 +67,9 @@ func (s *Service) Heartbeat(ctx context.Context, req *connect.Request[agentv1.He
 		return nil, err
 	}
 	m := req.Msg
+	if err := s.checkIdentity(t.GetRegion(), m.GetAgent()); err != nil {
+		return nil, err
+	}
 	seen := s.seen(t, m.GetAgent())
 	seen.Heartbeat, seen.Connected = true, true
 	seen.BufferedEvents, seen.BufferedResults = m.GetBufferedEvents(), m.GetBufferedResults()

@@ -76,3 +76,11 @@ func TestCheckTables(t *testing.T) {
 		t.Fatalf("a missing dir: %v", err)
 	}
 }
+
+// TestLogsThroughHclog: Badger's messages go to the given logger (Badger's
+// WithLoggingLevel would put its own back).
+func TestLogsThroughHclog(t *testing.T) {
+	if _, ok := Options(Config{Dir: t.TempDir()}).Logger.(logAdapter); !ok {
+		t.Fatalf("Badger logs through %T", Options(Config{Dir: t.TempDir()}).Logger)
+	}
+}

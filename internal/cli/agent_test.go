@@ -58,6 +58,8 @@ func TestParseAgent(t *testing.T) {
 		{"tiny buffer", []string{"--buffer-max-bytes", "1000"}, "", "at least 1048576"},
 		{"join without gossip", []string{"--join", "x:1"}, "", "need --gossip-addr"},
 		{"no arguments", []string{"extra"}, "", "takes no arguments"},
+		{"long name", []string{"--name", strings.Repeat("n", 65)}, "", "at most 64"},
+		{"name with a control character", []string{"--name", "edge\x01"}, "", "control character"},
 		{"short gossip key", []string{"--gossip-addr", "127.0.0.1:0", "--gossip-key", "c2hvcnQ="}, "", "16, 24 or 32 bytes"},
 		{"gossip key without gossip", []string{"--gossip-key", "MDEyMzQ1Njc4OWFiY2RlZg=="}, "", "need --gossip-addr"},
 	} {
@@ -97,7 +99,7 @@ func TestServeAgent(t *testing.T) {
 	}
 	buf := agenttest.NewBuffer()
 	closed := false
-	open := func(*agentConfig, hclog.Logger, prometheus.Registerer) (*agentLocal, error) {
+	open := func(*agentConfig, hclog.Logger, prometheus.Registerer, func()) (*agentLocal, error) {
 		return &agentLocal{
 			Buffer: buf,
 			Ingest: func(keys *assign.Store, fwd *forward.Forwarder, _ *link.Client) http.Handler {
