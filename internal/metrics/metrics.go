@@ -229,6 +229,13 @@ func (m *Agents) SetAgentsConnected(region string, n int) {
 	}
 }
 
+// ForgetRegion drops a region that has no agent left.
+func (m *Agents) ForgetRegion(region string) {
+	if m != nil {
+		m.connected.DeleteLabelValues(region)
+	}
+}
+
 // ResetAgents forgets every region (leadership lost).
 func (m *Agents) ResetAgents() {
 	if m != nil {
