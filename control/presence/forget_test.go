@@ -98,3 +98,62 @@ func TestForgottenRegionNotJudged(t *testing.T) {
 		t.Fatalf("offline %v, held %v, regions %v, alerts %d", off, w.Held("eu"), regions, len(pending))
 	}
 }
+
+// TestRecorderCap: the recorder remembers at most MaxTracked agents (their
+// ids are the agents' to choose); beyond, a new agent's heartbeats are
+// written unthrottled and counted, and the remembered ones stay
+// throttled. Agents not written for a while are swept.
+func TestRecorderCap(t *testing.T) {
+	_, clk, c := newStore(t)
+	ctx := context.Background()
+	reg := prometheus.NewRegistry()
+	met := metrics.NewControl(reg).Agents
+	r := presence.NewRecorder(presence.RecorderOptions{Cluster: c, Now: clk.Now, MaxTracked: 3, Metrics: met})
+	seen := func(id string) {
+		t.Helper()
+		if err := r.Seen(ctx, presence.Seen{AgentID: id, Region: "eu", Connected: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		seen(id)
+	}
+	n := c.count()
+	seen("a") // remembered: throttled
+	if c.count() != n {
+		t.Fatal("a remembered agent was written again at once")
+	}
+	seen("d")
+	seen("d") // not remembered: written each time
+	if c.count() != n+2 {
+		t.Fatalf("%d writes, want %d", c.count()-n, 2)
+	}
+	gather := func(name string) float64 {
+		t.Helper()
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			if mf.GetName() == name {
+				m := mf.GetMetric()[0]
+				return m.GetGauge().GetValue() + m.GetCounter().GetValue()
+			}
+		}
+		return -1
+	}
+	if got := gather("lookout_agents_recorder_tracked"); got != 3 {
+		t.Fatalf("tracked %v", got)
+	}
+	if got := gather("lookout_agents_recorder_untracked_total"); got != 2 {
+		t.Fatalf("untracked %v", got)
+	}
+	// Much later, the silent ones are swept and d is remembered.
+	clk.Advance(time.Hour)
+	seen("d")
+	n = c.count()
+	seen("d")
+	if c.count() != n {
+		t.Fatal("d is not remembered after the sweep")
+	}
+}

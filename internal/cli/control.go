@@ -271,7 +271,8 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	ingestAPI.Start()
 	defer ingestAPI.Stop()
 	// Agent presence: the agents' heartbeats, throttled, through raft.
-	agentPresence := presence.NewRecorder(presence.RecorderOptions{Cluster: node, MinInterval: recordInterval(cfg.agentOfflineAfter), Logger: log.Named("presence")})
+	agentPresence := presence.NewRecorder(presence.RecorderOptions{Cluster: node, MinInterval: recordInterval(cfg.agentOfflineAfter),
+		Metrics: met.Agents, Logger: log.Named("presence")})
 	// The agent RPC, on the same listener (and TLS) as the rest: agents'
 	// events go through the Ingest API's batcher; their heartbeats and
 	// streams are reported to the presence recorder.

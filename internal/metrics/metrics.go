@@ -208,18 +208,45 @@ func channelLabel(typ string) string {
 	return strings.ToLower(typ)
 }
 
-// Agents is what the leader knows of the edge agents.
+// Agents is what the leader knows of the edge agents, and what each node's
+// presence recorder keeps of them.
 type Agents struct {
 	connected *prometheus.GaugeVec
+	tracked   prometheus.Gauge
+	untracked prometheus.Counter
 }
 
 func newAgents(reg prometheus.Registerer) *Agents {
-	m := &Agents{connected: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: namespace, Subsystem: "agents", Name: "connected",
-		Help: "Edge agents connected to the control plane, by region (reported by the leader; 0 elsewhere).",
-	}, []string{"region"})}
-	reg.MustRegister(m.connected)
+	m := &Agents{
+		connected: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "agents", Name: "connected",
+			Help: "Edge agents connected to the control plane, by region (reported by the leader; 0 elsewhere).",
+		}, []string{"region"}),
+		tracked: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "agents", Name: "recorder_tracked",
+			Help: "Agents whose last record this node remembers, to throttle their heartbeats' writes (at most presence.MaxTracked).",
+		}),
+		untracked: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: namespace, Subsystem: "agents", Name: "recorder_untracked_total",
+			Help: "Heartbeats written unthrottled because this node already remembered presence.MaxTracked agents.",
+		}),
+	}
+	reg.MustRegister(m.connected, m.tracked, m.untracked)
 	return m
+}
+
+// SetTracked sets the agents the presence recorder remembers.
+func (m *Agents) SetTracked(n int) {
+	if m != nil {
+		m.tracked.Set(float64(n))
+	}
+}
+
+// Untracked counts a heartbeat written unthrottled (the recorder is full).
+func (m *Agents) Untracked() {
+	if m != nil {
+		m.untracked.Inc()
+	}
 }
 
 // SetAgentsConnected sets the agents connected in region.
