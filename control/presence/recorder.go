@@ -67,7 +67,7 @@ type RecorderOptions struct {
 // Recorder writes agents' heartbeats through raft, throttled. Safe for
 // concurrent use.
 type Recorder struct {
-	o    RecorderOptions
+	o     RecorderOptions
 	mu    sync.Mutex
 	last  map[string]written
 	swept time.Time // the last sweep
