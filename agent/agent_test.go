@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -189,4 +190,46 @@ func sum(t *testing.T, g prometheus.Gatherer, name string) float64 {
 		}
 	}
 	return total
+}
+
+// TestRefusedIdentityStops: an agent whose identity the control plane
+// refuses as malformed (INVALID_ARGUMENT) stops with an error that says
+// so, after one try, instead of asking again every few seconds.
+func TestRefusedIdentityStops(t *testing.T) {
+	cp := agenttest.NewControlPlane(t, "eu-1", "at_ok")
+	cp2 := agenttest.NewControlPlane(t, "eu-1", "at_ok")
+	dir := t.TempDir()
+	l, err := link.New(link.Options{URLs: []string{cp.URL(), cp2.URL()}, Token: "at_ok",
+		Agent: &agentv1.AgentIdentity{Id: "garbage id\x01", Name: "edge-1"}, CallTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.CloseIdle()
+	st, err := assign.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := region.New(region.Options{ID: "ag_1", Name: "edge-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	a := agent.New(agent.Options{
+		Name: "edge-1", Version: "test", Region: "eu-1", Link: l, Store: st, Pool: pool, Buffer: agenttest.NewBuffer(),
+		HeartbeatEvery: 50 * time.Millisecond, ForwardPoll: 10 * time.Millisecond,
+		Backoff: link.Backoff{Min: 10 * time.Millisecond, Max: 100 * time.Millisecond},
+	})
+	done := make(chan error, 1)
+	go func() { done <- a.Run(context.Background()) }()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the agent did not stop")
+	}
+	if !errors.Is(err, assign.ErrIdentityRefused) || !strings.Contains(err.Error(), "agent id") {
+		t.Fatalf("Run = %v", err)
+	}
+	if n := cp.Calls("Assignments") + cp2.Calls("Assignments"); n != 1 {
+		t.Fatalf("%d assignment calls, want 1 (no retry, no failover)", n)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/proto"
 
+	"lookout/internal/agentident"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	"lookout/internal/gen/lookout/agent/v1/agentv1connect"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -274,11 +275,24 @@ func (cp *ControlPlane) unary(h http.Header, name string) error {
 	return nil
 }
 
+// checkIdentity refuses a malformed agent identity as the control plane
+// does: INVALID_ARGUMENT.
+func checkIdentity(a *agentv1.AgentIdentity) error {
+	if err := agentident.Check(a.GetId(), a.GetName(), a.GetVersion()); err != nil {
+		return connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	return nil
+}
+
 // Assignments implements AgentService: the difference against what the
 // agent holds (synced), then every change, and keepalives.
 func (cp *ControlPlane) Assignments(ctx context.Context, req *connect.Request[agentv1.AssignmentsRequest], st *connect.ServerStream[agentv1.AssignmentsResponse]) error {
 	cp.mu.Lock()
 	if err := cp.auth(req.Header(), "Assignments"); err != nil {
+		cp.mu.Unlock()
+		return err
+	}
+	if err := checkIdentity(req.Msg.GetAgent()); err != nil {
 		cp.mu.Unlock()
 		return err
 	}
@@ -404,6 +418,9 @@ func (cp *ControlPlane) Heartbeat(_ context.Context, req *connect.Request[agentv
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
 	if err := cp.unary(req.Header(), "Heartbeat"); err != nil {
+		return nil, err
+	}
+	if err := checkIdentity(req.Msg.GetAgent()); err != nil {
 		return nil, err
 	}
 	cp.heartbeat = append(cp.heartbeat, proto.Clone(req.Msg).(*agentv1.HeartbeatRequest))

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -324,5 +327,51 @@ func TestGossipKeyKept(t *testing.T) {
 	}
 	if key, tok := again.GossipKey(); string(key) != string(k) || tok != "tok-1" {
 		t.Fatalf("reopened: key %x token %q", key, tok)
+	}
+}
+
+// TestDamagedFileDroppedAndResynced: an assignments file of garbage is
+// dropped at Open (Dropped says why, the file is gone) instead of stopping
+// the agent; the stream then sends the whole set, which is saved again.
+// Save writes the set again after the data dir was removed.
+func TestDamagedFileDroppedAndResynced(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, assign.FileName)
+	if err := os.WriteFile(path, []byte("\xff\xff\xff\xffnot a protobuf"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := assign.Open(dir)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if d := st.Dropped(); d == nil || !strings.Contains(d.Error(), path) {
+		t.Fatalf("Dropped = %v", d)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the damaged file is still there: %v", err)
+	}
+	if nc, nk := st.Counts(); nc+nk != 0 {
+		t.Fatalf("holds %d checks, %d keys", nc, nk)
+	}
+	cp := agenttest.NewControlPlane(t, "eu-1", "at_ok")
+	cp.PutCheck(check("c1", "1m"))
+	cp.PutKey(key("k1", "hash-1"))
+	watch(t, assign.WatcherOptions{Link: newLink(t, cp.URL()), Store: st})
+	eventually(t, "the resync", func() bool { return has(st, map[string]uint64{"c1": 1}, "hash-1") })
+	if req := cp.Requests()[0]; len(req.GetChecks())+len(req.GetKeys()) != 0 {
+		t.Fatalf("the agent said it holds %v", req)
+	}
+	eventually(t, "the file saved", func() bool {
+		again, err := assign.Open(dir)
+		return err == nil && again.Dropped() == nil && has(again, map[string]uint64{"c1": 1}, "hash-1")
+	})
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := assign.Open(dir); err != nil || !has(again, map[string]uint64{"c1": 1}, "hash-1") {
+		t.Fatalf("after Save: %v", err)
 	}
 }

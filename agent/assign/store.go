@@ -41,11 +41,18 @@ type Store struct {
 	byHash    map[string]*agentv1.IngestKey
 	savedMs   int64 // server clock of the last applied change
 	changed   chan struct{}
+	dropped   error // why Open dropped the file, if it did
 }
 
+// Dropped returns why Open dropped a damaged assignments file (nil when
+// it did not): the agent logs it.
+func (s *Store) Dropped() error { return s.dropped }
+
 // Open reads the assignments file of dir (an empty set when there is
-// none). A file that cannot be read or decoded is an error: it is only
-// ever replaced whole, so it means a damaged disk.
+// none). A file that cannot be read is an error. A file that cannot be
+// decoded (damaged) is removed and the store starts empty: it is only a
+// cache of what the control plane assigns, and the stream sends the whole
+// set again when the agent holds nothing; Dropped tells why.
 func Open(dir string) (*Store, error) {
 	s := &Store{
 		path:    filepath.Join(dir, FileName),
@@ -63,7 +70,11 @@ func Open(dir string) (*Store, error) {
 	}
 	var saved agentv1.AssignmentsResponse
 	if err := proto.Unmarshal(b, &saved); err != nil {
-		return nil, fmt.Errorf("decode the last assignments in %s: %w", s.path, err)
+		s.dropped = fmt.Errorf("%s is damaged (%w): removed; the control plane sends the assignments again", s.path, err)
+		if err := os.Remove(s.path); err != nil {
+			return nil, fmt.Errorf("remove the damaged %s: %w", s.path, err)
+		}
+		return s, nil
 	}
 	s.region, s.savedMs = saved.GetRegion(), saved.GetServerUnixMs()
 	s.gossipKey, s.tokenID = saved.GetGossipKey(), saved.GetTokenId()
@@ -188,13 +199,29 @@ func (s *Store) Apply(m *agentv1.AssignmentsResponse) (changed bool, err error) 
 	case s.changed <- struct{}{}:
 	default:
 	}
-	if merr != nil {
-		return true, fmt.Errorf("encode the assignments: %w", merr)
+	return true, s.write(b, merr)
+}
+
+// Save writes the whole set to disk again: after the data dir was removed
+// under the running agent, so that a restart while cut off still finds
+// it.
+func (s *Store) Save() error {
+	s.mu.RLock()
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(s.snapshot())
+	s.mu.RUnlock()
+	return s.write(b, err)
+}
+
+// write replaces the file with b, the encoding of the set (encErr: its
+// error).
+func (s *Store) write(b []byte, encErr error) error {
+	if encErr != nil {
+		return fmt.Errorf("encode the assignments: %w", encErr)
 	}
 	if err := atomicfile.Write(s.path, b, 0o600); err != nil {
-		return true, fmt.Errorf("save the assignments: %w", err)
+		return fmt.Errorf("save the assignments: %w", err)
 	}
-	return true, nil
+	return nil
 }
 
 // snapshot is the whole set as the file stores it (mu held).

@@ -21,6 +21,12 @@ const DefaultIdleTimeout = 45 * time.Second
 // the agent's --region.
 var ErrWrongRegion = errors.New("the agent token is for another region")
 
+// ErrIdentityRefused is wrapped by Run's error when the control plane
+// refused the stream as malformed (link.ErrInvalid): the agent's identity
+// (its id file, its --name) is not one the control plane records, and
+// asking again changes nothing.
+var ErrIdentityRefused = errors.New("the control plane refused this agent's identity")
+
 // Opener opens the assignments stream (*link.Client).
 type Opener interface {
 	Assignments(ctx context.Context, req *agentv1.AssignmentsRequest) (*link.Stream, error)
@@ -76,7 +82,7 @@ func NewWatcher(o WatcherOptions) *Watcher {
 // Run follows the stream until ctx ends: it opens it with what the store
 // holds, applies every message, and on any failure reconnects (the next
 // URL, after a backoff). It returns nil when ctx ends, or an error
-// wrapping ErrWrongRegion.
+// wrapping ErrWrongRegion or ErrIdentityRefused.
 func (w *Watcher) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
 		synced, err := w.once(ctx)
@@ -85,6 +91,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 		}
 		if errors.Is(err, ErrWrongRegion) {
 			return err
+		}
+		if errors.Is(err, link.ErrInvalid) {
+			return fmt.Errorf("%w: %w", ErrIdentityRefused, err)
 		}
 		if synced {
 			w.o.Backoff.Reset()

@@ -19,6 +19,7 @@ package buffer
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -61,6 +62,14 @@ type Options struct {
 	// GCInterval is how often Badger's value log is collected
 	// (badgerutil.DefaultGCInterval when 0).
 	GCInterval time.Duration
+	// CheckInterval is how often the buffer checks that its directory is
+	// still there, and retries a recovery that failed (DefaultCheckInterval
+	// when 0). Every group commit checks it too.
+	CheckInterval time.Duration
+	// Recovered, when set, is called after the buffer moved what a removed
+	// directory held into a new one (recover.go): the agent writes the
+	// rest of its data dir again.
+	Recovered func()
 }
 
 // EventEntry is a buffered event and its sequence number.
@@ -93,15 +102,35 @@ type Stats struct {
 
 // Buffer is the agent's disk buffer. It is safe for concurrent use.
 type Buffer struct {
+	o   Options
+	log hclog.Logger
+	max int64
+
+	// db is guarded by delMu (and swapped only by a recovery, which also
+	// holds every append off); commits and stopGC by mu.
 	db      *badger.DB
 	commits *committer
-	log     hclog.Logger
-	max     int64
 	stopGC  func()
+
+	// sentinel is the buffer's mark file as Open or the last recovery
+	// wrote it (recover.go).
+	sentinel os.FileInfo
+	// down, when set, is why appends are refused (ErrUnavailable): the
+	// directory was removed (a recovery is under way) or a write failed.
+	// failed is closed when the buffer cannot recover (Failed).
+	down       error
+	failed     chan struct{}
+	failedOnce sync.Once
+	wake       chan struct{} // a recovery is wanted now
+	stopWatch  chan struct{}
+	watchDone  chan struct{}
 
 	// delMu serializes deletions (acks and drops), so that the bytes they
 	// free are counted once.
 	delMu sync.Mutex
+	// dbClosed: a recovery closed db and could not open its copy (the
+	// buffer failed). Guarded by delMu.
+	dbClosed bool
 
 	// appends counts the appends between reserve and the end of their
 	// write; Close waits for them.
@@ -110,6 +139,8 @@ type Buffer struct {
 	// beforeWrite, set by tests, runs between an append's reservation of
 	// its sequence number and its write.
 	beforeWrite func(seq uint64)
+	// beforeRecover, set by tests, runs before a recovery starts.
+	beforeRecover func()
 
 	mu      sync.Mutex
 	closed  bool
@@ -121,6 +152,8 @@ type Buffer struct {
 }
 
 // Open opens (or creates) the buffer in o.Dir and counts what it holds.
+// A directory Badger cannot open (damaged or foreign files) is an error
+// that names it and says what to do; it never panics.
 func Open(o Options) (*Buffer, error) {
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = DefaultMaxBytes
@@ -128,31 +161,64 @@ func Open(o Options) (*Buffer, error) {
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
 	}
-	db, err := badgerutil.Open(badgerutil.Config{Dir: o.Dir, SyncWrites: true, Small: o.Small, Logger: o.Logger.Named("badger")})
-	if err != nil {
-		return nil, err
+	if o.GCInterval <= 0 {
+		o.GCInterval = badgerutil.DefaultGCInterval
 	}
-	b := &Buffer{db: db, log: o.Logger, max: o.MaxBytes,
-		events: newQueue(prefixEvent), results: newQueue(prefixResult)}
+	if o.CheckInterval <= 0 {
+		o.CheckInterval = DefaultCheckInterval
+	}
+	if err := finishRecovery(o.Dir); err != nil {
+		return nil, unopenable(o.Dir, err)
+	}
+	db, err := openDB(o)
+	if err != nil {
+		return nil, unopenable(o.Dir, err)
+	}
+	b := &Buffer{o: o, db: db, log: o.Logger, max: o.MaxBytes,
+		events: newQueue(prefixEvent), results: newQueue(prefixResult),
+		failed: make(chan struct{}), wake: make(chan struct{}, 1),
+		stopWatch: make(chan struct{}), watchDone: make(chan struct{})}
 	for _, q := range []*queue{b.events, b.results} {
 		n, err := q.load(db)
 		if err != nil {
 			db.Close()
-			return nil, fmt.Errorf("read buffer: %w", err)
+			return nil, unopenable(o.Dir, fmt.Errorf("read buffer: %w", err))
 		}
 		b.bytes += n
 	}
-	b.commits = newCommitter(db)
-	interval := o.GCInterval
-	if interval <= 0 {
-		interval = badgerutil.DefaultGCInterval
+	if b.sentinel, err = writeSentinel(o.Dir); err != nil {
+		db.Close()
+		return nil, unopenable(o.Dir, err)
 	}
-	b.stopGC = badgerutil.StartGC(db, interval, badgerutil.DefaultGCDiscardRatio, o.Logger.Named("gc"))
+	b.start(db)
+	go b.watch()
 	if o.Registerer != nil {
 		registerMetrics(o.Registerer, b)
 	}
 	b.log.Debug("buffer opened", "events", b.events.count, "results", b.results.count, "bytes", b.bytes)
 	return b, nil
+}
+
+// openDB opens Badger in o.Dir once its tables checked out: Badger panics,
+// in goroutines no recover reaches, on a damaged table.
+func openDB(o Options) (*badger.DB, error) {
+	c := badgerutil.Config{Dir: o.Dir, SyncWrites: true, Small: o.Small, Logger: o.Logger.Named("badger")}
+	if err := badgerutil.CheckTables(c); err != nil {
+		return nil, err
+	}
+	return badgerutil.Open(c)
+}
+
+// unopenable is the error of a buffer directory that cannot be opened.
+func unopenable(dir string, err error) error {
+	return fmt.Errorf("the agent's buffer in %s cannot be opened (%w); move that directory aside and start the agent again "+
+		"(it starts with an empty buffer: the pings and results the directory held are not forwarded)", dir, err)
+}
+
+// start runs the committer and the value-log GC on db.
+func (b *Buffer) start(db *badger.DB) {
+	b.commits = newCommitter(db, b.checkWrite)
+	b.stopGC = badgerutil.StartGC(db, b.o.GCInterval, badgerutil.DefaultGCDiscardRatio, b.log.Named("gc"))
 }
 
 // AppendEvent adds ev at the end of the events. It returns nil once ev is
@@ -191,7 +257,7 @@ func (b *Buffer) append(q *queue, atMs int64, data []byte, refuse bool) error {
 	if size > b.max {
 		return ErrTooLarge
 	}
-	seq, err := b.reserve(q, size, refuse)
+	seq, commits, err := b.reserve(q, size, refuse)
 	if err != nil {
 		return err
 	}
@@ -199,7 +265,7 @@ func (b *Buffer) append(q *queue, atMs int64, data []byte, refuse bool) error {
 	if b.beforeWrite != nil {
 		b.beforeWrite(seq)
 	}
-	err = b.commits.commit(itemKey(q.prefix, seq, atMs, len(data)), data)
+	err = commits.commit(itemKey(q.prefix, seq, atMs, len(data)), data)
 	b.mu.Lock()
 	delete(q.inflight, seq)
 	if err != nil {
@@ -208,19 +274,28 @@ func (b *Buffer) append(q *queue, atMs int64, data []byte, refuse bool) error {
 	}
 	b.mu.Unlock()
 	if err != nil {
+		if errors.Is(err, ErrUnavailable) {
+			return err
+		}
 		return fmt.Errorf("write buffer: %w", err)
 	}
 	return nil
 }
 
 // reserve takes a sequence number of q and size bytes of room, dropping
-// the oldest results when the room is short.
-func (b *Buffer) reserve(q *queue, size int64, refuse bool) (uint64, error) {
+// the oldest results when the room is short. It returns the committer the
+// append goes through.
+func (b *Buffer) reserve(q *queue, size int64, refuse bool) (uint64, *committer, error) {
 	for dropped := false; ; dropped = true {
 		b.mu.Lock()
 		if b.closed {
 			b.mu.Unlock()
-			return 0, ErrClosed
+			return 0, nil, ErrClosed
+		}
+		if b.down != nil {
+			err := b.down
+			b.mu.Unlock()
+			return 0, nil, err
 		}
 		if b.bytes+size <= b.max || (dropped && !refuse) {
 			seq := q.next
@@ -229,17 +304,18 @@ func (b *Buffer) reserve(q *queue, size int64, refuse bool) (uint64, error) {
 			q.count++
 			b.bytes += size
 			b.appends.Add(1)
+			c := b.commits
 			b.mu.Unlock()
-			return seq, nil
+			return seq, c, nil
 		}
 		if dropped {
 			b.refused++
 			b.mu.Unlock()
-			return 0, ErrFull
+			return 0, nil, ErrFull
 		}
 		b.mu.Unlock()
 		if err := b.dropResults(size); err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 	}
 }
@@ -255,6 +331,9 @@ func (b *Buffer) dropResults(size int64) error {
 	b.mu.Unlock()
 	if need <= 0 {
 		return nil
+	}
+	if b.dbClosed {
+		return b.Health()
 	}
 	n, freed, err := b.results.deleteUpTo(b.db, upTo, need)
 	b.mu.Lock()
@@ -313,6 +392,9 @@ func (b *Buffer) read(q *queue, max, maxBytes int, fn func(seq uint64, val []byt
 	}
 	upTo := q.visible()
 	b.mu.Unlock()
+	if b.dbClosed {
+		return b.Health()
+	}
 	return q.scan(b.db, upTo, max, maxBytes, fn)
 }
 
@@ -334,6 +416,9 @@ func (b *Buffer) ack(q *queue, upTo uint64) error {
 	// Never past an item still being written: it was never read.
 	upTo = min(upTo, q.visible())
 	b.mu.Unlock()
+	if b.dbClosed {
+		return b.Health()
+	}
 	n, freed, err := q.deleteUpTo(b.db, upTo, -1)
 	b.mu.Lock()
 	q.count -= n
@@ -353,7 +438,7 @@ func (b *Buffer) Stats() Stats {
 		DroppedResults: b.dropped, RefusedFull: b.refused}
 	closed := b.closed
 	b.mu.Unlock()
-	if closed {
+	if closed || b.dbClosed {
 		return s
 	}
 	for _, q := range []*queue{b.events, b.results} {
@@ -370,6 +455,8 @@ func (b *Buffer) Stats() Stats {
 }
 
 // Close closes the database. Appends still running finish first or fail.
+// A buffer that failed (Failed) is closed as far as its disk lets it, and
+// Close returns why it failed.
 func (b *Buffer) Close() error {
 	b.mu.Lock()
 	if b.closed {
@@ -378,10 +465,29 @@ func (b *Buffer) Close() error {
 	}
 	b.closed = true
 	b.mu.Unlock()
+	close(b.stopWatch)
+	<-b.watchDone
 	b.appends.Wait()
-	b.commits.close()
-	b.stopGC()
+	b.mu.Lock()
+	commits, stopGC, down := b.commits, b.stopGC, b.down
+	b.mu.Unlock()
 	b.delMu.Lock()
 	defer b.delMu.Unlock()
+	if commits != nil {
+		commits.close()
+		stopGC()
+	}
+	switch {
+	case b.dbClosed:
+		return down
+	case down != nil:
+		closeLost(b.db, b.o.Dir, b.log)
+		return down
+	case b.checkDir() != nil:
+		// Removed since the last check: Badger's close would wait for the
+		// directory forever.
+		closeLost(b.db, b.o.Dir, b.log)
+		return b.checkDir()
+	}
 	return b.db.Close()
 }

@@ -25,15 +25,22 @@ type write struct {
 // appends committed one transaction each would pay one fsync each however
 // many run at once; grouped, 64 concurrent appenders share an fsync.
 type committer struct {
-	db   *badger.DB
-	in   chan write
-	done chan struct{}
+	db *badger.DB
+	// after sees the result of every transaction and returns what its
+	// appends are answered (Buffer.checkWrite: a failed write, or a
+	// directory removed under the database, is not durable).
+	after func(error) error
+	in    chan write
+	done  chan struct{}
 	// txns counts the transactions written, for tests.
 	txns atomic.Int64
 }
 
-func newCommitter(db *badger.DB) *committer {
-	c := &committer{db: db, in: make(chan write, maxGroupItems), done: make(chan struct{})}
+func newCommitter(db *badger.DB, after func(error) error) *committer {
+	if after == nil {
+		after = func(err error) error { return err }
+	}
+	c := &committer{db: db, after: after, in: make(chan write, maxGroupItems), done: make(chan struct{})}
 	go c.run()
 	return c
 }
@@ -91,6 +98,9 @@ func (c *committer) write(group []write) {
 			// The first n fit; the rest go in the next transaction.
 			err = txn.Commit()
 			c.txns.Add(1)
+			if err = c.after(err); err != nil && errors.Is(err, ErrUnavailable) {
+				c.undo(group[:n])
+			}
 		default:
 			txn.Discard()
 			n = len(group)
@@ -100,4 +110,18 @@ func (c *committer) write(group []write) {
 		}
 		group = group[n:]
 	}
+}
+
+// undo deletes the items of a transaction whose appends are answered with
+// an error although it committed (the directory was not the buffer's any
+// more): a recovery must not carry them over, their senders retry them.
+func (c *committer) undo(group []write) {
+	_ = c.db.Update(func(txn *badger.Txn) error {
+		for _, w := range group {
+			if err := txn.Delete(w.key); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

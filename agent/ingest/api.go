@@ -9,7 +9,9 @@
 // plan, validated, completed (account, key, receipt time, an event_id when
 // it has none) and appended to the disk buffer (Sink). It is answered
 // 200 {"status":"success"} only once the append returned, that is once the
-// event is fsynced; 503 {"error":"buffer_full"} when the buffer is full.
+// event is fsynced; 503 {"error":"buffer_full"} when the buffer is full,
+// 503 {"error":"buffer_unavailable"} when it cannot store anything (its
+// directory was removed, its disk failed).
 // Whether the control plane stores it (monitor limits, quota) is decided
 // when the buffer is forwarded.
 package ingest
@@ -82,6 +84,9 @@ type Options struct {
 	Quotas Quotas
 	// Stats reports the buffer for /health; nil: not shown.
 	Stats func() buffer.Stats
+	// Health tells why the buffer cannot store pings now (nil: it can):
+	// /health then answers 503 with the reason. Nil: always healthy.
+	Health func() error
 	// Link reports the link for /health; nil: not shown.
 	Link func() Link
 	// Gossip reports the region pool for /health; nil: not shown.
@@ -106,6 +111,7 @@ type API struct {
 	sink      Sink
 	quotas    Quotas
 	stats     func() buffer.Stats
+	health    func() error
 	link      func() Link
 	gossip    func() Gossip
 	log       hclog.Logger
@@ -117,7 +123,7 @@ type API struct {
 
 // New makes the local Ingest API.
 func New(o Options) *API {
-	a := &API{keys: o.Keys, sink: o.Sink, quotas: o.Quotas, stats: o.Stats, link: o.Link, gossip: o.Gossip,
+	a := &API{keys: o.Keys, sink: o.Sink, quotas: o.Quotas, stats: o.Stats, health: o.Health, link: o.Link, gossip: o.Gossip,
 		log: o.Logger, now: o.Now, retention: o.RetentionAge}
 	if a.log == nil {
 		a.log = hclog.NewNullLogger()
@@ -127,7 +133,7 @@ func New(o Options) *API {
 	}
 	a.events = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "lookout", Subsystem: "agent_ingest", Name: "events_total",
-		Help: "Pings answered by the agent's local Ingest API, by outcome: buffered, invalid, unauthorized, rate_limited, buffer_full, unavailable, error.",
+		Help: "Pings answered by the agent's local Ingest API, by outcome: buffered, invalid, unauthorized, rate_limited, buffer_full, buffer_unavailable, unavailable, error.",
 	}, []string{"outcome"})
 	var limitMetrics *ratelimit.Metrics
 	if o.Registerer != nil {
@@ -162,7 +168,10 @@ func (a *API) handleOther(w http.ResponseWriter, r *http.Request) {
 
 // health is the body of GET /health.
 type health struct {
+	// Status is "ok", or "unavailable" when the buffer cannot store pings
+	// (Error says why).
 	Status string       `json:"status"`
+	Error  string       `json:"error,omitempty"`
 	Link   *Link        `json:"link,omitempty"`
 	Gossip *Gossip      `json:"gossip,omitempty"`
 	Buffer *bufferState `json:"buffer,omitempty"`
@@ -180,10 +189,16 @@ type bufferState struct {
 }
 
 // handleHealth answers 200 with the link, the region pool and the
-// buffer: the agent accepts
-// pings whether or not it reaches the control plane. It needs no key.
+// buffer: the agent accepts pings whether or not it reaches the control
+// plane. It answers 503, with the reason, while the buffer cannot store
+// pings (they are refused). It needs no key.
 func (a *API) handleHealth(w http.ResponseWriter, r *http.Request) {
-	h := health{Status: "ok"}
+	h, code := health{Status: "ok"}, http.StatusOK
+	if a.health != nil {
+		if err := a.health(); err != nil {
+			h.Status, h.Error, code = "unavailable", err.Error(), http.StatusServiceUnavailable
+		}
+	}
 	if a.link != nil {
 		l := a.link()
 		h.Link = &l
@@ -197,5 +212,5 @@ func (a *API) handleHealth(w http.ResponseWriter, r *http.Request) {
 		h.Buffer = &bufferState{Events: s.Events, Results: s.Results, Bytes: s.Bytes, MaxBytes: s.MaxBytes,
 			OldestUnixMs: s.OldestUnixMs, DroppedResults: s.DroppedResults, RefusedEvents: s.RefusedFull}
 	}
-	pingwire.WriteJSON(w, http.StatusOK, h)
+	pingwire.WriteJSON(w, code, h)
 }

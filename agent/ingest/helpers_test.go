@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -41,6 +42,7 @@ func (q quotas) Last(accountID string) *raftv1.QuotaStatus { return q[accountID]
 type env struct {
 	t     *testing.T
 	srv   *httptest.Server
+	dir   string // the buffer's
 	buf   *buffer.Buffer
 	keys  *keys
 	reg   *prometheus.Registry
@@ -54,23 +56,26 @@ type envOptions struct {
 	retention time.Duration
 	quotas    Quotas
 	sink      Sink // instead of the buffer
+	// checkEvery is the buffer's CheckInterval (0: its default).
+	checkEvery time.Duration
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
-	buf, err := buffer.Open(buffer.Options{Dir: t.TempDir(), MaxBytes: o.maxBytes, Small: true})
+	dir := filepath.Join(t.TempDir(), "buffer")
+	buf, err := buffer.Open(buffer.Options{Dir: dir, MaxBytes: o.maxBytes, Small: true, CheckInterval: o.checkEvery})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { buf.Close() })
-	e := &env{t: t, buf: buf, keys: &keys{byHash: map[string]*agentv1.IngestKey{}}, reg: prometheus.NewRegistry(),
+	e := &env{t: t, dir: dir, buf: buf, keys: &keys{byHash: map[string]*agentv1.IngestKey{}}, reg: prometheus.NewRegistry(),
 		clock: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	var sink Sink = buf
 	if o.sink != nil {
 		sink = o.sink
 	}
 	api := New(Options{
-		Keys: e.keys, Sink: sink, Quotas: o.quotas, Stats: buf.Stats, RetentionAge: o.retention,
+		Keys: e.keys, Sink: sink, Quotas: o.quotas, Stats: buf.Stats, Health: buf.Health, RetentionAge: o.retention,
 		Link:       func() Link { return Link{Connected: false, Control: "http://cp:8080", Region: "eu"} },
 		Gossip:     func() Gossip { return Gossip{State: "waiting_for_key", Members: 1} },
 		Now:        e.now,

@@ -120,6 +120,11 @@ func (a *API) accept(w http.ResponseWriter, r *http.Request, key *agentv1.Ingest
 		a.count("buffer_full")
 		w.Header().Set("Retry-After", fullRetryAfter)
 		pingwire.WriteError(w, http.StatusServiceUnavailable, "buffer_full")
+	case errors.Is(err, buffer.ErrUnavailable):
+		// The buffer logged why, once; /health says it.
+		a.count("buffer_unavailable")
+		w.Header().Set("Retry-After", fullRetryAfter)
+		pingwire.WriteError(w, http.StatusServiceUnavailable, "buffer_unavailable")
 	case errors.Is(err, buffer.ErrClosed):
 		a.count("unavailable")
 		w.Header().Set("Retry-After", "1")

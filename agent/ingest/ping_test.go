@@ -1,9 +1,11 @@
 package ingest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -324,4 +326,36 @@ func TestOtherRoutes(t *testing.T) {
 	}
 	e.do("GET", "/ping/a/b", key, "").wantError(t, 404, "not found")
 	e.get(key, "/ping/?status=run").wantError(t, 400, "required field missing: monitor")
+}
+
+// TestBufferUnavailable: the buffer's directory removed (and a file put
+// at its path, so that it cannot recover yet), the next ping is answered
+// 503 buffer_unavailable, never 200, and /health answers 503 with the
+// reason.
+func TestBufferUnavailable(t *testing.T) {
+	e := newEnv(t, envOptions{checkEvery: time.Hour})
+	key := e.addKey("key-1", "acct-1", bigBurst)
+	e.post(key, pingBody).want(t, 200, success)
+	if err := os.RemoveAll(e.dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(e.dir, []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(e.dir) }) // before the buffer's Close
+	r := e.post(key, pingBody)
+	r.wantError(t, 503, "buffer_unavailable")
+	if r.header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
+	e.get(key, "/ping/backup?status=run").wantError(t, 503, "buffer_unavailable")
+	h := e.get("", "/health")
+	var body struct{ Status, Error string }
+	if err := json.Unmarshal([]byte(h.body), &body); err != nil || h.status != 503 || body.Status != "unavailable" ||
+		!strings.Contains(body.Error, e.dir) || !strings.Contains(body.Error, "removed") {
+		t.Fatalf("health %d %s", h.status, h.body)
+	}
+	if n := e.counter("buffer_unavailable"); n != 2 {
+		t.Fatalf("buffer_unavailable counted %v", n)
+	}
 }

@@ -61,6 +61,11 @@ func (s State) String() string {
 // refused for the token.
 var ErrUnauthenticated = errors.New("the control plane refused the agent token (revoked or unknown)")
 
+// ErrInvalid is wrapped by the error of a call the control plane refused
+// as malformed (INVALID_ARGUMENT): a permanent answer, the same from every
+// node, so the call is not tried on the next URL.
+var ErrInvalid = errors.New("the control plane refused the request as malformed")
+
 // Options configures the link.
 type Options struct {
 	// URLs are the control nodes' base URLs (http:// or https://), tried
@@ -200,6 +205,10 @@ func (c *Client) try(ctx context.Context, fn func(ctx context.Context, cl agentv
 			c.cur.Store(int32(idx))
 			c.setState(Unauthenticated, c.o.URLs[idx], err)
 			return wrap(err)
+		}
+		if connect.CodeOf(err) == connect.CodeInvalidArgument {
+			c.cur.Store(int32(idx))
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()

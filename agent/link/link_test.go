@@ -125,7 +125,7 @@ func TestTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := link.New(link.Options{URLs: []string{cp.URL()}, Token: "at_ok",
+	c, err := link.New(link.Options{URLs: []string{cp.URL()}, Token: "at_ok", Agent: &agentv1.AgentIdentity{Id: "ag_1"},
 		TLS: &tls.Config{RootCAs: cp.Roots(), Certificates: []tls.Certificate{cert}}})
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +189,8 @@ func TestAssignmentsSkipsHungNode(t *testing.T) {
 	hung.Start()
 	defer hung.Close()
 	cp := agenttest.NewControlPlane(t, "eu-1", "at_ok")
-	c, err := link.New(link.Options{URLs: []string{hung.URL, cp.URL()}, Token: "at_ok", CallTimeout: 300 * time.Millisecond})
+	c, err := link.New(link.Options{URLs: []string{hung.URL, cp.URL()}, Token: "at_ok", CallTimeout: 300 * time.Millisecond,
+		Agent: &agentv1.AgentIdentity{Id: "ag_1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -148,6 +148,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/channels/{channel_id}/test", a.handleTestChannel)
 	routes.HandleFunc("POST /admin/v1/agent-tokens", a.handleCreateAgentToken)
 	routes.HandleFunc("GET /admin/v1/agents", a.handleAgents)
+	routes.HandleFunc("DELETE /admin/v1/agents/{id}", a.handleForgetAgent)
 	routes.HandleFunc("DELETE /admin/v1/agent-tokens/{id}", a.handleRevokeAgentToken)
 	routes.HandleFunc("GET /admin/v1/cluster", a.handleCluster)
 	registerPprof(routes)

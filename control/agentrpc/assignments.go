@@ -39,10 +39,10 @@ func (s *Service) Assignments(ctx context.Context, req *connect.Request[agentv1.
 	if err != nil {
 		return err
 	}
-	if err := checkAgentName(req.Msg.GetAgent()); err != nil {
+	region := t.GetRegion()
+	if err := s.checkIdentity(region, req.Msg.GetAgent()); err != nil {
 		return err
 	}
-	region := t.GetRegion()
 	open := s.seen(t, req.Msg.GetAgent())
 	open.Connected = true
 	if err := s.presence.Seen(ctx, open); err != nil {

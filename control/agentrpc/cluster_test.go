@@ -140,7 +140,7 @@ func TestRevokedTokenIsCut(t *testing.T) {
 	c := client(f, e.token)
 	s := openStream(t, c, &agentv1.AssignmentsRequest{})
 	s.initial(t)
-	if _, err := c.Heartbeat(clustertest.Context(t, 5*time.Second), connect.NewRequest(&agentv1.HeartbeatRequest{})); err != nil {
+	if _, err := c.Heartbeat(clustertest.Context(t, 5*time.Second), connect.NewRequest(&agentv1.HeartbeatRequest{Agent: testAgent})); err != nil {
 		t.Fatalf("heartbeat before revocation: %v", err)
 	}
 	e.apply(t, &raftv1.Command{Op: &raftv1.Command_RevokeAgentToken{RevokeAgentToken: &raftv1.RevokeAgentToken{Id: e.tokenID}}})

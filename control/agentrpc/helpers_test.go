@@ -224,6 +224,9 @@ func openStream(t *testing.T, c agentv1connect.AgentServiceClient, req *agentv1.
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	if req.Agent == nil {
+		req.Agent = testAgent
+	}
 	st, err := c.Assignments(ctx, connect.NewRequest(req))
 	if err != nil {
 		t.Fatal(err)
@@ -238,6 +241,9 @@ func openStream(t *testing.T, c agentv1connect.AgentServiceClient, req *agentv1.
 	}()
 	return s
 }
+
+// testAgent is the identity of a test's agent.
+var testAgent = &agentv1.AgentIdentity{Id: "ag_test", Name: "test", Version: "test"}
 
 // next returns the stream's next message that is not a keepalive.
 func (s *stream) next(t *testing.T) *agentv1.AssignmentsResponse {

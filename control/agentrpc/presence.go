@@ -67,7 +67,7 @@ func (s *Service) Heartbeat(ctx context.Context, req *connect.Request[agentv1.He
 		return nil, err
 	}
 	m := req.Msg
-	if err := checkAgentName(m.GetAgent()); err != nil {
+	if err := s.checkIdentity(t.GetRegion(), m.GetAgent()); err != nil {
 		return nil, err
 	}
 	seen := s.seen(t, m.GetAgent())

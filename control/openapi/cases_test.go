@@ -345,6 +345,14 @@ func cases(f *fixture) []endpointCase {
 			return func() {}
 		}},
 		{name: "agents without token", method: "GET", path: "/admin/v1/agents", status: 401},
+		// Operator API: DELETE /admin/v1/agents/{id}.
+		{name: "forget agent", method: "DELETE", path: "/admin/v1/agents/ag-gone", headers: bearer(admin), status: 204, setup: func(f *fixture) func() {
+			f.srv.Cluster.Apply(context.Background(), &raftv1.Command{Op: &raftv1.Command_RecordAgentSeen{RecordAgentSeen: &raftv1.RecordAgentSeen{AgentId: "ag-gone", Region: "eu-2"}}})
+			return func() {}
+		}},
+		{name: "forget agent unknown", method: "DELETE", path: "/admin/v1/agents/no-such-agent", headers: bearer(admin), status: 404},
+		{name: "forget agent without token", method: "DELETE", path: "/admin/v1/agents/ag-gone", status: 401},
+		{name: "forget agent without leader", method: "DELETE", path: "/admin/v1/agents/ag-gone", headers: bearer(admin), status: 503, setup: failApply(noLeader)},
 		// Operator API: DELETE /admin/v1/agent-tokens/{id}.
 		{name: "revoke agent token", method: "DELETE", path: "/admin/v1/agent-tokens/" + agentTokenID, headers: bearer(admin), status: 204, setup: withAgentToken},
 		{name: "revoke agent token unknown", method: "DELETE", path: "/admin/v1/agent-tokens/" + unknownID, headers: bearer(admin), status: 404},

@@ -19,11 +19,17 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/metrics"
 )
 
 // DefaultMinInterval is how often a Recorder writes an agent whose
 // connection and buffer emptiness did not change.
 const DefaultMinInterval = 10 * time.Second
+
+// MaxTracked bounds the agents a Recorder remembers (agent ids are the
+// agents' to choose). An agent it cannot remember is written at every
+// heartbeat, unthrottled, and counted.
+const MaxTracked = 10_000
 
 // Applier proposes commands through raft (*cluster.Node: any node; a
 // follower forwards to the leader).
@@ -51,14 +57,20 @@ type RecorderOptions struct {
 	MinInterval time.Duration
 	Now         func() time.Time
 	Logger      hclog.Logger
+	// Metrics gets the agents remembered and the heartbeats written
+	// unthrottled (nil: none).
+	Metrics *metrics.Agents
+	// MaxTracked bounds the agents remembered (default MaxTracked).
+	MaxTracked int
 }
 
 // Recorder writes agents' heartbeats through raft, throttled. Safe for
 // concurrent use.
 type Recorder struct {
-	o    RecorderOptions
-	mu   sync.Mutex
-	last map[string]written
+	o     RecorderOptions
+	mu    sync.Mutex
+	last  map[string]written
+	swept time.Time // the last sweep
 }
 
 // written is what the Recorder last wrote of an agent.
@@ -79,6 +91,9 @@ func NewRecorder(o RecorderOptions) *Recorder {
 	}
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
+	}
+	if o.MaxTracked <= 0 {
+		o.MaxTracked = MaxTracked
 	}
 	return &Recorder{o: o, last: map[string]written{}}
 }
@@ -102,8 +117,13 @@ func (r *Recorder) Seen(ctx context.Context, s Seen) error {
 		r.mu.Unlock()
 		return nil
 	}
-	r.last[s.AgentID] = w
 	r.sweepLocked(now)
+	if ok || len(r.last) < r.o.MaxTracked {
+		r.last[s.AgentID] = w
+	} else {
+		r.o.Metrics.Untracked()
+	}
+	r.o.Metrics.SetTracked(len(r.last))
 	r.mu.Unlock()
 	_, err := r.o.Cluster.Apply(ctx, &raftv1.Command{Op: &raftv1.Command_RecordAgentSeen{RecordAgentSeen: &raftv1.RecordAgentSeen{
 		AgentId: s.AgentID, TokenId: s.TokenID, Region: s.Region, Name: s.Name, Version: s.Version, Node: s.Node,
@@ -131,11 +151,13 @@ func sameButTime(a, b written) bool {
 }
 
 // sweepLocked forgets agents not written for a long time, so the map does
-// not grow with agents that moved to other nodes.
+// not grow with agents that moved to other nodes (or were forgotten).
+// It runs at most once per MinInterval, and only once the map is large.
 func (r *Recorder) sweepLocked(now time.Time) {
-	if len(r.last) < 1024 {
+	if len(r.last) < min(1024, r.o.MaxTracked) || now.Sub(r.swept) < r.o.MinInterval {
 		return
 	}
+	r.swept = now
 	for id, w := range r.last {
 		if now.Sub(w.at) > 10*r.o.MinInterval {
 			delete(r.last, id)

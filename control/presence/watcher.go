@@ -17,6 +17,8 @@ import (
 const (
 	// DefaultOfflineAfter is --agent-offline-after's default.
 	DefaultOfflineAfter = 60 * time.Second
+	// DefaultForgetAfter is --agent-forget-after's default.
+	DefaultForgetAfter = 30 * 24 * time.Hour
 )
 
 // State is what the Watcher reads of the replicated state (*state.Store).
@@ -35,6 +37,11 @@ type WatcherOptions struct {
 	// is offline (default DefaultOfflineAfter). A new leader waits this
 	// long after taking office before it declares any region offline.
 	OfflineAfter time.Duration
+	// ForgetAfter: an agent not seen for this long is forgotten (its
+	// record removed through ForgetAgents); 0: never. A new leader
+	// forgets nothing before it has been in office for OfflineAfter (the
+	// nodes have then written every live agent).
+	ForgetAfter time.Duration
 	// Tick is how often regions are judged (default 1 s).
 	Tick   time.Duration
 	Now    func() time.Time
@@ -105,22 +112,32 @@ func (w *Watcher) Run(ctx context.Context) {
 // region is what one pass knows of a region.
 type region struct {
 	lastSeen  int64 // newest record of any of its agents
+	agents    int   // agents recorded, but those being forgotten
 	connected int   // agents connected
 	draining  bool  // a connected agent has buffered events
 	rec       *statev1.Region
 }
 
 // Refresh judges every region once: updates Held, and proposes the
-// verdicts that are due. Errors are logged; the next pass tries again.
+// verdicts that are due; first it forgets the agents unseen for
+// ForgetAfter, and forgets the regions left without agents instead of
+// judging them. Errors are logged; the next pass tries again.
 func (w *Watcher) Refresh(ctx context.Context) {
 	now := w.o.Now()
-	regions, err := w.read(now)
+	regions, stale, err := w.read(now)
 	if err != nil {
 		w.o.Logger.Warn("reading agents failed", "error", err)
 		return
 	}
+	w.forgetAgents(ctx, stale)
 	held := map[string]bool{}
 	for name, r := range regions {
+		if r.agents == 0 {
+			if r.rec != nil {
+				w.forgetRegion(ctx, name)
+			}
+			continue
+		}
 		judgeable := r.connected > 0 && !r.draining
 		if r.lastSeen > 0 {
 			held[name] = r.rec.GetOffline() || r.connected == 0 || (w.Held(name) && !judgeable)
@@ -144,16 +161,19 @@ func (w *Watcher) Refresh(ctx context.Context) {
 	w.setHeld(held)
 }
 
-// read gathers the agents and verdicts by region.
-func (w *Watcher) read(now time.Time) (map[string]*region, error) {
+// read gathers the agents and verdicts by region, and the agents to
+// forget (not counted in their regions).
+func (w *Watcher) read(now time.Time) (map[string]*region, []string, error) {
 	agents, err := w.o.State.Agents()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	recs, err := w.o.State.Regions()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	forget := w.o.ForgetAfter > 0 && now.Sub(w.start) >= w.o.OfflineAfter
+	var stale []string
 	// An agent counts as connected while its record is at most
 	// state.AgentConnectedWindow old, or OfflineAfter when shorter (then
 	// its node records it at least every OfflineAfter/4).
@@ -171,14 +191,19 @@ func (w *Watcher) read(now time.Time) (map[string]*region, error) {
 		get(rec.GetName()).rec = rec
 	}
 	for _, a := range agents {
+		if forget && now.UnixMilli()-a.GetLastSeenUnixMs() >= w.o.ForgetAfter.Milliseconds() {
+			stale = append(stale, a.GetId())
+			continue
+		}
 		r := get(a.GetRegion())
+		r.agents++
 		r.lastSeen = max(r.lastSeen, a.GetLastSeenUnixMs())
 		if a.GetConnected() && now.UnixMilli()-a.GetLastSeenUnixMs() <= window {
 			r.connected++
 			r.draining = r.draining || a.GetBufferedEvents() > 0
 		}
 	}
-	return out, nil
+	return out, stale, nil
 }
 
 // notify proposes the verdict (offline, since) on region with the accounts
@@ -219,15 +244,25 @@ func (w *Watcher) notify(ctx context.Context, name string, offline bool, since i
 	}
 }
 
-// setHeld publishes the held regions and signals a change.
+// setHeld publishes the held regions and signals a change. A region no
+// longer listed (forgotten) leaves the metrics.
 func (w *Watcher) setHeld(held map[string]bool) {
 	w.mu.Lock()
 	same := len(held) == len(w.held)
 	for k, v := range held {
 		same = same && w.held[k] == v
 	}
+	var gone []string
+	for k := range w.held {
+		if _, ok := held[k]; !ok {
+			gone = append(gone, k)
+		}
+	}
 	w.held = held
 	w.mu.Unlock()
+	for _, name := range gone {
+		w.o.Metrics.ForgetRegion(name)
+	}
 	if !same {
 		select {
 		case w.changed <- struct{}{}:

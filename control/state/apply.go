@@ -254,6 +254,8 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applyRecordAgentSeen(txn, ctx, op.RecordAgentSeen)
 	case *raftv1.Command_SetRegionState:
 		return applySetRegionState(txn, ctx, op.SetRegionState)
+	case *raftv1.Command_ForgetAgents:
+		return applyForgetAgents(txn, ctx, op.ForgetAgents)
 	default:
 		return invalid("command has no known operation"), nil
 	}

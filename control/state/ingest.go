@@ -52,7 +52,6 @@ type ingest struct {
 	acctOrder []*acctState
 	names     map[string]*monState // account "\x00" ping name
 	mons      *monitorCache
-	projects  map[string]bool // account "\x00" project name, known to exist
 }
 
 // applyIngestBatch stores a batch of pings (api.md 2.1, 3.1, 3.2, 3.4;
@@ -71,7 +70,8 @@ type ingest struct {
 //     monitor limit is reached (MONITOR_LIMIT) or the account created its
 //     plan's monitors_created_per_minute already in this entry's minute of
 //     leader time (MONITOR_RATE).
-//  5. A project moves the monitor into it, created when missing.
+//  5. A project moves the monitor into it (a project is only the name its
+//     monitors carry: there is no project record).
 //  6. The event is stored (store), counted in the quota, its id remembered,
 //     and the monitor trimmed to retention_count events (trim): STORED,
 //     with the quota after counting.
@@ -85,7 +85,7 @@ func applyIngestBatch(txn *badger.Txn, ctx applyCtx, b *raftv1.IngestBatch) (*ra
 	in := &ingest{
 		txn: txn, ctx: ctx, keep: b.GetRetentionCount(), trims: len(evs) + trimSlack,
 		accts: map[string]*acctState{}, names: map[string]*monState{},
-		mons: newMonitorCache(txn, ctx.values), projects: map[string]bool{},
+		mons: newMonitorCache(txn, ctx.values),
 	}
 	res := &raftv1.Result{Status: raftv1.Status_STATUS_OK, Events: make([]*raftv1.EventResult, len(evs))}
 	for i, ev := range evs {
@@ -129,13 +129,8 @@ func (in *ingest) event(pos int, ev *raftv1.Event) (*raftv1.EventResult, error) 
 	if m == nil {
 		return &raftv1.EventResult{Outcome: refused, Quota: quota}, nil
 	}
-	if p := ev.GetProject(); p != "" {
-		if err := in.project(a.id, p); err != nil {
-			return nil, err
-		}
-		if m.mon.GetProject() != p {
-			m.mon.Project, m.dirty = p, true
-		}
+	if p := ev.GetProject(); p != "" && m.mon.GetProject() != p {
+		m.mon.Project, m.dirty = p, true
 	}
 	if err := in.store(pos, m, ev); err != nil {
 		return nil, err
@@ -247,16 +242,6 @@ func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, raftv1
 	m.dirty, m.runsLoaded, m.lowLoaded = true, true, true
 	in.names[nameKey] = m
 	return m, 0, nil
-}
-
-// project makes sure the account's project called name exists.
-func (in *ingest) project(accountID, name string) error {
-	key := accountID + "\x00" + name
-	if in.projects[key] {
-		return nil
-	}
-	in.projects[key] = true
-	return ensureProject(in.txn, accountID, name, in.ctx.now)
 }
 
 func (in *ingest) flush() error {

@@ -100,7 +100,7 @@ func TestIngestSnapshotRestore(t *testing.T) {
 	src := openStore(t)
 	src.ApplyBatch(entries(5, append(mixedCommands(), ingestCommands()...)...))
 	snap := dump(t, src)
-	for _, prefix := range []string{"mon:", "mon-name:", "mon-count:", "proj:", "ev:", "ev-due:", "evid:", "evid-time:", "runs:", "quota:"} {
+	for _, prefix := range []string{"mon:", "mon-name:", "mon-count:", "ev:", "ev-due:", "evid:", "evid-time:", "runs:", "quota:"} {
 		if len(keysWithPrefix(t, src, []byte(prefix))) == 0 {
 			t.Errorf("the scenario writes no %s key", prefix)
 		}

@@ -169,6 +169,12 @@ func CheckCommand(cmd *raftv1.Command) error {
 			parts = append(parts, a.GetAccountId())
 		}
 		return checkSmall("set region state", c, parts...)
+	case *raftv1.Command_ForgetAgents:
+		c := op.ForgetAgents
+		if n := len(c.GetAgentIds()); n > MaxForgetAgents {
+			return fmt.Errorf("forget agents: %d agent ids, at most %d", n, MaxForgetAgents)
+		}
+		return checkSmall("forget agents", c, append([]string{c.GetRegion()}, c.GetAgentIds()...)...)
 	case *raftv1.Command_RecordDelivery:
 		c := op.RecordDelivery
 		return checkSmall("record delivery", c, c.GetAlertId(), c.GetChannelRef())

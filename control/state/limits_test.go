@@ -236,7 +236,9 @@ func worstCases() map[string]worstCase {
 			want: raftv1.Status_STATUS_OK,
 			over: agentSeenCmd(&raftv1.RecordAgentSeen{AgentId: long(MaxKeyPartBytes + 1), Region: "eu"}),
 		},
-		"set_region_state": regionWorstCase(),
+		"set_region_state":     regionWorstCase(),
+		"forget_agents":        forgetAgentsWorstCase(),
+		"forget_agents/region": forgetRegionWorstCase(),
 	}
 }
 

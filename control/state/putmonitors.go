@@ -194,11 +194,6 @@ func writeSpec(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, s *raftv1.Moni
 	m.UpdatedUnixMs = ctx.now
 	if s.Project != nil {
 		m.Project = s.GetProject()
-		if m.Project != "" {
-			if err := ensureProject(txn, m.GetAccountId(), m.Project, ctx.now); err != nil {
-				return err
-			}
-		}
 	}
 	if !created && oldName != m.Name {
 		if err := ctx.values.del(txn, monitorNameKey(m.GetAccountId(), m.GetKind(), oldName)); err != nil {

@@ -26,10 +26,13 @@ type Config struct {
 
 // Options turns a Config into badger.Options.
 func Options(c Config) badger.Options {
+	// WithLoggingLevel replaces the logger with Badger's own: the adapter
+	// comes after it, and keeps Badger's info and debug lines at debug and
+	// trace.
 	o := badger.DefaultOptions(c.Dir).
 		WithSyncWrites(c.SyncWrites).
-		WithLogger(logAdapter{l: loggerOrNull(c.Logger)}).
 		WithLoggingLevel(badger.WARNING).
+		WithLogger(logAdapter{l: loggerOrNull(c.Logger)}).
 		WithNumVersionsToKeep(1)
 	if c.Small {
 		o = o.WithMemTableSize(4 << 20).
@@ -66,5 +69,5 @@ type logAdapter struct{ l hclog.Logger }
 
 func (a logAdapter) Errorf(f string, v ...any)   { a.l.Error(fmt.Sprintf(f, v...)) }
 func (a logAdapter) Warningf(f string, v ...any) { a.l.Warn(fmt.Sprintf(f, v...)) }
-func (a logAdapter) Infof(f string, v ...any)    { a.l.Info(fmt.Sprintf(f, v...)) }
-func (a logAdapter) Debugf(f string, v ...any)   { a.l.Debug(fmt.Sprintf(f, v...)) }
+func (a logAdapter) Infof(f string, v ...any)    { a.l.Debug(fmt.Sprintf(f, v...)) }
+func (a logAdapter) Debugf(f string, v ...any)   { a.l.Trace(fmt.Sprintf(f, v...)) }

@@ -150,6 +150,11 @@ func adminCommands() []adminCommand {
 		{name: "agent list", about: "list the edge agents and whether their regions are online (works without a leader)", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) { return c.Agents(ctx) }
 		}},
+		{name: "agent forget", synopsis: "AGENT_ID", about: "remove an agent's record (a retired agent; stop it first): a region left without agents is no longer judged", args: []string{"AGENT_ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
+			return func(ctx context.Context, c *client.Admin, args []string) (any, error) {
+				return nil, c.ForgetAgent(ctx, args[0])
+			}
+		}},
 		{name: "agent-token revoke", synopsis: "TOKEN_ID", about: "revoke an agent token: its agents are refused within 5 s", args: []string{"TOKEN_ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			return func(ctx context.Context, c *client.Admin, args []string) (any, error) {
 				return nil, c.RevokeAgentToken(ctx, args[0])

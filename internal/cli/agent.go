@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -21,7 +22,7 @@ import (
 	"lookout/agent/assign"
 	"lookout/agent/link"
 	"lookout/agent/region"
-	"lookout/internal/checkrun"
+	"lookout/internal/agentident"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	"lookout/internal/httpserver"
 	"lookout/internal/metrics"
@@ -95,8 +96,6 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 		return nil, usageError{"--data-dir (or LOOKOUT_DATA_DIR) is required"}
 	case (c.tlsCert == "") != (c.tlsKey == ""):
 		return nil, usageError{"--tls-cert and --tls-key go together"}
-	case len(c.name) > checkrun.MaxLabel:
-		return nil, usageError{fmt.Sprintf("--name is at most %d bytes", checkrun.MaxLabel)}
 	case c.bufferMaxBytes < 1<<20:
 		return nil, usageError{"--buffer-max-bytes must be at least 1048576 (1 MiB)"}
 	case len(c.join) > 0 && c.gossipAddr == "":
@@ -119,8 +118,8 @@ func parseAgent(args []string, getenv func(string) string, stderr io.Writer) (*a
 		c.name = host
 	}
 	// The panel, the operator API and executions show it.
-	if err := names.Check(c.name); err != nil {
-		return nil, usageError{fmt.Sprintf("--name %+q %v", c.name, err)}
+	if err := agentident.CheckName(c.name); err != nil {
+		return nil, usageError{"--name (or the host name): " + err.Error()}
 	}
 	return c, nil
 }
@@ -159,8 +158,9 @@ func runAgent(ctx context.Context, args []string, getenv func(string) string, st
 	return serveAgent(ctx, cfg, openAgentLocal, stderr, nil)
 }
 
-// openLocalFunc opens the agent's disk buffer and local ingest.
-type openLocalFunc func(cfg *agentConfig, log hclog.Logger, reg prometheus.Registerer) (*agentLocal, error)
+// openLocalFunc opens the agent's disk buffer and local ingest; recovered
+// is called after the buffer recovered from the removal of its directory.
+type openLocalFunc func(cfg *agentConfig, log hclog.Logger, reg prometheus.Registerer, recovered func()) (*agentLocal, error)
 
 // serveAgent runs the agent of cfg until ctx ends; openLocal opens its
 // buffer and ingest; started, if set, gets the local listener's address.
@@ -205,6 +205,9 @@ func serveAgent(ctx context.Context, cfg *agentConfig, openLocal openLocalFunc, 
 	if err != nil {
 		return err
 	}
+	if err := store.Dropped(); err != nil {
+		log.Warn("the last assignments were dropped; they are asked for again", "error", err)
+	}
 	if r := store.Region(); r != "" && r != cfg.region {
 		return usageError{fmt.Sprintf("--data-dir %s holds the assignments of region %q, not --region %q: use another data dir", cfg.dataDir, r, cfg.region)}
 	}
@@ -225,8 +228,18 @@ func serveAgent(ctx context.Context, cfg *agentConfig, openLocal openLocalFunc, 
 	// Metrics: the Go and process collectors and the agent's own.
 	reg := metrics.NewRegistry()
 
-	// The disk buffer and the local ingest (agent_local.go).
-	local, err := openLocal(cfg, log, reg)
+	// The disk buffer and the local ingest (agent_local.go). When the
+	// buffer's directory is removed under the agent, the buffer moves what
+	// it held into a new one; the data dir may have gone with it, so the
+	// id and the assignments are written again.
+	local, err := openLocal(cfg, log, reg, func() {
+		if err := agent.SaveID(cfg.dataDir, id); err != nil {
+			log.Error("writing the agent id again failed", "error", err)
+		}
+		if err := store.Save(); err != nil {
+			log.Error("writing the assignments again failed", "error", err)
+		}
+	})
 	if err != nil {
 		return err
 	}
@@ -251,7 +264,26 @@ func serveAgent(ctx context.Context, cfg *agentConfig, openLocal openLocalFunc, 
 	srv := httpserver.New(mux, httpserver.Options{})
 
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return a.Run(gctx) })
+	g.Go(func() error {
+		err := a.Run(gctx)
+		if errors.Is(err, assign.ErrIdentityRefused) {
+			return fmt.Errorf("%w: the agent's id is in %s and its name is --name; fix them "+
+				"(remove the id file for a new id) and start the agent again", err, filepath.Join(cfg.dataDir, agent.IDFile))
+		}
+		return err
+	})
+	if local.Failed != nil {
+		// A buffer that cannot recover stops the agent: its supervisor
+		// starts it again on what the disk then holds.
+		g.Go(func() error {
+			select {
+			case <-gctx.Done():
+				return nil
+			case <-local.Failed:
+				return fmt.Errorf("the disk buffer failed; start the agent again once the disk is fixed (what the buffer held is read again): %w", local.Health())
+			}
+		})
+	}
 	g.Go(func() error {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("http server: %w", err)

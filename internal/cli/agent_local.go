@@ -29,16 +29,20 @@ type agentLocal struct {
 	Ingest func(keys *assign.Store, fwd *forward.Forwarder, lk *link.Client, pool *region.Pool) http.Handler
 	// Close closes the buffer.
 	Close func() error
+	// Failed, when set, is closed once the buffer can no longer store
+	// anything (the agent stops); Health says why.
+	Failed <-chan struct{}
+	Health func() error
 }
 
 // openAgentLocal opens the disk buffer in cfg.dataDir/buffer, bounded by
 // cfg.bufferMaxBytes, registering its metrics and the local ingest's on
 // reg. The buffer uses Badger's small options: as fast for its load, with
 // about a third of the memory (docs/performance.md).
-func openAgentLocal(cfg *agentConfig, log hclog.Logger, reg prometheus.Registerer) (*agentLocal, error) {
+func openAgentLocal(cfg *agentConfig, log hclog.Logger, reg prometheus.Registerer, recovered func()) (*agentLocal, error) {
 	buf, err := buffer.Open(buffer.Options{
 		Dir: filepath.Join(cfg.dataDir, "buffer"), MaxBytes: cfg.bufferMaxBytes,
-		Logger: log.Named("buffer"), Small: true, Registerer: reg,
+		Logger: log.Named("buffer"), Small: true, Registerer: reg, Recovered: recovered,
 	})
 	if err != nil {
 		return nil, err
@@ -51,6 +55,7 @@ func openAgentLocal(cfg *agentConfig, log hclog.Logger, reg prometheus.Registere
 				Sink:   kickingSink{buf: buf, fwd: fwd},
 				Quotas: forwarderQuotas{fwd},
 				Stats:  buf.Stats,
+				Health: buf.Health,
 				Link: func() ingest.Link {
 					return ingest.Link{Connected: lk.State() == link.Connected, Control: lk.URL(), Region: cfg.region}
 				},
@@ -61,7 +66,9 @@ func openAgentLocal(cfg *agentConfig, log hclog.Logger, reg prometheus.Registere
 				Registerer: reg,
 			}).Handler()
 		},
-		Close: buf.Close,
+		Close:  buf.Close,
+		Failed: buf.Failed(),
+		Health: buf.Health,
 	}, nil
 }
 

@@ -58,6 +58,8 @@ type controlConfig struct {
 	alertRetention  time.Duration
 	// agentOfflineAfter: a region with no agent seen this long is offline.
 	agentOfflineAfter time.Duration
+	// agentForgetAfter: an agent not seen this long is forgotten (0: never).
+	agentForgetAfter time.Duration
 
 	// --advertise-*, and what the node tells its peers (resolveAdvertise):
 	// "" keeps the bound address, a port of 0 means the bound port.
@@ -101,6 +103,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.DurationVar(&c.alertRetryFor, "alert-retry-for", 24*time.Hour, "how long an alert's failed deliveries are retried")
 	fs.DurationVar(&c.alertRetention, "alert-retention", 30*24*time.Hour, "how long an alert is kept after its last delivery is delivered or given up")
 	fs.DurationVar(&c.agentOfflineAfter, "agent-offline-after", presence.DefaultOfflineAfter, "an agent region none of whose agents was seen this long is offline: one agent.offline alert per account, its monitors unknown (at least 10s)")
+	fs.DurationVar(&c.agentForgetAfter, "agent-forget-after", presence.DefaultForgetAfter, "forget an agent not seen this long (its record goes; a region left without agents is no longer judged); 0: never (at least 1h)")
 	fs.StringVar(&c.publicURL, "public-url", "", "the address people reach this service at, for links in alerts (default: http://<http-addr>, https:// with --tls-cert)")
 	fs.StringVar(&c.smtp.Addr, "smtp-addr", "", "SMTP server (host:port) for e-mail alerts; STARTTLS when offered (default: none, e-mail channels are refused)")
 	fs.StringVar(&c.smtp.User, "smtp-user", "", "SMTP user, AUTH PLAIN (default: no authentication)")
@@ -172,6 +175,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if c.agentOfflineAfter < 10*time.Second {
 		return nil, usageError{"--agent-offline-after must be at least 10s (agents heartbeat every 5 s)"}
+	}
+	if c.agentForgetAfter != 0 && c.agentForgetAfter < max(time.Hour, c.agentOfflineAfter) {
+		return nil, usageError{"--agent-forget-after must be 0 (never) or at least 1h and --agent-offline-after"}
 	}
 	if c.maxConnections < 1 {
 		return nil, usageError{"--max-connections must be at least 1"}
@@ -294,7 +300,8 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	ingestAPI.Start()
 	defer ingestAPI.Stop()
 	// Agent presence: the agents' heartbeats, throttled, through raft.
-	agentPresence := presence.NewRecorder(presence.RecorderOptions{Cluster: node, MinInterval: recordInterval(cfg.agentOfflineAfter), Logger: log.Named("presence")})
+	agentPresence := presence.NewRecorder(presence.RecorderOptions{Cluster: node, MinInterval: recordInterval(cfg.agentOfflineAfter),
+		Metrics: met.Agents, Logger: log.Named("presence")})
 	// The agent RPC, on the same listener (and TLS) as the rest: agents'
 	// events go through the Ingest API's batcher; their heartbeats and
 	// streams are reported to the presence recorder; each region's agents

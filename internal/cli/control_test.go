@@ -22,8 +22,8 @@ func TestParseControl(t *testing.T) {
 		if c.nodeID != "dev" || c.bootstrapExpect != 1 || c.gossipAddr != "" || c.httpAddr != "127.0.0.1:8080" || c.dataDir != "./lookout-data" {
 			t.Fatalf("%+v", c)
 		}
-		if c.agentOfflineAfter != time.Minute {
-			t.Fatalf("agent offline after %v, want 1m", c.agentOfflineAfter)
+		if c.agentOfflineAfter != time.Minute || c.agentForgetAfter != 30*24*time.Hour {
+			t.Fatalf("agent offline after %v, forget after %v", c.agentOfflineAfter, c.agentForgetAfter)
 		}
 		if c.maxConnections != 10_000 {
 			t.Fatalf("max connections %d, want 10000", c.maxConnections)
@@ -64,6 +64,8 @@ func TestParseControl(t *testing.T) {
 		{"bad env value", []string{"--dev"}, map[string]string{"LOOKOUT_BOOTSTRAP_EXPECT": "three"}, "LOOKOUT_BOOTSTRAP_EXPECT"},
 		{"no connections", []string{"--dev", "--max-connections", "0"}, nil, "--max-connections must be at least 1"},
 		{"agent offline after under 10s", []string{"--dev", "--agent-offline-after", "9s"}, nil, "--agent-offline-after must be at least 10s"},
+		{"agent forget after under 1h", []string{"--dev", "--agent-forget-after", "59m"}, nil, "--agent-forget-after must be 0"},
+		{"agent forget after under offline after", []string{"--dev", "--agent-forget-after", "2h", "--agent-offline-after", "3h"}, nil, "--agent-forget-after must be 0"},
 		{"alert retention under 1h", []string{"--dev", "--alert-retention", "59m"}, nil, "--alert-retention must be at least 1h"},
 		{"trusted proxy not a CIDR", []string{"--dev", "--trusted-proxies", "10.0.0.0/8,lb.example"}, nil, "--trusted-proxies"},
 	} {

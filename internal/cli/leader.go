@@ -32,7 +32,8 @@ func leaderTasks(cfg *controlConfig, st *state.Store, registry *channel.Registry
 				Metrics: met.Alerts, Logger: log.Named("dispatch"),
 			})
 			regions := presence.NewWatcher(presence.WatcherOptions{
-				Cluster: n, State: st, OfflineAfter: cfg.agentOfflineAfter, Metrics: met.Agents, Logger: log.Named("regions"),
+				Cluster: n, State: st, OfflineAfter: cfg.agentOfflineAfter, ForgetAfter: cfg.agentForgetAfter,
+				Metrics: met.Agents, Logger: log.Named("regions"),
 			})
 			regions.Refresh(ctx) // Held answers before the engine's rebuild
 			deadlines := engine.NewDeadlines(engine.DeadlineOptions{

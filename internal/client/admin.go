@@ -128,6 +128,13 @@ func (a *Admin) Agents(ctx context.Context) (*AgentList, error) {
 	return &out, nil
 }
 
+// ForgetAgent removes an agent's record by its id (an *APIError with
+// status 404 when there is none); a region left without agents is no
+// longer judged.
+func (a *Admin) ForgetAgent(ctx context.Context, id string) error {
+	return a.t.do(ctx, http.MethodDelete, "/admin/v1/agents/"+url.PathEscape(id), nil, nil)
+}
+
 // RevokeAgentToken revokes an agent token by its id: its agents are
 // refused within seconds.
 func (a *Admin) RevokeAgentToken(ctx context.Context, id string) error {

@@ -59,7 +59,7 @@ func TestAgentRPCOverTLS(t *testing.T) {
 	if err := call(tok.Token); err != nil {
 		t.Fatalf("heartbeat with a new token: %v", err)
 	}
-	req := connect.NewRequest(&agentv1.AssignmentsRequest{})
+	req := connect.NewRequest(&agentv1.AssignmentsRequest{Agent: &agentv1.AgentIdentity{Id: "a1", Name: "e2e"}})
 	req.Header().Set("Authorization", "Bearer "+tok.Token)
 	stream, err := client.Assignments(ctxT(t, 10*time.Second), req)
 	if err != nil {

@@ -235,11 +235,13 @@ func channelLabel(typ string) string {
 	return strings.ToLower(typ)
 }
 
-// Agents is what the leader knows of the edge agents, and what this node
-// refused of them.
+// Agents is what the leader knows of the edge agents, what this node
+// refused of them, and what its presence recorder keeps of them.
 type Agents struct {
 	connected *prometheus.GaugeVec
 	refused   *prometheus.CounterVec
+	tracked   prometheus.Gauge
+	untracked prometheus.Counter
 }
 
 func newAgents(reg prometheus.Registerer) *Agents {
@@ -252,8 +254,16 @@ func newAgents(reg prometheus.Registerer) *Agents {
 			Namespace: namespace, Subsystem: "agents", Name: "refused_total",
 			Help: "Events and check executions agents sent that this node refused, by kind (event, execution) and reason (account: of an account the agent's token does not serve; receipt_time: received before the token was made or more than 5 minutes ahead).",
 		}, []string{"kind", "reason"}),
+		tracked: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: namespace, Subsystem: "agents", Name: "recorder_tracked",
+			Help: "Agents whose last record this node remembers, to throttle their heartbeats' writes (at most presence.MaxTracked).",
+		}),
+		untracked: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: namespace, Subsystem: "agents", Name: "recorder_untracked_total",
+			Help: "Heartbeats written unthrottled because this node already remembered presence.MaxTracked agents.",
+		}),
 	}
-	reg.MustRegister(m.connected, m.refused)
+	reg.MustRegister(m.connected, m.refused, m.tracked, m.untracked)
 	return m
 }
 
@@ -265,10 +275,31 @@ func (m *Agents) Refused(kind, reason string) {
 	}
 }
 
+// SetTracked sets the agents the presence recorder remembers.
+func (m *Agents) SetTracked(n int) {
+	if m != nil {
+		m.tracked.Set(float64(n))
+	}
+}
+
+// Untracked counts a heartbeat written unthrottled (the recorder is full).
+func (m *Agents) Untracked() {
+	if m != nil {
+		m.untracked.Inc()
+	}
+}
+
 // SetAgentsConnected sets the agents connected in region.
 func (m *Agents) SetAgentsConnected(region string, n int) {
 	if m != nil {
 		m.connected.WithLabelValues(region).Set(float64(n))
+	}
+}
+
+// ForgetRegion drops a region that has no agent left.
+func (m *Agents) ForgetRegion(region string) {
+	if m != nil {
+		m.connected.DeleteLabelValues(region)
 	}
 }
 

@@ -249,6 +249,7 @@ type Command struct {
 	//	*Command_RevokeAgentToken
 	//	*Command_RecordAgentSeen
 	//	*Command_SetRegionState
+	//	*Command_ForgetAgents
 	//	*Command_SetPassword
 	//	*Command_EndSession
 	Op            isCommand_Op `protobuf_oneof:"op"`
@@ -476,6 +477,15 @@ func (x *Command) GetSetRegionState() *SetRegionState {
 	return nil
 }
 
+func (x *Command) GetForgetAgents() *ForgetAgents {
+	if x != nil {
+		if x, ok := x.Op.(*Command_ForgetAgents); ok {
+			return x.ForgetAgents
+		}
+	}
+	return nil
+}
+
 func (x *Command) GetSetPassword() *SetPassword {
 	if x != nil {
 		if x, ok := x.Op.(*Command_SetPassword); ok {
@@ -570,6 +580,10 @@ type Command_SetRegionState struct {
 	SetRegionState *SetRegionState `protobuf:"bytes,221,opt,name=set_region_state,json=setRegionState,proto3,oneof"`
 }
 
+type Command_ForgetAgents struct {
+	ForgetAgents *ForgetAgents `protobuf:"bytes,222,opt,name=forget_agents,json=forgetAgents,proto3,oneof"`
+}
+
 type Command_SetPassword struct {
 	SetPassword *SetPassword `protobuf:"bytes,230,opt,name=set_password,json=setPassword,proto3,oneof"`
 }
@@ -613,6 +627,8 @@ func (*Command_RevokeAgentToken) isCommand_Op() {}
 func (*Command_RecordAgentSeen) isCommand_Op() {}
 
 func (*Command_SetRegionState) isCommand_Op() {}
+
+func (*Command_ForgetAgents) isCommand_Op() {}
 
 func (*Command_SetPassword) isCommand_Op() {}
 
@@ -2967,6 +2983,78 @@ func (x *SetRegionState) GetDone() bool {
 	return false
 }
 
+// ForgetAgents removes agent records: the operator's
+// DELETE /admin/v1/agents/{id} (one id, unseen_for_ms 0: the agent must
+// exist), or the leader's pruning of the agents unseen for
+// --agent-forget-after (the ids it found, unseen_for_ms that bound: each
+// record is judged again at the command's time, so an agent seen since
+// stays). At most state.MaxForgetAgents ids.
+//
+// With region set instead of ids, the leader forgets a region no agent of
+// which is left, so that it is no longer judged: at most
+// state.MaxForgetMarks of its accounts' agent.offline marks a command
+// (Result.deleted says how many), and with the last of them its verdict.
+// A region that has an agent again is left alone.
+type ForgetAgents struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AgentIds      []string               `protobuf:"bytes,220,rep,name=agent_ids,json=agentIds,proto3" json:"agent_ids,omitempty"`
+	UnseenForMs   int64                  `protobuf:"varint,221,opt,name=unseen_for_ms,json=unseenForMs,proto3" json:"unseen_for_ms,omitempty"`
+	Region        string                 `protobuf:"bytes,222,opt,name=region,proto3" json:"region,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForgetAgents) Reset() {
+	*x = ForgetAgents{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForgetAgents) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForgetAgents) ProtoMessage() {}
+
+func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForgetAgents.ProtoReflect.Descriptor instead.
+func (*ForgetAgents) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ForgetAgents) GetAgentIds() []string {
+	if x != nil {
+		return x.AgentIds
+	}
+	return nil
+}
+
+func (x *ForgetAgents) GetUnseenForMs() int64 {
+	if x != nil {
+		return x.UnseenForMs
+	}
+	return 0
+}
+
+func (x *ForgetAgents) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
+}
+
 // RegionAccount is an account with monitors in a region, and how many.
 type RegionAccount struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2978,7 +3066,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2990,7 +3078,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3003,7 +3091,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -3037,7 +3125,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3049,7 +3137,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3062,7 +3150,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -3108,7 +3196,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3120,7 +3208,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3133,7 +3221,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -3193,7 +3281,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3205,7 +3293,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3218,7 +3306,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *Result) GetStatus() Status {
@@ -3274,7 +3362,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\x9b\f\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xe2\f\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -3301,7 +3389,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\fprune_alerts\x18\x8c\x01 \x01(\v2\x1c.lookout.raft.v1.PruneAlertsH\x00R\vpruneAlerts\x12R\n" +
 	"\x12revoke_agent_token\x18\xd2\x01 \x01(\v2!.lookout.raft.v1.RevokeAgentTokenH\x00R\x10revokeAgentToken\x12O\n" +
 	"\x11record_agent_seen\x18\xdc\x01 \x01(\v2 .lookout.raft.v1.RecordAgentSeenH\x00R\x0frecordAgentSeen\x12L\n" +
-	"\x10set_region_state\x18\xdd\x01 \x01(\v2\x1f.lookout.raft.v1.SetRegionStateH\x00R\x0esetRegionState\x12B\n" +
+	"\x10set_region_state\x18\xdd\x01 \x01(\v2\x1f.lookout.raft.v1.SetRegionStateH\x00R\x0esetRegionState\x12E\n" +
+	"\rforget_agents\x18\xde\x01 \x01(\v2\x1d.lookout.raft.v1.ForgetAgentsH\x00R\fforgetAgents\x12B\n" +
 	"\fset_password\x18\xe6\x01 \x01(\v2\x1c.lookout.raft.v1.SetPasswordH\x00R\vsetPassword\x12?\n" +
 	"\vend_session\x18\xf0\x01 \x01(\v2\x1b.lookout.raft.v1.EndSessionH\x00R\n" +
 	"endSessionB\x04\n" +
@@ -3534,7 +3623,11 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\aoffline\x18\xdd\x01 \x01(\bR\aoffline\x12#\n" +
 	"\rsince_unix_ms\x18\xde\x01 \x01(\x03R\vsinceUnixMs\x12;\n" +
 	"\baccounts\x18\xdf\x01 \x03(\v2\x1e.lookout.raft.v1.RegionAccountR\baccounts\x12\x13\n" +
-	"\x04done\x18\xe0\x01 \x01(\bR\x04done\"L\n" +
+	"\x04done\x18\xe0\x01 \x01(\bR\x04done\"j\n" +
+	"\fForgetAgents\x12\x1c\n" +
+	"\tagent_ids\x18\xdc\x01 \x03(\tR\bagentIds\x12#\n" +
+	"\runseen_for_ms\x18\xdd\x01 \x01(\x03R\vunseenForMs\x12\x17\n" +
+	"\x06region\x18\xde\x01 \x01(\tR\x06region\"L\n" +
 	"\rRegionAccount\x12\x1e\n" +
 	"\n" +
 	"account_id\x18\xdc\x01 \x01(\tR\taccountId\x12\x1b\n" +
@@ -3592,7 +3685,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -3626,10 +3719,11 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*PruneAlerts)(nil),             // 29: lookout.raft.v1.PruneAlerts
 	(*RecordAgentSeen)(nil),         // 30: lookout.raft.v1.RecordAgentSeen
 	(*SetRegionState)(nil),          // 31: lookout.raft.v1.SetRegionState
-	(*RegionAccount)(nil),           // 32: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 33: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 34: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 35: lookout.raft.v1.Result
+	(*ForgetAgents)(nil),            // 32: lookout.raft.v1.ForgetAgents
+	(*RegionAccount)(nil),           // 33: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 34: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 35: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 36: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -3650,31 +3744,32 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	14, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
 	30, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
 	31, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
-	8,  // 18: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
-	9,  // 19: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
-	0,  // 20: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 21: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 22: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 23: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 24: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 25: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	16, // 26: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	19, // 27: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	20, // 28: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	20, // 29: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	26, // 30: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	27, // 31: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	28, // 32: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	32, // 33: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	1,  // 34: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	33, // 35: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 36: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	34, // 37: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	38, // [38:38] is the sub-list for method output_type
-	38, // [38:38] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	32, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
+	8,  // 19: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
+	9,  // 20: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
+	0,  // 21: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 22: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 23: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 24: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 25: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 26: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	16, // 27: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	19, // 28: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	20, // 29: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	20, // 30: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	26, // 31: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	27, // 32: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	28, // 33: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	33, // 34: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	1,  // 35: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	34, // 36: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 37: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	35, // 38: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	39, // [39:39] is the sub-list for method output_type
+	39, // [39:39] is the sub-list for method input_type
+	39, // [39:39] is the sub-list for extension type_name
+	39, // [39:39] is the sub-list for extension extendee
+	0,  // [0:39] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -3701,6 +3796,7 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_RevokeAgentToken)(nil),
 		(*Command_RecordAgentSeen)(nil),
 		(*Command_SetRegionState)(nil),
+		(*Command_ForgetAgents)(nil),
 		(*Command_SetPassword)(nil),
 		(*Command_EndSession)(nil),
 	}
@@ -3708,14 +3804,14 @@ func file_lookout_raft_v1_command_proto_init() {
 	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[16].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[30].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[31].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   33,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
