@@ -11,7 +11,7 @@ PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X lookout/internal/cli.Version=$(VERSION)
 
-.PHONY: build run test chromium screenshots lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage bench-engine bench-checks bench-agent chaos image image-target deploy-test clean
+.PHONY: build run test chromium screenshots lint vet fmt-check generate generate-check tools tzdata bench-raft bench-ingest bench-manage bench-engine bench-checks bench-agent chaos image image-target deploy-test clean
 
 build: ## bin/lookout, static
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/lookout .
@@ -40,6 +40,9 @@ fmt-check:
 generate: tools ## protobuf and Connect code into internal/gen
 	buf lint
 	buf generate
+
+tzdata: ## refresh internal/schedule's embedded IANA zone database from the Go toolchain
+	cp "$$($(GO) env GOROOT)/lib/time/zoneinfo.zip" internal/schedule/zoneinfo.zip
 
 generate-check: generate
 	@if [ -n "$$(git status --porcelain -- internal/gen)" ]; then \
