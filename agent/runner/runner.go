@@ -236,9 +236,9 @@ func (r *Runner) sync(entries map[string]*entry, h *entryHeap, checks []*agentv1
 		if e != nil && !e.gone && e.c.GetVersion() == c.GetVersion() {
 			continue
 		}
-		sc, err := schedule.Parse(c.GetSchedule())
+		sc, err := schedule.ParseIn(c.GetSchedule(), c.GetTimezone())
 		if err != nil {
-			r.o.Logger.Error("a check has a schedule the agent cannot parse; not running it", "check", id, "schedule", c.GetSchedule(), "error", err)
+			r.o.Logger.Error("a check has a schedule the agent cannot parse; not running it", "check", id, "schedule", c.GetSchedule(), "timezone", c.GetTimezone(), "error", err)
 			if e != nil {
 				r.remove(entries, h, e)
 			}

@@ -169,7 +169,7 @@ func (s *Service) readState(region string) (view, error) {
 	for _, m := range a.Checks {
 		c := &agentv1.Check{
 			Id: m.GetUuid(), AccountId: m.GetAccountId(), Name: m.GetName(),
-			Kind: m.GetKind(), Schedule: m.GetSchedule(), Config: m.GetConfig(),
+			Kind: m.GetKind(), Schedule: m.GetSchedule(), Timezone: m.GetTimezone(), Config: m.GetConfig(),
 		}
 		c.Version = Version(c)
 		v.checks[c.Id] = c

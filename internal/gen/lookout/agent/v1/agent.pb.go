@@ -319,9 +319,11 @@ type Check struct {
 	Name      string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
 	// kind is http_check or ssl_check.
 	Kind string `protobuf:"bytes,5,opt,name=kind,proto3" json:"kind,omitempty"`
-	// schedule is the check's interval ("5m") or 5-field cron, in UTC.
+	// schedule is the check's interval ("5m") or cron expression, read in
+	// timezone (an IANA name; empty: UTC).
 	Schedule      string          `protobuf:"bytes,6,opt,name=schedule,proto3" json:"schedule,omitempty"`
 	Config        *v1.CheckConfig `protobuf:"bytes,7,opt,name=config,proto3" json:"config,omitempty"`
+	Timezone      string          `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -403,6 +405,13 @@ func (x *Check) GetConfig() *v1.CheckConfig {
 		return x.Config
 	}
 	return nil
+}
+
+func (x *Check) GetTimezone() string {
+	if x != nil {
+		return x.Timezone
+	}
+	return ""
 }
 
 // IngestKey is an ingest key the agent may accept pings with.
@@ -891,7 +900,7 @@ const file_lookout_agent_v1_agent_proto_rawDesc = "" +
 	"\fremoved_keys\x18\x04 \x03(\tR\vremovedKeys\x12\x16\n" +
 	"\x06synced\x18\x05 \x01(\bR\x06synced\x12\x16\n" +
 	"\x06region\x18\x06 \x01(\tR\x06region\x12$\n" +
-	"\x0eserver_unix_ms\x18\a \x01(\x03R\fserverUnixMs\"\xca\x01\n" +
+	"\x0eserver_unix_ms\x18\a \x01(\x03R\fserverUnixMs\"\xe7\x01\n" +
 	"\x05Check\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x1d\n" +
@@ -900,7 +909,8 @@ const file_lookout_agent_v1_agent_proto_rawDesc = "" +
 	"\x04name\x18\x04 \x01(\tR\x04name\x12\x12\n" +
 	"\x04kind\x18\x05 \x01(\tR\x04kind\x12\x1a\n" +
 	"\bschedule\x18\x06 \x01(\tR\bschedule\x124\n" +
-	"\x06config\x18\a \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\"\x93\x01\n" +
+	"\x06config\x18\a \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\x12\x1b\n" +
+	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\"\x93\x01\n" +
 	"\tIngestKey\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x12\n" +
