@@ -69,7 +69,7 @@ func (s *manageServer) run(cmd, stdin string, args ...string) (stdout, stderr st
 	vars := map[string]string{"LOOKOUT_ADDR": s.url, "LOOKOUT_MANAGEMENT_KEY": s.key}
 	var out, errOut bytes.Buffer
 	env := manageEnv{getenv: func(k string) string { return vars[k] }, stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut}
-	run := map[string]func(context.Context, []string, manageEnv) error{"export": runExportEnv, "apply": runApplyEnv, "monitors": runMonitorsEnv}[cmd]
+	run := map[string]func(context.Context, []string, manageEnv) error{"export": runExportEnv, "apply": runApplyEnv, "monitors": runMonitorsEnv, "sync": runSyncEnv}[cmd]
 	err = run(context.Background(), args, env)
 	return out.String(), errOut.String(), err
 }
