@@ -29,14 +29,16 @@ const maxSkips = 10000
 // next is the first time of c after after, in UTC.
 func (c *cronSpec) next(after time.Time, loc *time.Location) time.Time {
 	if loc == time.UTC {
-		return c.wall.Next(after.UTC())
+		return c.wallNext(after.UTC())
 	}
-	lo, _ := offsetRange(after, loc)
-	// Every wall time up to after's with the smallest offset around maps to
-	// an instant at or before after: start the search there.
-	w := naive(after, lo)
+	// Every wall time up to after's maps to an instant at or before after
+	// (one of a repeated hour to its first occurrence, one skipped to the
+	// jump): start the search there. Only when after is in the second pass
+	// of a repeated hour do later wall times still map before it (skipped).
+	_, off := after.In(loc).Zone()
+	w := naive(after, off)
 	for range maxSkips {
-		w = c.wall.Next(w)
+		w = c.wallNext(w)
 		if w.IsZero() {
 			return time.Time{}
 		}
@@ -49,16 +51,15 @@ func (c *cronSpec) next(after time.Time, loc *time.Location) time.Time {
 
 // prev is the last time of c before before, in UTC.
 func (c *cronSpec) prev(before time.Time, loc *time.Location) time.Time {
-	before = ceilSecond(before) // the library looks from the second before
 	if loc == time.UTC {
-		return c.wall.Prev(before)
+		return c.wallPrev(before.UTC())
 	}
 	_, hi := offsetRange(before, loc)
 	// Every wall time from before's with the largest offset around on maps
 	// to an instant at or after before.
 	w := naive(before, hi)
 	for range maxSkips {
-		w = c.wall.Prev(w)
+		w = c.wallPrev(w)
 		if w.IsZero() {
 			return time.Time{}
 		}
@@ -69,13 +70,22 @@ func (c *cronSpec) prev(before time.Time, loc *time.Location) time.Time {
 	return time.Time{}
 }
 
-// ceilSecond rounds t up to a whole second, in UTC.
-func ceilSecond(t time.Time) time.Time {
-	t = t.UTC()
-	if t.Nanosecond() == 0 {
-		return t
+// wallNext is the library's first cron time strictly after w. Cron times
+// are whole minutes, and the library steps second by second to the next
+// whole minute, so it is asked from the last second of w's minute.
+func (c *cronSpec) wallNext(w time.Time) time.Time {
+	return c.wall.Next(w.Truncate(time.Minute).Add(59 * time.Second))
+}
+
+// wallPrev is the library's last cron time strictly before w, asked so
+// that the library starts on a whole minute (it looks from the second
+// before the time it is given).
+func (c *cronSpec) wallPrev(w time.Time) time.Time {
+	m := w.Truncate(time.Minute)
+	if m.Equal(w) {
+		return c.wall.Prev(m.Add(-59 * time.Second))
 	}
-	return t.Truncate(time.Second).Add(time.Second)
+	return c.wall.Prev(m.Add(time.Second))
 }
 
 // naive is the wall time of t at UTC offset off, as a UTC time (the

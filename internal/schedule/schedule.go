@@ -25,6 +25,8 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -59,6 +61,32 @@ func Parse(s string) (Schedule, error) {
 // an IANA name ("" is UTC; see LoadZone). An interval shorthand does not
 // depend on the zone, but the zone must still be valid.
 func ParseIn(s, zone string) (Schedule, error) {
+	key := [2]string{s, zone}
+	if sc, ok := parsed.Load(key); ok {
+		return sc.(Schedule), nil
+	}
+	sc, err := parseIn(s, zone)
+	if err == nil && parsedCount.Add(1) <= maxParsed {
+		parsed.Store(key, sc)
+	}
+	return sc, err
+}
+
+// parsed remembers the schedules ParseIn parsed, by (spec, zone): the
+// deadline engine asks for the schedule of every scheduled monitor at each
+// rebuild and change, and a parse (with its check that the schedule fires)
+// costs microseconds. Parsing is a pure function, so the memo changes no
+// answer; it holds at most maxParsed entries (later ones are parsed each
+// time).
+var (
+	parsed      sync.Map
+	parsedCount atomic.Int64
+)
+
+// maxParsed bounds the memo: accounts share few distinct schedules.
+const maxParsed = 10000
+
+func parseIn(s, zone string) (Schedule, error) {
 	loc, err := LoadZone(zone)
 	if err != nil {
 		return Schedule{}, err
