@@ -76,8 +76,9 @@ bench-ingest: build ## POST /ping load on NODES=1 (dev node) or NODES=3 (cluster
 bench-manage: build ## apply, list and export 10,000 monitors on a dev node
 	$(GO) run ./internal/bench/manage -lookout bin/lookout
 
-bench-engine: ## the leader's deadline engine over 100,000 ping monitors, in one process
-	$(GO) run ./internal/bench/engine
+SCHEDULE ?=
+bench-engine: ## the leader's deadline engine over 100,000 ping monitors, in one process (SCHEDULE='* * * * *' or interval: the scheduled comparison)
+	$(GO) run ./internal/bench/engine -schedule '$(SCHEDULE)'
 
 bench-checks: build ## 10,000 http_checks every minute on a dev node, then the scheduler in one process
 	$(GO) run ./internal/bench/checks -lookout bin/lookout
