@@ -67,12 +67,15 @@ func runSyncEnv(ctx context.Context, args []string, env manageEnv) error {
 	fs.BoolVar(&f.write, "write", false, "apply, then install the rewritten crontab (after a backup)")
 	fs.StringVar(&f.backup, "backup", "", "where --write saves the current crontab (default: beside FILE, or in the home directory)")
 	fs.StringVar(&f.lookout, "lookout", "", "the lookout binary the rewritten jobs run (default: this one)")
-	fs.StringVar(&f.ingestKey, "ingest-key", env.getenv("LOOKOUT_INGEST_KEY"), "the ingest key the rewritten crontab sets for lookout exec (env LOOKOUT_INGEST_KEY)")
+	fs.StringVar(&f.ingestKey, "ingest-key", "", "the ingest key the rewritten crontab sets for lookout exec (env LOOKOUT_INGEST_KEY)")
 	fs.Int64Var(&f.timeout, "timeout", 3600, "timeout_seconds of the monitors sync creates")
 	fs.Int64Var(&f.grace, "grace", 300, "grace_seconds of the monitors sync creates")
 	positional, done, err := parseManage(fs, args, "sync", syncUsage, env)
 	if done || err != nil {
 		return err
+	}
+	if f.ingestKey == "" {
+		f.ingestKey = env.getenv("LOOKOUT_INGEST_KEY") // not the flag's default: -h would print it
 	}
 	switch {
 	case len(positional) != 0:
