@@ -11,7 +11,7 @@ PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X lookout/internal/cli.Version=$(VERSION)
 
-.PHONY: build run test chromium screenshots lint vet fmt-check generate generate-check tools bench-raft bench-ingest bench-manage bench-engine bench-checks bench-agent bench-fairness chaos image image-target deploy-test clean
+.PHONY: build run test chromium screenshots lint vet fmt-check generate generate-check tools tzdata bench-raft bench-ingest bench-manage bench-engine bench-checks bench-agent bench-fairness chaos image image-target deploy-test clean
 
 build: ## bin/lookout, static
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/lookout .
@@ -40,6 +40,9 @@ fmt-check:
 generate: tools ## protobuf and Connect code into internal/gen
 	buf lint
 	buf generate
+
+tzdata: ## refresh internal/schedule's embedded IANA zone database from the Go toolchain
+	cp "$$($(GO) env GOROOT)/lib/time/zoneinfo.zip" internal/schedule/zoneinfo.zip
 
 generate-check: generate
 	@if [ -n "$$(git status --porcelain -- internal/gen)" ]; then \
@@ -73,8 +76,9 @@ bench-ingest: build ## POST /ping load on NODES=1 (dev node) or NODES=3 (cluster
 bench-manage: build ## apply, list and export 10,000 monitors on a dev node
 	$(GO) run ./internal/bench/manage -lookout bin/lookout
 
-bench-engine: ## the leader's deadline engine over 100,000 ping monitors, in one process
-	$(GO) run ./internal/bench/engine
+SCHEDULE ?=
+bench-engine: ## the leader's deadline engine over 100,000 ping monitors, in one process (SCHEDULE='* * * * *' or interval: the scheduled comparison)
+	$(GO) run ./internal/bench/engine -schedule '$(SCHEDULE)'
 
 bench-checks: build ## 10,000 http_checks every minute on a dev node, then the scheduler in one process
 	$(GO) run ./internal/bench/checks -lookout bin/lookout

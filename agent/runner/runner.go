@@ -267,9 +267,9 @@ func (r *Runner) sync(entries map[string]*entry, h *entryHeap, checks []*agentv1
 			e.c = c // only who may run it changed (its tokens): the next slot asks again
 			continue
 		}
-		sc, err := schedule.Parse(c.GetSchedule())
+		sc, err := schedule.ParseIn(c.GetSchedule(), c.GetTimezone())
 		if err != nil {
-			r.o.Logger.Error("a check has a schedule the agent cannot parse; not running it", "check", id, "schedule", c.GetSchedule(), "error", err)
+			r.o.Logger.Error("a check has a schedule the agent cannot parse; not running it", "check", id, "schedule", c.GetSchedule(), "timezone", c.GetTimezone(), "error", err)
 			if e != nil {
 				r.remove(entries, h, e)
 			}

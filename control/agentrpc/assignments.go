@@ -199,7 +199,7 @@ func (s *Service) readState(region string, accounts []string) (view, error) {
 		}
 		c := &agentv1.Check{
 			Id: m.GetUuid(), AccountId: m.GetAccountId(), Name: m.GetName(),
-			Kind: m.GetKind(), Schedule: m.GetSchedule(), Config: m.GetConfig(), Tokens: tokens,
+			Kind: m.GetKind(), Schedule: m.GetSchedule(), Timezone: m.GetTimezone(), Config: m.GetConfig(), Tokens: tokens,
 		}
 		c.Version = Version(c)
 		v.checks[c.Id] = c

@@ -21,13 +21,14 @@ func toManifest(m *statev1.Monitor) manifest.Manifest {
 	case manifest.KindPing:
 		out.TimeoutSeconds = m.GetTimeoutSeconds()
 		out.ExpectedIntervalSeconds = m.ExpectedIntervalSeconds
+		out.Schedule, out.Timezone = m.GetSchedule(), m.GetTimezone()
 		out.GraceSeconds = m.GraceSeconds
 		out.DisplayName = m.GetDisplayName()
 		if p := m.GetProject(); p != "" {
 			out.Project = &p
 		}
 	default:
-		out.Schedule = m.GetSchedule()
+		out.Schedule, out.Timezone = m.GetSchedule(), m.GetTimezone()
 		out.Regions = m.GetRegions()
 		out.ConfirmRegions = m.GetConfirmRegions()
 		c := m.GetConfig()
@@ -59,6 +60,7 @@ func toSpec(m manifest.Manifest, keepProject bool) *raftv1.MonitorSpec {
 		ExpectedIntervalSeconds: m.ExpectedIntervalSeconds,
 		GraceSeconds:            m.GraceSeconds,
 		Schedule:                m.Schedule,
+		Timezone:                m.Timezone,
 		Regions:                 m.Regions,
 	}
 	if m.ConfirmRegions > 0 {

@@ -13,8 +13,11 @@ import (
 // GET /api/v1/monitors/{uuid}. It is not part of the manifest: ignored in
 // requests, left out of export and of apply's diff.
 type monitorStatus struct {
-	State          string   `json:"state"`
-	LastPingAt     *string  `json:"last_ping_at"`
+	State      string  `json:"state"`
+	LastPingAt *string `json:"last_ping_at"`
+	// NextExpectedAt is when the next run is expected (without grace);
+	// NextDeadlineAt when it would alert.
+	NextExpectedAt *string  `json:"next_expected_at"`
 	NextDeadlineAt *string  `json:"next_deadline_at"`
 	LastDuration   *float64 `json:"last_duration"`
 }
@@ -63,6 +66,9 @@ func withStatus(m *statev1.Monitor) monitorWithStatus {
 	s := &monitorStatus{State: st.State}
 	if st.LastPingMs > 0 {
 		s.LastPingAt = rfc3339(st.LastPingMs)
+	}
+	if next := state.NextExpected(m); next > 0 {
+		s.NextExpectedAt = rfc3339(next)
 	}
 	// The next alert if no ping comes (the late step, which does not
 	// alert, is not one).

@@ -1,15 +1,18 @@
 package panel
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/pingstate"
+	"lookout/internal/schedule"
 )
 
 // monitorRow is one monitor as the list (and a monitor's page) shows it.
@@ -24,6 +27,9 @@ type monitorRow struct {
 	LastMs, NextMs int64
 	// NextLabel says what NextMs is.
 	NextLabel string
+	// Schedule and Zone are a scheduled monitor's (a cron expression or an
+	// interval shorthand, and the zone its cron times are read in).
+	Schedule, Zone string
 	// DaysLeft is an ssl_check's newest verdict's (nil: none).
 	DaysLeft *int64
 	Enabled  bool
@@ -51,7 +57,13 @@ func (p *Panel) row(m *statev1.Monitor, nowMs int64) monitorRow {
 		st := state.PingState(m)
 		r.State, r.LastMs = st.State, st.LastPingMs
 		timeout, late, missed := pingstate.Deadlines(state.PingSettings(m), st)
+		sc, scheduled := state.PingSchedule(m)
 		switch next := pingstate.Earliest(timeout, late, missed); {
+		case next == 0 && scheduled && st.State == pingstate.New && m.GetEnabled():
+			// No deadline before the first ping: show when it should come.
+			if first := sc.ExpectedAfter(p.now()); !first.IsZero() {
+				r.NextMs, r.NextLabel = first.UnixMilli(), "first run expected"
+			}
 		case next == 0:
 		case next == timeout:
 			r.NextMs, r.NextLabel = next, "run must finish"
@@ -79,6 +91,9 @@ func (p *Panel) row(m *statev1.Monitor, nowMs int64) monitorRow {
 		if sc, ok := state.LeaderSchedule(m); ok {
 			r.NextMs, r.NextLabel = sc.NextFor(m.GetUuid(), p.now()).UnixMilli(), "next run"
 		}
+	}
+	if r.Schedule = m.GetSchedule(); strings.ContainsAny(r.Schedule, " @") { // cron: read in a zone
+		r.Zone = cmp.Or(m.GetTimezone(), schedule.DefaultZone)
 	}
 	if off, err := p.o.State.InOfflineRegion(m); err == nil && off {
 		r.State = stateUnknown // its agent region is offline (decisions.md 7)
@@ -194,6 +209,10 @@ type monitorView struct {
 	NowMs    int64
 	M        monitorRow
 	Schedule string
+	// Zone is the schedule's time zone; Upcoming the next cron times in
+	// it, as its wall clock shows them.
+	Zone     string
+	Upcoming []string
 	Interval int64
 	Grace    int64
 	Timeout  int64
@@ -229,6 +248,7 @@ func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, 
 	v := &monitorView{NowMs: p.now().UnixMilli(), Schedule: m.GetSchedule(), Group: m.GetNotificationGroup(),
 		Timeout: m.GetTimeoutSeconds(), Interval: m.GetExpectedIntervalSeconds(), Grace: m.GetGraceSeconds(), DeleteError: deleteError}
 	v.M = p.row(m, v.NowMs)
+	v.Zone, v.Upcoming = v.M.Zone, upcoming(m, p.now())
 	if m.GetKind() == state.KindPing {
 		events, err := p.o.State.Events(s.AccountID, m.GetUuid(), eventsShown)
 		if err != nil && !errors.Is(err, state.ErrNotFound) {
@@ -299,4 +319,24 @@ func (p *Panel) unavailable(w http.ResponseWriter, r *http.Request, err error) {
 	p.log.Warn("panel write failed", "path", r.URL.Path, "error", err)
 	w.Header().Set("Retry-After", "1")
 	p.errorPage(w, r, http.StatusServiceUnavailable, "The cluster cannot take changes right now (no leader). Nothing was changed; try again shortly.")
+}
+
+// upcomingShown is how many of a cron schedule's next times a monitor's
+// page previews.
+const upcomingShown = 3
+
+// upcoming previews the next times of m's cron schedule after now, in its
+// zone's wall-clock time ("Mon 30 Mar 02:30 CEST"), so a schedule can be
+// checked against what was meant, daylight saving included. An interval
+// has no preview.
+func upcoming(m *statev1.Monitor, now time.Time) []string {
+	sc, err := schedule.ParseIn(m.GetSchedule(), m.GetTimezone())
+	if _, interval := sc.Interval(); err != nil || interval {
+		return nil
+	}
+	var out []string
+	for _, t := range sc.NextN(now, upcomingShown) {
+		out = append(out, t.In(sc.Zone()).Format("Mon 2 Jan 15:04 MST"))
+	}
+	return out
 }

@@ -2,22 +2,74 @@ package state
 
 import (
 	"errors"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/pingstate"
+	"lookout/internal/schedule"
 )
 
 // PingSettings are the monitor's settings as internal/pingstate takes them.
+// A monitor with a schedule expects its next run at the schedule's first
+// time after its last ping; the schedule is parsed only when a deadline is
+// asked for (a ping alone needs none).
 func PingSettings(m *statev1.Monitor) pingstate.Settings {
-	return pingstate.Settings{
+	s := pingstate.Settings{
 		Enabled:    m.GetEnabled(),
 		TimeoutMs:  m.GetTimeoutSeconds() * 1000,
 		IntervalMs: m.GetExpectedIntervalSeconds() * 1000,
 		GraceMs:    m.GetGraceSeconds() * 1000,
 	}
+	if spec, zone := m.GetSchedule(), m.GetTimezone(); spec != "" {
+		s.IntervalMs = 0
+		s.Expect = func(lastMs int64) int64 {
+			sc, err := schedule.ParseIn(spec, zone)
+			if err != nil {
+				return 0 // validated when stored: cannot happen
+			}
+			return unixMs(sc.ExpectedAfter(time.UnixMilli(lastMs)))
+		}
+	}
+	return s
+}
+
+// PingSchedule returns the schedule of a ping monitor that has one.
+func PingSchedule(m *statev1.Monitor) (schedule.Schedule, bool) {
+	if m.GetKind() != KindPing || m.GetSchedule() == "" {
+		return schedule.Schedule{}, false
+	}
+	sc, err := schedule.ParseIn(m.GetSchedule(), m.GetTimezone())
+	return sc, err == nil
+}
+
+// NextExpected is when an enabled ping monitor expects its next run,
+// without grace (0: none is expected): after the last ping, the schedule's
+// first time after it or the ping plus the interval; before the first
+// ping, a scheduled monitor's first time after it was created (it does not
+// alert before its first ping all the same).
+func NextExpected(m *statev1.Monitor) int64 {
+	if m.GetKind() != KindPing || !m.GetEnabled() {
+		return 0
+	}
+	last := PingState(m).LastPingMs
+	if last == 0 && m.GetSchedule() != "" {
+		last = m.GetCreatedUnixMs()
+	}
+	if last == 0 {
+		return 0
+	}
+	return PingSettings(m).ExpectedAfter(last)
+}
+
+// unixMs is t in Unix ms, 0 for the zero time.
+func unixMs(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
 }
 
 // PingState is the monitor's engine state as internal/pingstate takes it.

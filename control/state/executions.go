@@ -67,7 +67,7 @@ func LeaderSchedule(m *statev1.Monitor) (schedule.Schedule, bool) {
 	if m.GetKind() == KindPing || !m.GetEnabled() || len(m.GetRegions()) > 0 {
 		return schedule.Schedule{}, false
 	}
-	sc, err := schedule.Parse(m.GetSchedule())
+	sc, err := schedule.ParseIn(m.GetSchedule(), m.GetTimezone())
 	return sc, err == nil
 }
 

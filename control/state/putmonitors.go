@@ -189,7 +189,7 @@ func writeSpec(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, s *raftv1.Moni
 	m.Tags, m.NotificationGroup = s.GetTags(), s.GetNotificationGroup()
 	m.DisplayName, m.TimeoutSeconds = s.GetDisplayName(), s.GetTimeoutSeconds()
 	m.ExpectedIntervalSeconds, m.GraceSeconds = s.ExpectedIntervalSeconds, s.GraceSeconds
-	m.Schedule, m.Regions, m.Config = s.GetSchedule(), s.GetRegions(), s.GetConfig()
+	m.Schedule, m.Timezone, m.Regions, m.Config = s.GetSchedule(), s.GetTimezone(), s.GetRegions(), s.GetConfig()
 	m.ConfirmRegions = s.GetConfirmRegions()
 	m.UpdatedUnixMs = ctx.now
 	if s.Project != nil {

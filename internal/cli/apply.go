@@ -98,22 +98,29 @@ func runApplyEnv(ctx context.Context, args []string, env manageEnv) error {
 		}
 	}
 	rep, err := c.Apply(ctx, data, *dryRun)
+	return reportApply(env, "apply", rep, err)
+}
+
+// reportApply prints what an apply by command name answered, and returns
+// its outcome as lookout apply's exit status: the problems of an invalid
+// bundle (exit 1), or the plan; a dry run with changes is exit 2.
+func reportApply(env manageEnv, name string, rep *client.ApplyReport, err error) error {
 	var ve *client.ValidationError
 	if errors.As(err, &ve) {
 		problems := ve.Problems()
 		for _, p := range problems {
 			fmt.Fprintln(env.stderr, p)
 		}
-		return shownError{fmt.Sprintf("apply: %s (%d problem(s))", ve.Message, len(problems)), err}
+		return shownError{fmt.Sprintf("%s: %s (%d problem(s))", name, ve.Message, len(problems)), err}
 	}
 	if err != nil {
-		return fmt.Errorf("apply: %w", err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	if err := printPlan(env.stdout, rep); err != nil {
 		return err
 	}
 	if rep.DryRun && rep.HasChanges() {
-		return exitError{2, fmt.Sprintf("apply: the dry run has %d change(s) to apply", rep.Summary.Create+rep.Summary.Update)}
+		return exitError{2, fmt.Sprintf("%s: the dry run has %d change(s) to apply", name, rep.Summary.Create+rep.Summary.Update)}
 	}
 	return nil
 }

@@ -45,6 +45,7 @@ Usage:
   lookout export [-o FILE]    print or save the account's monitors as a bundle (YAML or JSON)
   lookout apply -f FILE       make the account's monitors match a bundle (--dry-run for the plan)
   lookout monitors COMMAND    list, get or delete the account's monitors
+  lookout sync                turn a crontab into ping monitors (--rewrite, --write: wrap its jobs in lookout exec)
   lookout version             print the version
 
 Run "lookout COMMAND -h" for the flags of a command.
@@ -73,6 +74,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runApply(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "monitors":
 		return runMonitors(ctx, args[1:], os.Getenv, stdout, stderr)
+	case "sync":
+		return runSync(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "lookout", Version)
 		return nil

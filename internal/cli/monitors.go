@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"lookout/internal/client"
+	"lookout/internal/manifest"
 )
 
 // manageEnv is what the Management API commands (export, apply, monitors)
@@ -89,7 +90,7 @@ func printJSON(w io.Writer, v any) error {
 const monitorsUsage = `Usage: lookout monitors COMMAND [flags]
 
 Commands:
-  list [--kind K] [--json]    the account's monitors: a table (KIND NAME UUID ENABLED) or JSON
+  list [--kind K] [--json]    the account's monitors: a table (KIND NAME UUID ENABLED SCHEDULE) or JSON
   get UUID                    one monitor's manifest, as JSON
   delete UUID --confirm       delete a monitor and its history (refused without --confirm)
 
@@ -159,9 +160,9 @@ func runMonitorsEnv(ctx context.Context, args []string, env manageEnv) error {
 			return printJSON(env.stdout, map[string]any{"monitors": ms})
 		}
 		tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "KIND\tNAME\tUUID\tENABLED")
+		fmt.Fprintln(tw, "KIND\tNAME\tUUID\tENABLED\tSCHEDULE")
 		for _, m := range ms {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%t\n", m.Kind, m.Name, m.UUID, m.Enabled)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%t\t%s\n", m.Kind, m.Name, m.UUID, m.Enabled, scheduleLabel(m))
 		}
 		return tw.Flush()
 	case "get":
@@ -177,4 +178,19 @@ func runMonitorsEnv(ctx context.Context, args []string, env manageEnv) error {
 		_, err := fmt.Fprintf(env.stdout, "Deleted monitor %s.\n", positional[0])
 		return err
 	}
+}
+
+// scheduleLabel is when a monitor runs, for the list: a schedule with its
+// zone (an interval shorthand has none), a ping's interval, or "-".
+func scheduleLabel(m manifest.Manifest) string {
+	switch {
+	case strings.ContainsAny(m.Schedule, " @"): // cron
+
+		return m.Schedule + " (" + m.Timezone + ")"
+	case m.Schedule != "":
+		return "every " + m.Schedule
+	case m.ExpectedIntervalSeconds != nil:
+		return fmt.Sprintf("every %ds", *m.ExpectedIntervalSeconds)
+	}
+	return "-"
 }

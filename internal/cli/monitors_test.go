@@ -69,21 +69,23 @@ func (s *manageServer) run(cmd, stdin string, args ...string) (stdout, stderr st
 	vars := map[string]string{"LOOKOUT_ADDR": s.url, "LOOKOUT_MANAGEMENT_KEY": s.key}
 	var out, errOut bytes.Buffer
 	env := manageEnv{getenv: func(k string) string { return vars[k] }, stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut}
-	run := map[string]func(context.Context, []string, manageEnv) error{"export": runExportEnv, "apply": runApplyEnv, "monitors": runMonitorsEnv}[cmd]
+	run := map[string]func(context.Context, []string, manageEnv) error{"export": runExportEnv, "apply": runApplyEnv, "monitors": runMonitorsEnv, "sync": runSyncEnv}[cmd]
 	err = run(context.Background(), args, env)
 	return out.String(), errOut.String(), err
 }
 
 func TestMonitorsCommands(t *testing.T) {
 	s := newManageServer(t)
-	backup := s.create(t, manifest.Manifest{Kind: manifest.KindPing, Name: "backup", Enabled: true, TimeoutSeconds: 600})
+	backup := s.create(t, manifest.Manifest{Kind: manifest.KindPing, Name: "backup", Enabled: true, TimeoutSeconds: 600, Schedule: "30 2 * * *", Timezone: "Europe/Berlin"})
 	site := s.create(t, manifest.Manifest{Kind: manifest.KindHTTP, Name: "site", Schedule: "5m",
 		Config: manifest.Config{URL: "https://example.com/", ExpectedStatus: new(200)}})
+	hourly := s.create(t, manifest.Manifest{Kind: manifest.KindPing, Name: "hourly", Enabled: true, TimeoutSeconds: 60, ExpectedIntervalSeconds: new(int64(3600))})
 
 	out, _, err := s.run("monitors", "", "list")
-	want := "KIND        NAME    UUID                                  ENABLED\n" +
-		"http_check  site    " + site + "  false\n" +
-		"ping        backup  " + backup + "  true\n"
+	want := "KIND        NAME    UUID                                  ENABLED  SCHEDULE\n" +
+		"http_check  site    " + site + "  false    every 5m\n" +
+		"ping        backup  " + backup + "  true     30 2 * * * (Europe/Berlin)\n" +
+		"ping        hourly  " + hourly + "  true     every 3600s\n"
 	if err != nil || out != want {
 		t.Fatalf("list: %v\n%s\nwant\n%s", err, out, want)
 	}

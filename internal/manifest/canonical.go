@@ -3,11 +3,14 @@ package manifest
 import (
 	"reflect"
 	"strings"
+
+	"lookout/internal/schedule"
 )
 
 // Canonical returns m in canonical form, so that two manifests that mean the same compare
-// equal: manifest_version 1, defaults filled in (config.method GET, config.timeout 10,
-// warning_days 30, alert_days min(7, warning_days)), method upper-case, domain lower-case,
+// equal: manifest_version 1, defaults filled in (timezone UTC when there is a schedule, none
+// without one, config.method GET, config.timeout 10, warning_days 30, alert_days
+// min(7, warning_days)), method upper-case, domain lower-case,
 // tags never nil (their order kept), empty regions nil, confirm_regions 1 when a check
 // with regions does not say (0 without regions), and the fields of other kinds
 // cleared. Enabled is kept as is (Parse has already defaulted it to true), and so are
@@ -23,9 +26,15 @@ func Canonical(m Manifest) Manifest {
 	} else {
 		m.Regions = append([]string(nil), m.Regions...)
 	}
+	switch {
+	case m.Schedule == "":
+		m.Timezone = ""
+	case m.Timezone == "":
+		m.Timezone = schedule.DefaultZone
+	}
 	switch m.Kind {
 	case KindPing:
-		m.Schedule, m.Regions, m.ConfirmRegions, m.Config = "", nil, 0, Config{}
+		m.Regions, m.ConfirmRegions, m.Config = nil, 0, Config{}
 	case KindHTTP, KindSSL:
 		m.ConfirmRegions = canonicalConfirm(m.Regions, m.ConfirmRegions)
 		m.TimeoutSeconds, m.ExpectedIntervalSeconds, m.GraceSeconds = 0, nil, nil
@@ -105,7 +114,7 @@ func Equal(a, b Manifest) bool {
 
 // Diff returns the fields whose canonical values differ between before and after, keyed
 // by field path (kind, name, enabled, tags, notification_group, timeout_seconds,
-// expected_interval_seconds, grace_seconds, display_name, project, schedule, regions,
+// expected_interval_seconds, grace_seconds, display_name, project, schedule, timezone, regions,
 // confirm_regions,
 // config.url, config.method, config.timeout, config.expected_status,
 // config.expected_content, config.domain, config.warning_days, config.alert_days), each
@@ -150,6 +159,7 @@ func flatten(m Manifest) []pathValue {
 		{"display_name", orNil(m.DisplayName)},
 		{"project", orNil(project)},
 		{"schedule", orNil(m.Schedule)},
+		{"timezone", orNil(m.Timezone)},
 		{"regions", regions},
 		{"confirm_regions", confirmOrNil(m.ConfirmRegions)},
 		{"config.url", orNil(c.URL)},

@@ -13,17 +13,17 @@ func TestCanonicalClearsOtherKinds(t *testing.T) {
 		DisplayName: "d", Project: ptr("p"), Schedule: "5m", Regions: []string{},
 		Config: Config{URL: "https://a/", Method: "get", ExpectedStatus: ptr(200), Domain: "a", WarningDays: 3}}
 	got := Canonical(m)
-	want := Manifest{ManifestVersion: 1, Kind: KindHTTP, Name: "x", Enabled: true, Tags: []string{}, Schedule: "5m",
+	want := Manifest{ManifestVersion: 1, Kind: KindHTTP, Name: "x", Enabled: true, Tags: []string{}, Schedule: "5m", Timezone: "UTC",
 		Config: Config{URL: "https://a/", Method: "GET", Timeout: 10, ExpectedStatus: ptr(200)}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Canonical =\n%+v\nwant\n%+v", got, want)
 	}
 	p := Canonical(Manifest{Kind: KindPing, Name: "x", TimeoutSeconds: 5, Schedule: "5m", Regions: []string{"eu"}, Config: Config{URL: "u"}})
-	if p.Schedule != "" || p.Regions != nil || p.Config != (Config{}) || p.TimeoutSeconds != 5 {
+	if p.Schedule != "5m" || p.Timezone != "UTC" || p.Regions != nil || p.Config != (Config{}) || p.TimeoutSeconds != 5 {
 		t.Errorf("ping not cleared: %+v", p)
 	}
 	js, _ := json.Marshal(p)
-	if string(js) != `{"manifest_version":1,"kind":"ping","name":"x","enabled":false,"tags":[],"timeout_seconds":5}` {
+	if string(js) != `{"manifest_version":1,"kind":"ping","name":"x","enabled":false,"tags":[],"timeout_seconds":5,"schedule":"5m","timezone":"UTC"}` {
 		t.Errorf("ping JSON %s", js)
 	}
 }

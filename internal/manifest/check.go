@@ -4,8 +4,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-
-	"lookout/internal/schedule"
 )
 
 // Bounds and defaults of the check config.
@@ -31,15 +29,7 @@ var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS
 
 // check decodes the fields of an http_check or ssl_check.
 func (d *decoder) check(m *Manifest) {
-	if s, ok := d.str("schedule", CodeScheduleInvalid); ok {
-		if sc, err := schedule.Parse(s); err != nil {
-			d.add("schedule", CodeScheduleInvalid, "is invalid: %s", strings.TrimPrefix(err.Error(), schedule.ErrInvalid.Error()+": "))
-		} else {
-			m.Schedule = sc.String()
-		}
-	} else if !d.has("schedule") {
-		d.missing("schedule", CodeScheduleInvalid, scheduleRequiredReason)
-	}
+	d.schedule(m, true)
 	m.Regions = d.regions()
 	if n, ok := d.integer("confirm_regions", 1, MaxRegions, CodeConfirmRegionsInvalid, false); ok {
 		switch {

@@ -31,6 +31,8 @@ const (
 	CodeExpectedContentInvalid = "expected_content_invalid" // added: config.expected_content type or length
 	CodeDaysInvalid            = "days_invalid"             // added: warning_days/alert_days range or order
 	CodeFieldUnknown           = "field_unknown"            // added: a key that the kind does not have
+	CodeTimezoneInvalid        = "timezone_invalid"         // added: timezone not an IANA zone name
+	CodeScheduleConflict       = "schedule_conflict"        // added: a ping with both schedule and expected_interval_seconds
 )
 
 // Codes that the API layer reports about a manifest in the context of the account

@@ -94,6 +94,10 @@ func (d *decoder) ping(m *Manifest) {
 	if n, ok := d.integer("expected_interval_seconds", MinInterval, MaxIntervalSeconds, CodeIntervalOutOfRange, false); ok {
 		m.ExpectedIntervalSeconds = &n
 	}
+	d.schedule(m, false)
+	if d.has("schedule") && d.has("expected_interval_seconds") {
+		d.add("schedule", CodeScheduleConflict, "and expected_interval_seconds exclude each other: a ping monitor expects its runs either on a schedule or every so many seconds")
+	}
 	if n, ok := d.integer("grace_seconds", MinGrace, MaxGrace, CodeGraceOutOfRange, false); ok {
 		m.GraceSeconds = &n
 	}

@@ -46,9 +46,15 @@ type Manifest struct {
 	// project untouched (see Resolve); "" removes the monitor from its project.
 	Project *string `json:"project,omitempty"`
 
+	// Schedule is a check's schedule, or a ping monitor's: when its runs are
+	// expected (instead of ExpectedIntervalSeconds). Timezone is the IANA
+	// zone its cron times are read in; canonical form fills in UTC when
+	// there is a schedule and clears it when there is none.
+	Schedule string `json:"schedule,omitempty"`
+	Timezone string `json:"timezone,omitempty"`
+
 	// Check fields.
-	Schedule string   `json:"schedule,omitempty"`
-	Regions  []string `json:"regions,omitempty"`
+	Regions []string `json:"regions,omitempty"`
 	// ConfirmRegions is how many of Regions must see the check fail in the
 	// same slot before it is down (decisions.md 6): 1 to len(Regions), only
 	// with regions; canonical form fills in 1.
@@ -80,8 +86,8 @@ type Options struct {
 // everywhere.
 var (
 	commonKeys = []string{"manifest_version", "kind", "name", "enabled", "tags", "notification_group"}
-	pingKeys   = []string{"timeout_seconds", "expected_interval_seconds", "grace_seconds", "display_name", "project"}
-	checkKeys  = []string{"schedule", "regions", "confirm_regions", "config"}
+	pingKeys   = []string{"timeout_seconds", "expected_interval_seconds", "grace_seconds", "display_name", "project", "schedule", "timezone"}
+	checkKeys  = []string{"schedule", "timezone", "regions", "confirm_regions", "config"}
 	httpKeys   = []string{"url", "method", "timeout", "expected_status", "expected_content"}
 	sslKeys    = []string{"domain", "warning_days", "alert_days"}
 )

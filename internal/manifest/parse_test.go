@@ -109,7 +109,7 @@ func TestParseCodes(t *testing.T) {
 		{"uuid ignored", with(basePing(), "uuid", 12), nil},
 		{"status ignored", with(basePing(), "status", map[string]any{"state": "up"}), nil},
 		{"unknown field", with(basePing(), "timeout", 5), []string{CodeFieldUnknown}},
-		{"check field on ping", with(basePing(), "schedule", "5m"), []string{CodeFieldUnknown}},
+		{"check field on ping", with(basePing(), "regions", []string{"eu"}), []string{CodeFieldUnknown}},
 		{"ping field on check", with(baseHTTP(), "grace_seconds", 5), []string{CodeFieldUnknown}},
 		{"ssl config on http", with(baseHTTP(), "config.domain", "a.com"), []string{CodeFieldUnknown}},
 		{"unknown config", with(baseSSL(), "config.port", 443), []string{CodeFieldUnknown}},
@@ -141,10 +141,10 @@ func TestParseNotJSON(t *testing.T) {
 func TestParseEveryProblemAtOnce(t *testing.T) {
 	in := map[string]any{"manifest_version": "1", "kind": "ping", "name": "bad name", "enabled": 1,
 		"tags": []any{"a", "a"}, "timeout_seconds": "10", "expected_interval_seconds": 5,
-		"grace_seconds": -5, "display_name": 2, "project": false, "schedule": "5m", "zzz": 1}
+		"grace_seconds": -5, "display_name": 2, "project": false, "schedule": "5m", "regions": []string{"eu"}, "zzz": 1}
 	_, errs := Parse(mustJSON(t, in), Options{})
 	want := []string{CodeManifestVersionUnsupported, CodeNameCharsetInvalid, CodeEnabledInvalid, CodeTagsInvalid,
-		CodeTimeoutOutOfRange, CodeIntervalOutOfRange, CodeGraceOutOfRange, CodeDisplayNameInvalid,
+		CodeTimeoutOutOfRange, CodeIntervalOutOfRange, CodeScheduleConflict, CodeGraceOutOfRange, CodeDisplayNameInvalid,
 		CodeProjectInvalid, CodeFieldUnknown, CodeFieldUnknown}
 	if !sameCodes(errs.Codes(), want) {
 		t.Fatalf("codes %v\nwant  %v", errs.Codes(), want)
@@ -152,8 +152,8 @@ func TestParseEveryProblemAtOnce(t *testing.T) {
 	if errs[0].Field != "manifest_version" || !strings.HasPrefix(errs[0].Message, "manifest_version ") {
 		t.Errorf("first error %+v", errs[0])
 	}
-	if errs[9].Field != "schedule" || errs[10].Field != "zzz" {
-		t.Errorf("unknown fields %+v %+v", errs[9], errs[10])
+	if errs[10].Field != "regions" || errs[11].Field != "zzz" {
+		t.Errorf("unknown fields %+v %+v", errs[10], errs[11])
 	}
 }
 

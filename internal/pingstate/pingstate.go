@@ -15,9 +15,10 @@
 //     The run stays open: a later complete closes it and recovers.
 //   - complete slower than the timeout -> up; alert monitor.slow (not again
 //     for the next slow run while no good run came between).
-//   - no ping within the interval of the last one -> late (no alert; only
-//     when there is a grace time); within interval + grace -> down; alert
-//     monitor.missed (the expected execution is missed).
+//   - no ping within the interval of the last one (or, on a schedule, by the
+//     schedule's first time after it) -> late (no alert; only when there is
+//     a grace time); by then + grace -> down; alert monitor.missed (the
+//     expected execution is missed).
 //   - the next good complete after any alert -> up; alert monitor.recovered.
 //   - skip counts as a ping for the missed deadline and never alerts.
 //   - a disabled monitor (paused) and a suspended account never alert.
@@ -59,6 +60,22 @@ type Settings struct {
 	// GraceMs is added to it before a ping counts as missed.
 	IntervalMs int64
 	GraceMs    int64
+	// Expect, when set, replaces IntervalMs: the time the next run is
+	// expected after a ping at lastMs (a schedule's next time; 0: none). It
+	// must be a pure function of its argument, as everything here is.
+	Expect func(lastMs int64) int64
+}
+
+// ExpectedAfter is when the next run is expected after a ping at lastMs (0:
+// none is expected).
+func (s Settings) ExpectedAfter(lastMs int64) int64 {
+	switch {
+	case s.Expect != nil:
+		return s.Expect(lastMs)
+	case s.IntervalMs > 0:
+		return lastMs + s.IntervalMs
+	}
+	return 0
 }
 
 // State is what the machine remembers of a monitor.
@@ -186,10 +203,12 @@ func Deadlines(s Settings, st State) (timeoutMs, lateMs, missedMs int64) {
 	if st.RunStartMs > 0 && !st.TimeoutFired && s.TimeoutMs > 0 {
 		timeoutMs = st.RunStartMs + s.TimeoutMs
 	}
-	if s.IntervalMs > 0 && st.LastPingMs > 0 && !st.MissedFired {
-		missedMs = st.LastPingMs + s.IntervalMs + s.GraceMs
-		if s.GraceMs > 0 && !st.LateFired {
-			lateMs = st.LastPingMs + s.IntervalMs
+	if st.LastPingMs > 0 && !st.MissedFired {
+		if expected := s.ExpectedAfter(st.LastPingMs); expected > 0 {
+			missedMs = expected + s.GraceMs
+			if s.GraceMs > 0 && !st.LateFired {
+				lateMs = expected
+			}
 		}
 	}
 	return timeoutMs, lateMs, missedMs

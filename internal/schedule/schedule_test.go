@@ -3,6 +3,7 @@ package schedule
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -101,8 +102,8 @@ func TestParseInvalid(t *testing.T) {
 		"", "   ", "29s", "366d", "8761h", "525601m", "0s", "0m", "5x", "5", "m", "-5m", "+5m",
 		"05m", "5.5m", "5M", "99999999999999999999d",
 		"* * * *", "* * * * * *", "0 * * * * *", "61 * * * *", "* 24 * * *", "* * 0 * *",
-		"* * 32 * *", "* * * 13 *", "* * * * 7", "* * * * FOO", "*/0 * * * *", "1-2-3 * * * *",
-		"@hourly", "@every 5m", "CRON_TZ=UTC * * * * *", "TZ=UTC 0 0 * * *", "0 0 ? * *",
+		"* * 32 * *", "* * * 13 *", "* * * * 8", "* * * * FOO", "*/0 * * * *", "1-2-3 * * * *",
+		"@every 5m", "@reboot", "@HOURLY", "@daily 5", "@", strings.Repeat("1,", 200) + "1 * * * *", "CRON_TZ=UTC * * * * *", "TZ=UTC 0 0 * * *", "0 0 ? * *",
 		"0 0 30 2 *", "L * * * *",
 	} {
 		if s, err := Parse(spec); err == nil {
@@ -114,7 +115,7 @@ func TestParseInvalid(t *testing.T) {
 }
 
 func TestParseBounds(t *testing.T) {
-	for _, spec := range []string{"30s", "59s", "1m", "8760h", "525600m", "31536000s", "365d", "0 0 * * 0", "0-59/5 * * * *", "5/10 * * * *"} {
+	for _, spec := range []string{"30s", "59s", "1m", "8760h", "525600m", "31536000s", "365d", "0 0 * * 0", "0 0 * * 7", "0-59/5 * * * *", "5/10 * * * *", "@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly", "@annually"} {
 		if _, err := Parse(spec); err != nil {
 			t.Errorf("Parse(%q): %v", spec, err)
 		}

@@ -6,7 +6,17 @@
 // monitor and the lag of each fired deadline: from its due time to the
 // engine's proposal, and to the applied entry.
 //
+// With -schedule, the monitors expect their runs on a schedule instead,
+// to compare what schedules cost the engine: "interval" is
+// expected_interval_seconds 60, any other value a schedule such as
+// "* * * * *" (cron, each monitor in one of a list of zones) or "1m"
+// (the interval shorthand). All are pinged at the same moment, one minute
+// before a whole minute, and their grace times run from 0 to 59 s, so
+// every such mode has the same deadlines: a late one at the whole minute
+// (grace above 0) and a missed one spread over the next minute.
+//
 //	go run ./internal/bench/engine -monitors 100000
+//	go run ./internal/bench/engine -schedule '* * * * *'
 //
 // It is what `make bench-engine` runs. A benchmark, not a test: it prints
 // figures and asserts nothing.
@@ -37,10 +47,11 @@ func main() {
 	n := flag.Int("monitors", 100000, "ping monitors")
 	spread := flag.Duration("spread", time.Minute, "the deadlines fall evenly over this time (at most the 60 s interval)")
 	lead := flag.Duration("lead", 20*time.Second, "time from the start of the setup to the first deadline")
+	sched := flag.String("schedule", "", `"interval", or a schedule in mixed zones ("* * * * *", "1m"): every monitor pinged at once, grace 0-59 s`)
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *n, *spread, *lead); err != nil {
+	if err := run(ctx, *n, *spread, *lead, *sched); err != nil {
 		fmt.Fprintln(os.Stderr, "bench engine:", err)
 		os.Exit(1)
 	}
@@ -49,7 +60,7 @@ func main() {
 // interval is the monitors' expected interval.
 const interval = 60 * time.Second
 
-func run(ctx context.Context, n int, spread, lead time.Duration) error {
+func run(ctx context.Context, n int, spread, lead time.Duration, sched string) error {
 	spread = min(spread, interval)
 	d, err := bench.OpenDirect("lookout-bench-engine-")
 	if err != nil {
@@ -58,9 +69,14 @@ func run(ctx context.Context, n int, spread, lead time.Duration) error {
 	defer d.Close()
 	store := d.Store
 	applied := make([]time.Duration, 0, n) // due time to the FireDeadline's apply
+	var appliedMissed []time.Duration      // the same, of the missed deadlines only
 	d.OnApply = func(cmd *raftv1.Command, _ *raftv1.Result) {
 		if fd := cmd.GetFireDeadline(); fd != nil {
-			applied = append(applied, time.Since(time.UnixMilli(fd.GetDueUnixMs())))
+			lag := time.Since(time.UnixMilli(fd.GetDueUnixMs()))
+			applied = append(applied, lag)
+			if fd.GetKind() == "missed" {
+				appliedMissed = append(appliedMissed, lag)
+			}
 		}
 	}
 	c := d
@@ -68,11 +84,22 @@ func run(ctx context.Context, n int, spread, lead time.Duration) error {
 	// Setup: an account without limits, n monitors, one ping each.
 	start := time.Now()
 	firstDue := start.Add(lead)
-	acct, err := setup(ctx, c, n, firstDue.Add(-interval), spread)
+	var acct string
+	total := n // the deadlines that will fire
+	if sched == "" {
+		acct, err = setup(ctx, c, n, firstDue.Add(-interval), spread)
+		fmt.Printf("lookout deadline engine: %d ping monitors (interval 60 s), deadlines over %s; 1 account %s\n", n, spread, acct)
+	} else {
+		// The late deadlines at a whole minute, the missed ones over the next.
+		firstDue = firstDue.Truncate(time.Minute).Add(time.Minute)
+		spread = interval
+		acct, err = setupScheduled(ctx, c, n, firstDue.Add(-interval), sched)
+		total = n + lateDeadlines(n)
+		fmt.Printf("lookout deadline engine: %d ping monitors (%s), late at %s, missed over the next minute; 1 account %s\n", n, scheduleLabel(sched), firstDue.UTC().Format("15:04:05"), acct)
+	}
 	if err != nil {
 		return err
 	}
-	fmt.Printf("lookout deadline engine: %d ping monitors (interval 60 s), deadlines over %s; 1 account %s\n", n, spread, acct)
 	fmt.Printf("setup (monitors and pings through the state machine): %s\n", time.Since(start).Round(time.Millisecond))
 	if time.Now().After(firstDue) {
 		fmt.Println("warning: the setup outlasted -lead; the first deadlines were due before the engine started")
@@ -103,7 +130,7 @@ func run(ctx context.Context, n int, spread, lead time.Duration) error {
 	go func() { defer close(done); e.Run(runCtx) }()
 
 	rebuildStart := time.Now()
-	for s := e.Stats(); s.Scheduled+s.InFlight+int(s.Fired+s.Stale) < count; s = e.Stats() {
+	for s := e.Stats(); s.Scheduled+s.InFlight+int(s.Fired+s.Stale) < total; s = e.Stats() {
 		time.Sleep(time.Millisecond)
 	}
 	rebuilt := time.Since(rebuildStart)
@@ -119,12 +146,12 @@ func run(ctx context.Context, n int, spread, lead time.Duration) error {
 	tick := time.NewTicker(10 * time.Second)
 	defer tick.Stop()
 wait:
-	for s := e.Stats(); int(s.Fired+s.Stale) < count; s = e.Stats() {
+	for s := e.Stats(); int(s.Fired+s.Stale) < total; s = e.Stats() {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-limit.C:
-			fmt.Printf("time limit: only %d of %d fired\n", s.Fired+s.Stale, count)
+			fmt.Printf("time limit: only %d of %d fired\n", s.Fired+s.Stale, total)
 			break wait
 		case <-tick.C:
 			fmt.Printf("  %s: fired %d, scheduled %d, in flight %d\n", time.Since(start).Round(time.Second), s.Fired, s.Scheduled, s.InFlight)
@@ -134,18 +161,21 @@ wait:
 	cancel()
 	<-done
 
-	report(e.Stats(), proposed, applied)
+	if sched == "" {
+		appliedMissed = nil // every deadline is a missed one
+	}
+	report(e.Stats(), proposed, applied, appliedMissed)
 	return nil
 }
 
 // report prints the lag figures (the engine has stopped).
-func report(s engine.DeadlineStats, proposed, applied []time.Duration) {
+func report(s engine.DeadlineStats, proposed, applied, appliedMissed []time.Duration) {
 	fmt.Printf("fired %d, stale %d, errors %d\n", s.Fired, s.Stale, s.Errors)
 	fmt.Printf("%-28s %10s %10s %10s %10s %8s\n", "lag from the due time", "count", "p50", "p99", "max", "> 1 s")
 	for _, l := range []struct {
 		name string
 		d    []time.Duration
-	}{{"to the proposal", proposed}, {"to the applied entry", applied}} {
+	}{{"to the proposal", proposed}, {"to the applied entry", applied}, {"  of the missed deadlines", appliedMissed}} {
 		if len(l.d) == 0 {
 			continue
 		}

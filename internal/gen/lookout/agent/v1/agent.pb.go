@@ -347,13 +347,15 @@ type Check struct {
 	Name      string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
 	// kind is http_check or ssl_check.
 	Kind string `protobuf:"bytes,5,opt,name=kind,proto3" json:"kind,omitempty"`
-	// schedule is the check's interval ("5m") or 5-field cron, in UTC.
+	// schedule is the check's interval ("5m") or cron expression, read in
+	// timezone (an IANA name; empty: UTC).
 	Schedule string          `protobuf:"bytes,6,opt,name=schedule,proto3" json:"schedule,omitempty"`
 	Config   *v1.CheckConfig `protobuf:"bytes,7,opt,name=config,proto3" json:"config,omitempty"`
 	// tokens are the ids of the region's agent tokens whose agents may run
 	// the check (those that serve its account), sorted: the pool's
 	// rendezvous hash runs over the live members of these tokens only.
 	Tokens        []string `protobuf:"bytes,8,rep,name=tokens,proto3" json:"tokens,omitempty"`
+	Timezone      string   `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -442,6 +444,13 @@ func (x *Check) GetTokens() []string {
 		return x.Tokens
 	}
 	return nil
+}
+
+func (x *Check) GetTimezone() string {
+	if x != nil {
+		return x.Timezone
+	}
+	return ""
 }
 
 // IngestKey is an ingest key the agent may accept pings with: an ingest
@@ -935,7 +944,7 @@ const file_lookout_agent_v1_agent_proto_rawDesc = "" +
 	"\x0eserver_unix_ms\x18\a \x01(\x03R\fserverUnixMs\x12\x1d\n" +
 	"\n" +
 	"gossip_key\x18\b \x01(\fR\tgossipKey\x12\x19\n" +
-	"\btoken_id\x18\t \x01(\tR\atokenId\"\xe2\x01\n" +
+	"\btoken_id\x18\t \x01(\tR\atokenId\"\xff\x01\n" +
 	"\x05Check\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x1d\n" +
@@ -945,7 +954,8 @@ const file_lookout_agent_v1_agent_proto_rawDesc = "" +
 	"\x04kind\x18\x05 \x01(\tR\x04kind\x12\x1a\n" +
 	"\bschedule\x18\x06 \x01(\tR\bschedule\x124\n" +
 	"\x06config\x18\a \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\x12\x16\n" +
-	"\x06tokens\x18\b \x03(\tR\x06tokens\"\x93\x01\n" +
+	"\x06tokens\x18\b \x03(\tR\x06tokens\x12\x1b\n" +
+	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\"\x93\x01\n" +
 	"\tIngestKey\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x12\x12\n" +

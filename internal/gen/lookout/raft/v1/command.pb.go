@@ -1845,8 +1845,12 @@ type MonitorSpec struct {
 	// confirm_regions is how many of the regions must see a check fail in
 	// the same slot before it is down (absent: 1); only with regions.
 	ConfirmRegions *int64 `protobuf:"varint,210,opt,name=confirm_regions,json=confirmRegions,proto3,oneof" json:"confirm_regions,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// timezone is the IANA zone the schedule's cron times are read in (empty:
+	// UTC); schedule is a check's, or a ping monitor's instead of
+	// expected_interval_seconds.
+	Timezone      string `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MonitorSpec) Reset() {
@@ -1982,6 +1986,13 @@ func (x *MonitorSpec) GetConfirmRegions() int64 {
 		return *x.ConfirmRegions
 	}
 	return 0
+}
+
+func (x *MonitorSpec) GetTimezone() string {
+	if x != nil {
+		return x.Timezone
+	}
+	return ""
 }
 
 // PutMonitors creates and replaces monitors of one account, all or nothing:
@@ -3504,7 +3515,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\fwarning_days\x18\a \x01(\x03R\vwarningDays\x12\x1d\n" +
 	"\n" +
 	"alert_days\x18\b \x01(\x03R\talertDaysB\x12\n" +
-	"\x10_expected_status\"\xe7\x04\n" +
+	"\x10_expected_status\"\x84\x05\n" +
 	"\vMonitorSpec\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x12\n" +
@@ -3521,7 +3532,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\bschedule\x18\f \x01(\tR\bschedule\x12\x18\n" +
 	"\aregions\x18\r \x03(\tR\aregions\x124\n" +
 	"\x06config\x18\x0e \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\x12-\n" +
-	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03H\x03R\x0econfirmRegions\x88\x01\x01B\n" +
+	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03H\x03R\x0econfirmRegions\x88\x01\x01\x12\x1b\n" +
+	"\btimezone\x18\xe6\x01 \x01(\tR\btimezoneB\n" +
 	"\n" +
 	"\b_projectB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +

@@ -348,8 +348,12 @@ type Monitor struct {
 	// confirm_regions is how many of the check's regions must see it fail
 	// in the same slot before it is down; 0 means 1.
 	ConfirmRegions int64 `protobuf:"varint,210,opt,name=confirm_regions,json=confirmRegions,proto3" json:"confirm_regions,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// timezone is the IANA zone of schedule (empty: UTC). A ping monitor with
+	// a schedule expects its next run at the schedule's first time after its
+	// last ping (internal/pingstate).
+	Timezone      string `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Monitor) Reset() {
@@ -520,6 +524,13 @@ func (x *Monitor) GetConfirmRegions() int64 {
 		return x.ConfirmRegions
 	}
 	return 0
+}
+
+func (x *Monitor) GetTimezone() string {
+	if x != nil {
+		return x.Timezone
+	}
+	return ""
 }
 
 // EngineState mirrors pingstate.State.
@@ -1793,7 +1804,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\x90\x06\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xad\x06\n" +
 	"\aMonitor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x1d\n" +
 	"\n" +
@@ -1816,7 +1827,8 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x06config\x18\x11 \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\x12&\n" +
 	"\x0fupdated_unix_ms\x18\x12 \x01(\x03R\rupdatedUnixMs\x125\n" +
 	"\x06engine\x18\x13 \x01(\v2\x1d.lookout.state.v1.EngineStateR\x06engine\x12(\n" +
-	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03R\x0econfirmRegionsB\x1c\n" +
+	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03R\x0econfirmRegions\x12\x1b\n" +
+	"\btimezone\x18\xe6\x01 \x01(\tR\btimezoneB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
 	"\x0e_grace_seconds\"\xc5\x02\n" +
 	"\vEngineState\x12\x14\n" +
