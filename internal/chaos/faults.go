@@ -35,7 +35,10 @@ type fault struct {
 	Leader     string // the leader once healthy again
 	Start, End time.Duration
 	Recovery   time.Duration
-	Err        string
+	// Failover, for a kill of the leader: from the SIGKILL to the first
+	// ping acknowledged after it (any node, any client); 0 when none was.
+	Failover time.Duration
+	Err      string
 }
 
 func (f fault) String() string {
@@ -47,7 +50,11 @@ func (f fault) String() string {
 	if f.Err != "" {
 		return s + "  FAILED: " + f.Err
 	}
-	return s + fmt.Sprintf("  healthy %.1fs after, leader %s", f.Recovery.Seconds(), f.Leader)
+	s += fmt.Sprintf("  healthy %.1fs after, leader %s", f.Recovery.Seconds(), f.Leader)
+	if f.Failover > 0 {
+		s += fmt.Sprintf(", first ping acknowledged %.2fs after the kill", f.Failover.Seconds())
+	}
+	return s
 }
 
 // faulter injects the faults of each round into a cluster.
@@ -61,6 +68,10 @@ type faulter struct {
 	out      io.Writer
 	faults   []fault
 	killed   *node // the node the last kill fault killed
+	// acks tells when the first ping after a time was acknowledged.
+	acks interface {
+		firstAckAfter(time.Time) (time.Time, bool)
+	}
 }
 
 // rounds runs n rounds of roundFaults; it stops early when the cluster
@@ -95,8 +106,8 @@ func (f *faulter) rounds(ctx context.Context, n int) error {
 
 // inject applies one fault, undoes it and waits for the cluster to be
 // healthy.
-func (f *faulter) inject(ctx context.Context, round int, kind, mode string) fault {
-	ft := fault{Round: round, Kind: kind, Mode: mode}
+func (f *faulter) inject(ctx context.Context, round int, kind, mode string) (ft fault) {
+	ft = fault{Round: round, Kind: kind, Mode: mode}
 	leader, err := f.c.leader(ctx)
 	for deadline := time.Now().Add(15 * time.Second); err != nil && time.Now().Before(deadline); {
 		sleep(ctx, 500*time.Millisecond) // a slow answer on a loaded machine
@@ -130,8 +141,17 @@ func (f *faulter) inject(ctx context.Context, round int, kind, mode string) faul
 			f.c.net.Isolate(target.id, f.c.ids(), true)
 			sleep(ctx, time.Second)
 		}
+		killedAt := time.Now()
 		target.kill()
 		f.killed = target
+		if target == leader && kind != faultKillCutLeader && f.acks != nil {
+			// Measured once the cluster is healthy again (below).
+			defer func() {
+				if at, ok := f.acks.firstAckAfter(killedAt); ok && ft.Err == "" {
+					ft.Failover = at.Sub(killedAt)
+				}
+			}()
+		}
 		f.c.net.Heal()
 		sleep(ctx, f.hold)
 		if err := target.start(f.c.binary); err != nil {

@@ -141,7 +141,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		go func() { defer wg.Done(); pc.run(wctx) }()
 	}
 	sleep(ctx, o.settle)
-	f := &faulter{c: c, start: start, rng: rng, hold: o.hold, settle: o.settle, recovery: 90 * time.Second, out: out}
+	f := &faulter{c: c, start: start, rng: rng, hold: o.hold, settle: o.settle, recovery: 90 * time.Second, out: out, acks: pings}
 	faultErr := f.rounds(ctx, o.rounds)
 	sleep(ctx, o.settle)
 	stopClients()

@@ -24,7 +24,20 @@ type pingLog struct {
 	mu      sync.Mutex
 	monitor map[string]string // event id -> monitor
 	acked   map[string]bool
+	ackedAt []time.Time    // when each acknowledgement came, in order
 	errs    map[string]int // outcomes of attempts that were not acknowledged
+}
+
+// firstAckAfter is the time of the first acknowledgement at or after t,
+// false when none came.
+func (l *pingLog) firstAckAfter(t time.Time) (time.Time, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i := sort.Search(len(l.ackedAt), func(i int) bool { return !l.ackedAt[i].Before(t) })
+	if i == len(l.ackedAt) {
+		return time.Time{}, false
+	}
+	return l.ackedAt[i], true
 }
 
 func newPingLog() *pingLog {
@@ -70,6 +83,7 @@ func (c *pingClient) send(ctx context.Context, ev client.Event) {
 		c.log.mu.Lock()
 		if err == nil {
 			c.log.acked[ev.EventID] = true
+			c.log.ackedAt = append(c.log.ackedAt, time.Now()) // in order: taken under the lock
 			c.log.mu.Unlock()
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -158,8 +159,17 @@ func (r *report) checkPings(ctx context.Context, c *cluster, w *workload, log *p
 func (r *report) print(out io.Writer) (failed bool) {
 	fmt.Fprintf(out, "\n== chaos report (seed %d) ==\n", r.o.seed)
 	fmt.Fprintf(out, "clients ran %.0fs; %d faults injected:\n", r.elapsed.Seconds(), len(r.faults))
+	var failovers []time.Duration
 	for _, f := range r.faults {
 		fmt.Fprintf(out, "  %s\n", f)
+		if f.Failover > 0 {
+			failovers = append(failovers, f.Failover)
+		}
+	}
+	if len(failovers) > 0 {
+		slices.Sort(failovers)
+		fmt.Fprintf(out, "failover (a leader SIGKILLed to the first ping acknowledged after it): median %.2fs, max %.2fs over %d kills\n",
+			median(failovers).Seconds(), failovers[len(failovers)-1].Seconds(), len(failovers))
 	}
 	if r.faultErr != nil {
 		fmt.Fprintf(out, "VIOLATION: the faults stopped early: %v\n", r.faultErr)
@@ -208,4 +218,14 @@ func (r *report) print(out io.Writer) (failed bool) {
 		fmt.Fprintln(out, "RESULT: PASS")
 	}
 	return failed
+}
+
+// median of sorted durations (the mean of the middle two for an even
+// count).
+func median(d []time.Duration) time.Duration {
+	n := len(d)
+	if n%2 == 1 {
+		return d[n/2]
+	}
+	return (d[n/2-1] + d[n/2]) / 2
 }
