@@ -202,13 +202,21 @@ func recordExecution(txn *badger.Txn, ctx applyCtx, pos int, e *raftv1.Execution
 		cs.LastSlotUnixMs, cs.LastStatus = e.GetSlotUnixMs(), e.GetStatus()
 	}
 	if FinalStatus(e.GetStatus()) && !Interrupted(e) && e.GetSlotUnixMs() >= cs.GetVerdictSlotUnixMs() {
-		var err error
+		uptime := beforeChange(m, cs.GetVerdict())
 		if len(m.GetRegions()) > 0 {
 			err = onRegionVerdict(txn, ctx, pos, m, cs, e)
 		} else {
 			err = onVerdict(txn, ctx, pos, m, cs, e)
 		}
 		if err != nil {
+			return false, err
+		}
+		// Up or down from when the execution that decided it finished.
+		at := e.GetFinishedUnixMs()
+		if at <= 0 {
+			at = e.GetSlotUnixMs()
+		}
+		if err := uptime.after(txn, ctx, cs.GetVerdict(), at); err != nil {
 			return false, err
 		}
 	}

@@ -237,6 +237,13 @@ func worstCases() map[string]worstCase {
 			over: agentSeenCmd(&raftv1.RecordAgentSeen{AgentId: long(MaxKeyPartBytes + 1), Region: "eu"}),
 		},
 		"set_region_state": regionWorstCase(),
+		"set_badge_key": {
+			setup: func(t *testing.T, s *Store) { mustOK(t, s, setBadgeKey("a", long(MaxKeyPartBytes), false)) },
+			worst: func(*testing.T, *Store) *raftv1.Command { return setBadgeKey("a", long(MaxKeyPartBytes-1)+"2", false) },
+			want:  raftv1.Status_STATUS_OK,
+			over:  setBadgeKey("a", long(MaxKeyPartBytes+1), false),
+		},
+		"put_status_page": statusPageWorstCase(),
 	}
 }
 

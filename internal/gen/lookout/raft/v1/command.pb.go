@@ -251,6 +251,8 @@ type Command struct {
 	//	*Command_SetRegionState
 	//	*Command_SetPassword
 	//	*Command_EndSession
+	//	*Command_SetBadgeKey
+	//	*Command_PutStatusPage
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -494,6 +496,24 @@ func (x *Command) GetEndSession() *EndSession {
 	return nil
 }
 
+func (x *Command) GetSetBadgeKey() *SetBadgeKey {
+	if x != nil {
+		if x, ok := x.Op.(*Command_SetBadgeKey); ok {
+			return x.SetBadgeKey
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetPutStatusPage() *PutStatusPage {
+	if x != nil {
+		if x, ok := x.Op.(*Command_PutStatusPage); ok {
+			return x.PutStatusPage
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -578,6 +598,14 @@ type Command_EndSession struct {
 	EndSession *EndSession `protobuf:"bytes,240,opt,name=end_session,json=endSession,proto3,oneof"`
 }
 
+type Command_SetBadgeKey struct {
+	SetBadgeKey *SetBadgeKey `protobuf:"bytes,275,opt,name=set_badge_key,json=setBadgeKey,proto3,oneof"`
+}
+
+type Command_PutStatusPage struct {
+	PutStatusPage *PutStatusPage `protobuf:"bytes,276,opt,name=put_status_page,json=putStatusPage,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -617,6 +645,10 @@ func (*Command_SetRegionState) isCommand_Op() {}
 func (*Command_SetPassword) isCommand_Op() {}
 
 func (*Command_EndSession) isCommand_Op() {}
+
+func (*Command_SetBadgeKey) isCommand_Op() {}
+
+func (*Command_PutStatusPage) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -1068,6 +1100,213 @@ func (x *EndSession) GetExpiresUnixMs() int64 {
 	return 0
 }
 
+// SetBadgeKey gives an account a new badge key (the secret part of its
+// public badge URLs), drawn by the proposer; the old key stops working.
+// With if_none, an account that has a key keeps it (the key made for an
+// account from before badges, at its first read, by whichever node asks
+// first).
+type SetBadgeKey struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	BadgeKey      string                 `protobuf:"bytes,2,opt,name=badge_key,json=badgeKey,proto3" json:"badge_key,omitempty"`
+	IfNone        bool                   `protobuf:"varint,3,opt,name=if_none,json=ifNone,proto3" json:"if_none,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetBadgeKey) Reset() {
+	*x = SetBadgeKey{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetBadgeKey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetBadgeKey) ProtoMessage() {}
+
+func (x *SetBadgeKey) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetBadgeKey.ProtoReflect.Descriptor instead.
+func (*SetBadgeKey) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *SetBadgeKey) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *SetBadgeKey) GetBadgeKey() string {
+	if x != nil {
+		return x.BadgeKey
+	}
+	return ""
+}
+
+func (x *SetBadgeKey) GetIfNone() bool {
+	if x != nil {
+		return x.IfNone
+	}
+	return false
+}
+
+// PutStatusPage replaces an account's public status page. The slug is
+// unique across the cluster: one another account holds is refused with
+// code slug_taken.
+type PutStatusPage struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Enabled       bool                   `protobuf:"varint,2,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	Slug          string                 `protobuf:"bytes,3,opt,name=slug,proto3" json:"slug,omitempty"`
+	Title         string                 `protobuf:"bytes,4,opt,name=title,proto3" json:"title,omitempty"`
+	Match         *StatusPageMatch       `protobuf:"bytes,5,opt,name=match,proto3" json:"match,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PutStatusPage) Reset() {
+	*x = PutStatusPage{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PutStatusPage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PutStatusPage) ProtoMessage() {}
+
+func (x *PutStatusPage) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PutStatusPage.ProtoReflect.Descriptor instead.
+func (*PutStatusPage) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *PutStatusPage) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *PutStatusPage) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+func (x *PutStatusPage) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *PutStatusPage) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *PutStatusPage) GetMatch() *StatusPageMatch {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+// StatusPageMatch chooses the monitors a status page shows: a monitor
+// matching any entry is on it; an empty match is every monitor of the
+// account.
+type StatusPageMatch struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Monitors      []string               `protobuf:"bytes,1,rep,name=monitors,proto3" json:"monitors,omitempty"`
+	Tags          []string               `protobuf:"bytes,2,rep,name=tags,proto3" json:"tags,omitempty"`
+	Projects      []string               `protobuf:"bytes,3,rep,name=projects,proto3" json:"projects,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatusPageMatch) Reset() {
+	*x = StatusPageMatch{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatusPageMatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatusPageMatch) ProtoMessage() {}
+
+func (x *StatusPageMatch) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatusPageMatch.ProtoReflect.Descriptor instead.
+func (*StatusPageMatch) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *StatusPageMatch) GetMonitors() []string {
+	if x != nil {
+		return x.Monitors
+	}
+	return nil
+}
+
+func (x *StatusPageMatch) GetTags() []string {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+func (x *StatusPageMatch) GetProjects() []string {
+	if x != nil {
+		return x.Projects
+	}
+	return nil
+}
+
 // CreateKey adds a named key to an account.
 type CreateKey struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1078,7 +1317,7 @@ type CreateKey struct {
 
 func (x *CreateKey) Reset() {
 	*x = CreateKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1090,7 +1329,7 @@ func (x *CreateKey) String() string {
 func (*CreateKey) ProtoMessage() {}
 
 func (x *CreateKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1103,7 +1342,7 @@ func (x *CreateKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKey.ProtoReflect.Descriptor instead.
 func (*CreateKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{7}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CreateKey) GetKey() *Key {
@@ -1124,7 +1363,7 @@ type RevokeKey struct {
 
 func (x *RevokeKey) Reset() {
 	*x = RevokeKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1136,7 +1375,7 @@ func (x *RevokeKey) String() string {
 func (*RevokeKey) ProtoMessage() {}
 
 func (x *RevokeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1149,7 +1388,7 @@ func (x *RevokeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeKey.ProtoReflect.Descriptor instead.
 func (*RevokeKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{8}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *RevokeKey) GetAccountId() string {
@@ -1180,7 +1419,7 @@ type CreateNotificationGroup struct {
 
 func (x *CreateNotificationGroup) Reset() {
 	*x = CreateNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1192,7 +1431,7 @@ func (x *CreateNotificationGroup) String() string {
 func (*CreateNotificationGroup) ProtoMessage() {}
 
 func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1205,7 +1444,7 @@ func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateNotificationGroup.ProtoReflect.Descriptor instead.
 func (*CreateNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateNotificationGroup) GetAccountId() string {
@@ -1253,7 +1492,7 @@ type CreateAgentToken struct {
 
 func (x *CreateAgentToken) Reset() {
 	*x = CreateAgentToken{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1265,7 +1504,7 @@ func (x *CreateAgentToken) String() string {
 func (*CreateAgentToken) ProtoMessage() {}
 
 func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1278,7 +1517,7 @@ func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAgentToken.ProtoReflect.Descriptor instead.
 func (*CreateAgentToken) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateAgentToken) GetId() string {
@@ -1327,7 +1566,7 @@ type RevokeAgentToken struct {
 
 func (x *RevokeAgentToken) Reset() {
 	*x = RevokeAgentToken{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1339,7 +1578,7 @@ func (x *RevokeAgentToken) String() string {
 func (*RevokeAgentToken) ProtoMessage() {}
 
 func (x *RevokeAgentToken) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1352,7 +1591,7 @@ func (x *RevokeAgentToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeAgentToken.ProtoReflect.Descriptor instead.
 func (*RevokeAgentToken) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RevokeAgentToken) GetId() string {
@@ -1377,7 +1616,7 @@ type IngestBatch struct {
 
 func (x *IngestBatch) Reset() {
 	*x = IngestBatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1389,7 +1628,7 @@ func (x *IngestBatch) String() string {
 func (*IngestBatch) ProtoMessage() {}
 
 func (x *IngestBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1402,7 +1641,7 @@ func (x *IngestBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestBatch.ProtoReflect.Descriptor instead.
 func (*IngestBatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *IngestBatch) GetEvents() []*Event {
@@ -1460,7 +1699,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1472,7 +1711,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1485,7 +1724,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Event) GetAccountId() string {
@@ -1612,7 +1851,7 @@ type PruneEvents struct {
 
 func (x *PruneEvents) Reset() {
 	*x = PruneEvents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1624,7 +1863,7 @@ func (x *PruneEvents) String() string {
 func (*PruneEvents) ProtoMessage() {}
 
 func (x *PruneEvents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1637,7 +1876,7 @@ func (x *PruneEvents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneEvents.ProtoReflect.Descriptor instead.
 func (*PruneEvents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PruneEvents) GetBeforeUnixMs() int64 {
@@ -1665,7 +1904,7 @@ type DeleteMonitor struct {
 
 func (x *DeleteMonitor) Reset() {
 	*x = DeleteMonitor{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1677,7 +1916,7 @@ func (x *DeleteMonitor) String() string {
 func (*DeleteMonitor) ProtoMessage() {}
 
 func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1690,7 +1929,7 @@ func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMonitor.ProtoReflect.Descriptor instead.
 func (*DeleteMonitor) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DeleteMonitor) GetAccountId() string {
@@ -1724,7 +1963,7 @@ type CheckConfig struct {
 
 func (x *CheckConfig) Reset() {
 	*x = CheckConfig{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1736,7 +1975,7 @@ func (x *CheckConfig) String() string {
 func (*CheckConfig) ProtoMessage() {}
 
 func (x *CheckConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1749,7 +1988,7 @@ func (x *CheckConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConfig.ProtoReflect.Descriptor instead.
 func (*CheckConfig) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CheckConfig) GetUrl() string {
@@ -1835,7 +2074,7 @@ type MonitorSpec struct {
 
 func (x *MonitorSpec) Reset() {
 	*x = MonitorSpec{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1847,7 +2086,7 @@ func (x *MonitorSpec) String() string {
 func (*MonitorSpec) ProtoMessage() {}
 
 func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1860,7 +2099,7 @@ func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MonitorSpec.ProtoReflect.Descriptor instead.
 func (*MonitorSpec) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *MonitorSpec) GetUuid() string {
@@ -1985,7 +2224,7 @@ type PutMonitors struct {
 
 func (x *PutMonitors) Reset() {
 	*x = PutMonitors{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1997,7 +2236,7 @@ func (x *PutMonitors) String() string {
 func (*PutMonitors) ProtoMessage() {}
 
 func (x *PutMonitors) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2010,7 +2249,7 @@ func (x *PutMonitors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMonitors.ProtoReflect.Descriptor instead.
 func (*PutMonitors) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *PutMonitors) GetAccountId() string {
@@ -2052,7 +2291,7 @@ type CreateChannel struct {
 
 func (x *CreateChannel) Reset() {
 	*x = CreateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2064,7 +2303,7 @@ func (x *CreateChannel) String() string {
 func (*CreateChannel) ProtoMessage() {}
 
 func (x *CreateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2077,7 +2316,7 @@ func (x *CreateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateChannel.ProtoReflect.Descriptor instead.
 func (*CreateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CreateChannel) GetAccountId() string {
@@ -2138,7 +2377,7 @@ type FireDeadline struct {
 
 func (x *FireDeadline) Reset() {
 	*x = FireDeadline{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2150,7 +2389,7 @@ func (x *FireDeadline) String() string {
 func (*FireDeadline) ProtoMessage() {}
 
 func (x *FireDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2163,7 +2402,7 @@ func (x *FireDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
 func (*FireDeadline) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *FireDeadline) GetAccountId() string {
@@ -2212,7 +2451,7 @@ type RecordDelivery struct {
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2224,7 +2463,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2237,7 +2476,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -2300,7 +2539,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2312,7 +2551,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2325,7 +2564,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -2375,7 +2614,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2387,7 +2626,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2400,7 +2639,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -2524,7 +2763,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2536,7 +2775,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2549,7 +2788,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -2619,7 +2858,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2631,7 +2870,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2644,7 +2883,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -2718,7 +2957,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2730,7 +2969,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2743,7 +2982,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -2785,7 +3024,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2797,7 +3036,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2810,7 +3049,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -2904,7 +3143,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2916,7 +3155,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2929,7 +3168,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -2978,7 +3217,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2990,7 +3229,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3003,7 +3242,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -3037,7 +3276,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3049,7 +3288,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3062,7 +3301,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -3108,7 +3347,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3120,7 +3359,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3133,7 +3372,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -3193,7 +3432,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3205,7 +3444,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3218,7 +3457,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Result) GetStatus() Status {
@@ -3274,7 +3513,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\x9b\f\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xab\r\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -3304,7 +3543,9 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x10set_region_state\x18\xdd\x01 \x01(\v2\x1f.lookout.raft.v1.SetRegionStateH\x00R\x0esetRegionState\x12B\n" +
 	"\fset_password\x18\xe6\x01 \x01(\v2\x1c.lookout.raft.v1.SetPasswordH\x00R\vsetPassword\x12?\n" +
 	"\vend_session\x18\xf0\x01 \x01(\v2\x1b.lookout.raft.v1.EndSessionH\x00R\n" +
-	"endSessionB\x04\n" +
+	"endSession\x12C\n" +
+	"\rset_badge_key\x18\x93\x02 \x01(\v2\x1c.lookout.raft.v1.SetBadgeKeyH\x00R\vsetBadgeKey\x12I\n" +
+	"\x0fput_status_page\x18\x94\x02 \x01(\v2\x1e.lookout.raft.v1.PutStatusPageH\x00R\rputStatusPageB\x04\n" +
 	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -3349,7 +3590,23 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x02 \x01(\tR\taccountId\x12&\n" +
-	"\x0fexpires_unix_ms\x18\x03 \x01(\x03R\rexpiresUnixMs\"3\n" +
+	"\x0fexpires_unix_ms\x18\x03 \x01(\x03R\rexpiresUnixMs\"b\n" +
+	"\vSetBadgeKey\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1b\n" +
+	"\tbadge_key\x18\x02 \x01(\tR\bbadgeKey\x12\x17\n" +
+	"\aif_none\x18\x03 \x01(\bR\x06ifNone\"\xaa\x01\n" +
+	"\rPutStatusPage\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x18\n" +
+	"\aenabled\x18\x02 \x01(\bR\aenabled\x12\x12\n" +
+	"\x04slug\x18\x03 \x01(\tR\x04slug\x12\x14\n" +
+	"\x05title\x18\x04 \x01(\tR\x05title\x126\n" +
+	"\x05match\x18\x05 \x01(\v2 .lookout.raft.v1.StatusPageMatchR\x05match\"]\n" +
+	"\x0fStatusPageMatch\x12\x1a\n" +
+	"\bmonitors\x18\x01 \x03(\tR\bmonitors\x12\x12\n" +
+	"\x04tags\x18\x02 \x03(\tR\x04tags\x12\x1a\n" +
+	"\bprojects\x18\x03 \x03(\tR\bprojects\"3\n" +
 	"\tCreateKey\x12&\n" +
 	"\x03key\x18\x01 \x01(\v2\x14.lookout.raft.v1.KeyR\x03key\"A\n" +
 	"\tRevokeKey\x12\x1d\n" +
@@ -3592,7 +3849,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -3604,77 +3861,83 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*SetPlan)(nil),                 // 7: lookout.raft.v1.SetPlan
 	(*SetPassword)(nil),             // 8: lookout.raft.v1.SetPassword
 	(*EndSession)(nil),              // 9: lookout.raft.v1.EndSession
-	(*CreateKey)(nil),               // 10: lookout.raft.v1.CreateKey
-	(*RevokeKey)(nil),               // 11: lookout.raft.v1.RevokeKey
-	(*CreateNotificationGroup)(nil), // 12: lookout.raft.v1.CreateNotificationGroup
-	(*CreateAgentToken)(nil),        // 13: lookout.raft.v1.CreateAgentToken
-	(*RevokeAgentToken)(nil),        // 14: lookout.raft.v1.RevokeAgentToken
-	(*IngestBatch)(nil),             // 15: lookout.raft.v1.IngestBatch
-	(*Event)(nil),                   // 16: lookout.raft.v1.Event
-	(*PruneEvents)(nil),             // 17: lookout.raft.v1.PruneEvents
-	(*DeleteMonitor)(nil),           // 18: lookout.raft.v1.DeleteMonitor
-	(*CheckConfig)(nil),             // 19: lookout.raft.v1.CheckConfig
-	(*MonitorSpec)(nil),             // 20: lookout.raft.v1.MonitorSpec
-	(*PutMonitors)(nil),             // 21: lookout.raft.v1.PutMonitors
-	(*CreateChannel)(nil),           // 22: lookout.raft.v1.CreateChannel
-	(*FireDeadline)(nil),            // 23: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 24: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 25: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 26: lookout.raft.v1.Execution
-	(*ExecutionHTTP)(nil),           // 27: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 28: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 29: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 30: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 31: lookout.raft.v1.SetRegionState
-	(*RegionAccount)(nil),           // 32: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 33: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 34: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 35: lookout.raft.v1.Result
+	(*SetBadgeKey)(nil),             // 10: lookout.raft.v1.SetBadgeKey
+	(*PutStatusPage)(nil),           // 11: lookout.raft.v1.PutStatusPage
+	(*StatusPageMatch)(nil),         // 12: lookout.raft.v1.StatusPageMatch
+	(*CreateKey)(nil),               // 13: lookout.raft.v1.CreateKey
+	(*RevokeKey)(nil),               // 14: lookout.raft.v1.RevokeKey
+	(*CreateNotificationGroup)(nil), // 15: lookout.raft.v1.CreateNotificationGroup
+	(*CreateAgentToken)(nil),        // 16: lookout.raft.v1.CreateAgentToken
+	(*RevokeAgentToken)(nil),        // 17: lookout.raft.v1.RevokeAgentToken
+	(*IngestBatch)(nil),             // 18: lookout.raft.v1.IngestBatch
+	(*Event)(nil),                   // 19: lookout.raft.v1.Event
+	(*PruneEvents)(nil),             // 20: lookout.raft.v1.PruneEvents
+	(*DeleteMonitor)(nil),           // 21: lookout.raft.v1.DeleteMonitor
+	(*CheckConfig)(nil),             // 22: lookout.raft.v1.CheckConfig
+	(*MonitorSpec)(nil),             // 23: lookout.raft.v1.MonitorSpec
+	(*PutMonitors)(nil),             // 24: lookout.raft.v1.PutMonitors
+	(*CreateChannel)(nil),           // 25: lookout.raft.v1.CreateChannel
+	(*FireDeadline)(nil),            // 26: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 27: lookout.raft.v1.RecordDelivery
+	(*RecordExecutions)(nil),        // 28: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 29: lookout.raft.v1.Execution
+	(*ExecutionHTTP)(nil),           // 30: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 31: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 32: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 33: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 34: lookout.raft.v1.SetRegionState
+	(*RegionAccount)(nil),           // 35: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 36: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 37: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 38: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
 	7,  // 1: lookout.raft.v1.Command.set_plan:type_name -> lookout.raft.v1.SetPlan
-	10, // 2: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
-	11, // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
-	12, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
-	13, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
-	15, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
-	17, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
-	18, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
-	21, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
-	22, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	23, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	24, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	25, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	29, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
-	14, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
-	30, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	31, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	13, // 2: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
+	14, // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
+	15, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
+	16, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
+	18, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
+	20, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
+	21, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
+	24, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
+	25, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
+	26, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	27, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	28, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	32, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	17, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
+	33, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	34, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
 	8,  // 18: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
 	9,  // 19: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
-	0,  // 20: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 21: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 22: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 23: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 24: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 25: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	16, // 26: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	19, // 27: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	20, // 28: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	20, // 29: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	26, // 30: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	27, // 31: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	28, // 32: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	32, // 33: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	1,  // 34: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	33, // 35: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 36: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	34, // 37: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	38, // [38:38] is the sub-list for method output_type
-	38, // [38:38] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	10, // 20: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
+	11, // 21: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
+	0,  // 22: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 23: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 24: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 25: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 26: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	12, // 27: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	5,  // 28: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	19, // 29: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	22, // 30: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	23, // 31: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	23, // 32: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	29, // 33: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	30, // 34: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	31, // 35: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	35, // 36: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	1,  // 37: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	36, // 38: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 39: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	37, // 40: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	41, // [41:41] is the sub-list for method output_type
+	41, // [41:41] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -3703,19 +3966,21 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_SetRegionState)(nil),
 		(*Command_SetPassword)(nil),
 		(*Command_EndSession)(nil),
+		(*Command_SetBadgeKey)(nil),
+		(*Command_PutStatusPage)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[16].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[30].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[19].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[20].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[33].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   33,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
