@@ -28,6 +28,7 @@ import (
 	"lookout/control/openapi"
 	"lookout/control/panel"
 	"lookout/control/presence"
+	"lookout/control/public"
 	"lookout/control/state"
 	"lookout/internal/clientaddr"
 	"lookout/internal/httpserver"
@@ -321,6 +322,13 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	webPanel.Register(mux)
 	webPanel.Start()
 	defer webPanel.Stop()
+	// Badges and status pages: read by anyone, cached per node, rate
+	// limited per client address.
+	publicPages, err := public.New(public.Options{State: st, Limits: limitMetrics, Logger: log.Named("public")})
+	if err != nil {
+		return err
+	}
+	publicPages.Register(mux)
 	mux.Handle("GET /openapi.json", openapi.Handler())
 	mux.Handle("GET /metrics", metrics.Handler(reg, metrics.HandlerOptions{Token: cfg.metricsToken, Limits: limitMetrics}))
 	// Every request's client address, resolved once with the trusted
