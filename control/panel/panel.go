@@ -64,6 +64,11 @@ type State interface {
 	Executions(accountID, checkUUID string, limit int) ([]*raftv1.Execution, error)
 	CheckStatus(checkUUID string) (*statev1.CheckStatus, error)
 	InOfflineRegion(m *statev1.Monitor) (bool, error)
+	// Uptimes and UnknownSince are what a monitor's uptime figures are
+	// computed from (state.UptimeOver).
+	Uptimes(ids []string) (map[string]*statev1.Uptime, error)
+	UnknownSince(m *statev1.Monitor) (int64, error)
+	StatusPage(accountID string) (*statev1.StatusPage, error)
 	Keys(accountID string) ([]*raftv1.Key, error)
 	Channels(accountID string) ([]*statev1.Channel, error)
 	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)
