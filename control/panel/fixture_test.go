@@ -78,8 +78,9 @@ func newNode(t testing.TB) *node {
 	in.Register(mux)
 	in.Start()
 	t.Cleanup(in.Stop)
-	manage.New(manage.Options{Cluster: c, State: store}).Register(mux)
-	p, err := panel.New(panel.Options{Cluster: c, State: store, Admin: adminAPI, Key: testKey, Now: now})
+	mg := manage.New(manage.Options{Cluster: c, State: store})
+	mg.Register(mux)
+	p, err := panel.New(panel.Options{Cluster: c, State: store, Admin: adminAPI, Publishing: mg, Key: testKey, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}

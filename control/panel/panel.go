@@ -90,6 +90,9 @@ type Options struct {
 	Cluster Cluster
 	State   State
 	Admin   Admin
+	// Publishing changes the badge key and the status page (manage.API;
+	// nil: the account page shows neither).
+	Publishing Publishing
 	// Key signs session cookies and CSRF tokens (cluster.PanelKey): the
 	// same on every node. At least 32 bytes.
 	Key []byte
@@ -199,6 +202,8 @@ func (p *Panel) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /channels/{id}/test", p.signedIn(p.handleTestChannel))
 	mux.HandleFunc("POST /groups", p.signedIn(p.handleCreateGroup))
 	mux.HandleFunc("GET /account", p.signedIn(p.handleAccount))
+	mux.HandleFunc("POST /account/badge-key", p.signedIn(p.handleRegenerateBadgeKey))
+	mux.HandleFunc("POST /account/status-page", p.signedIn(p.handleStatusPage))
 }
 
 // cacheFor lets browsers keep the embedded assets for an hour.

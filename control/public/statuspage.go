@@ -57,8 +57,10 @@ type statusView struct {
 	CSS                          template.CSS
 	Rows                         []statusRow
 	More                         int
-	Days                         int
-	Updated                      string
+	// Days are the bars of a monitor, Oldest how many days ago the first
+	// one is (today is the last).
+	Days, Oldest int
+	Updated      string
 }
 
 type statusRow struct {
@@ -93,7 +95,7 @@ func (p *Public) statusPage(r *http.Request, nowMs int64) answer {
 	slices.SortStableFunc(shown, func(a, b *statev1.Monitor) int {
 		return strings.Compare(strings.ToLower(displayName(a)), strings.ToLower(displayName(b)))
 	})
-	v := &statusView{Title: page.GetTitle(), CSS: p.pages.css, Days: state.UptimeDays,
+	v := &statusView{Title: page.GetTitle(), CSS: p.pages.css, Days: state.UptimeDays, Oldest: state.UptimeDays - 1,
 		Updated: time.UnixMilli(nowMs).UTC().Format("2006-01-02 15:04")}
 	if len(shown) > maxStatusMonitors {
 		v.More, shown = len(shown)-maxStatusMonitors, shown[:maxStatusMonitors]
