@@ -102,7 +102,7 @@ func applyFireDeadline(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadline) (*
 		return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Stale: true, Message: "stale"}, nil
 	}
 	// Down (or late) from when the deadline passed.
-	if err := uptime.after(txn, ctx, "", c.GetDueUnixMs()); err != nil {
+	if _, err := uptime.after(txn, ctx, "", c.GetDueUnixMs()); err != nil {
 		return nil, err
 	}
 	var missed *statev1.StoredEvent

@@ -224,13 +224,12 @@ func writeSpec(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, s *raftv1.Moni
 			return err
 		}
 	}
-	if err := putMonitorIn(txn, ctx.values, m); err != nil {
-		return err
-	}
 	if uptime != nil {
-		return uptime.after(txn, ctx, verdict, ctx.now)
+		if _, err := uptime.after(txn, ctx, verdict, ctx.now); err != nil {
+			return err
+		}
 	}
-	return nil
+	return putMonitorIn(txn, ctx.values, m)
 }
 
 func knownKind(kind string) bool {

@@ -32,16 +32,26 @@ func getUptime(txn *badger.Txn, id string) (*statev1.Uptime, error) {
 }
 
 // trackUptime records that m's time counts as st from atMs on (a read,
-// and a write when it changed).
+// and a write when it changed), and marks m tracked once its record has
+// a flip: the caller writes m.
 func trackUptime(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, st statev1.UptimeState, atMs int64) error {
 	u, err := getUptime(txn, m.GetUuid())
 	if err != nil {
 		return err
 	}
-	if !recordFlip(u, st, max(atMs, m.GetCreatedUnixMs()), ctx.now) {
+	changed := recordFlip(u, st, max(atMs, m.GetCreatedUnixMs()), ctx.now)
+	m.UptimeTracked = len(u.GetFlips()) > 0
+	if !changed {
 		return nil
 	}
 	return setProto(txn, uptimeKey(m.GetUuid()), u)
+}
+
+// uptimeDue tells whether a monitor whose counted state was before and is
+// now st needs a flip recorded: it changed, or the monitor has no record
+// yet (it is from before uptime was recorded) and counts.
+func uptimeDue(m *statev1.Monitor, before, st statev1.UptimeState) bool {
+	return st != before || !m.GetUptimeTracked() && st != statev1.UptimeState_UPTIME_STATE_UNSPECIFIED
 }
 
 // uptimeChange remembers a monitor's counted state before an apply
@@ -55,12 +65,16 @@ func beforeChange(m *statev1.Monitor, verdict string) uptimeChange {
 	return uptimeChange{m: m, before: UptimeStateOf(m, verdict)}
 }
 
-// after records the flip, if the state changed, at atMs.
-func (c uptimeChange) after(txn *badger.Txn, ctx applyCtx, verdict string, atMs int64) error {
-	if st := UptimeStateOf(c.m, verdict); st != c.before {
-		return trackUptime(txn, ctx, c.m, st, atMs)
+// after records the flip, if one is due (uptimeDue), at atMs; it reports
+// whether it changed the monitor's record (which the caller writes).
+func (c uptimeChange) after(txn *badger.Txn, ctx applyCtx, verdict string, atMs int64) (bool, error) {
+	st := UptimeStateOf(c.m, verdict)
+	if !uptimeDue(c.m, c.before, st) {
+		return false, nil
 	}
-	return nil
+	tracked := c.m.GetUptimeTracked()
+	err := trackUptime(txn, ctx, c.m, st, atMs)
+	return c.m.GetUptimeTracked() != tracked, err
 }
 
 // Uptimes returns the uptime records of the monitors with the given

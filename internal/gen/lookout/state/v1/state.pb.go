@@ -410,8 +410,12 @@ type Monitor struct {
 	// confirm_regions is how many of the check's regions must see it fail
 	// in the same slot before it is down; 0 means 1.
 	ConfirmRegions int64 `protobuf:"varint,210,opt,name=confirm_regions,json=confirmRegions,proto3" json:"confirm_regions,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// uptime_tracked: the monitor has an uptime record (uptime:<uuid>). A
+	// monitor from before uptime was recorded gets one at its next ping or
+	// verdict, even when its state does not change.
+	UptimeTracked bool `protobuf:"varint,245,opt,name=uptime_tracked,json=uptimeTracked,proto3" json:"uptime_tracked,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Monitor) Reset() {
@@ -582,6 +586,13 @@ func (x *Monitor) GetConfirmRegions() int64 {
 		return x.ConfirmRegions
 	}
 	return 0
+}
+
+func (x *Monitor) GetUptimeTracked() bool {
+	if x != nil {
+		return x.UptimeTracked
+	}
+	return false
 }
 
 // EngineState mirrors pingstate.State.
@@ -2119,7 +2130,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\x90\x06\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xb8\x06\n" +
 	"\aMonitor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x1d\n" +
 	"\n" +
@@ -2142,7 +2153,8 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x06config\x18\x11 \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\x12&\n" +
 	"\x0fupdated_unix_ms\x18\x12 \x01(\x03R\rupdatedUnixMs\x125\n" +
 	"\x06engine\x18\x13 \x01(\v2\x1d.lookout.state.v1.EngineStateR\x06engine\x12(\n" +
-	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03R\x0econfirmRegionsB\x1c\n" +
+	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03R\x0econfirmRegions\x12&\n" +
+	"\x0euptime_tracked\x18\xf5\x01 \x01(\bR\ruptimeTrackedB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
 	"\x0e_grace_seconds\"\xc5\x02\n" +
 	"\vEngineState\x12\x14\n" +
