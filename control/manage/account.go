@@ -8,7 +8,7 @@ import (
 )
 
 // handleAccount serves GET /api/v1/account: the account, its plan, its
-// usage in the current period and its quota state.
+// usage in the current period, its quota state and its badge key.
 func (a *API) handleAccount(w http.ResponseWriter, r *http.Request) {
 	if !a.consistent(w, r) {
 		return
@@ -30,6 +30,14 @@ func (a *API) handleAccount(w http.ResponseWriter, r *http.Request) {
 		a.internal(w, err)
 		return
 	}
+	// The badge key is made at the first read of an account from before
+	// badges; without a leader it cannot be, and the answer says null.
+	var badgeKey any
+	if k, err := a.BadgeKey(r.Context(), id); err != nil {
+		a.log.Warn("making the account's badge key failed", "account", id, "error", err)
+	} else {
+		badgeKey = k
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id":    acct.GetId(),
 		"email": acct.GetEmail(),
@@ -40,5 +48,6 @@ func (a *API) handleAccount(w http.ResponseWriter, r *http.Request) {
 			"period_resets_at":   time.UnixMilli(quota.GetResetsAtUnixMs()).UTC().Format(time.RFC3339),
 		},
 		"quota_state": quota.GetState(),
+		"badge_key":   badgeKey,
 	})
 }

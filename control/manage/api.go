@@ -1,6 +1,7 @@
 // Package manage is the Management API (/api/v1) of a control node:
 // monitors as manifests (list, get, create, replace, delete, export, apply
-// with dry run), the account, and a monitor's event history, authenticated
+// with dry run), the account (with its badge key), its public status page,
+// and a monitor's event history, authenticated
 // by management keys (mk_) with scopes and limited to 60 requests a minute
 // per key. Validation is internal/manifest's; every write is one raft
 // command, so an apply is all or nothing.
@@ -44,6 +45,7 @@ type State interface {
 	// InOfflineRegion tells whether m is shown unknown because its agent
 	// region is offline.
 	InOfflineRegion(m *statev1.Monitor) (bool, error)
+	StatusPage(accountID string) (*statev1.StatusPage, error)
 }
 
 // Options configures the Management API.
@@ -99,6 +101,8 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("DELETE /api/v1/monitors/{uuid}", a.auth(scopeDelete, a.handleDelete))
 	mux.Handle("GET /api/v1/monitors/{uuid}/events", a.auth(scopeRead, a.handleEvents))
 	mux.Handle("GET /api/v1/monitors/{uuid}/executions", a.auth(scopeRead, a.handleExecutions))
+	mux.Handle("GET /api/v1/status-page", a.auth(scopeRead, a.handleGetStatusPage))
+	mux.Handle("PUT /api/v1/status-page", a.auth(scopeWrite, a.handlePutStatusPage))
 	// Anything else under /api/v1: a JSON 404, rate limited like the rest.
 	mux.Handle("/api/v1/", a.auth(anyScope, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)

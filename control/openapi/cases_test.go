@@ -129,7 +129,7 @@ func cases(f *fixture) []endpointCase {
 		return func() {}
 	}
 
-	return []endpointCase{
+	return append(publicCases(f), []endpointCase{
 		// Ingest API: POST /ping.
 		{name: "ping", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 200, contains: `"success"`},
 		{name: "ping every field", method: "POST", path: "/ping", headers: bearer(ck, "Idempotency-Key", "evt-1"),
@@ -558,7 +558,7 @@ func cases(f *fixture) []endpointCase {
 			}
 			return func() { f.clock.advance(time.Minute) }
 		}},
-	}
+	}...)
 }
 
 // backupOf is a backup file of the fixture's state as it is now (restoring

@@ -22,6 +22,7 @@ import (
 	"lookout/control/ingest"
 	"lookout/control/manage"
 	"lookout/control/openapi"
+	"lookout/control/public"
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
@@ -74,6 +75,8 @@ type fixture struct {
 	doomed   string // uuid of the ping monitor "doomed", for the deletion case
 	// cursor is the next_cursor of GET /api/v1/monitors?limit=1.
 	cursor string
+	// badgeKey is main's; main's status page is at /status/main.
+	badgeKey string
 }
 
 // clock is the fixture's time; it stands still unless advanced.
@@ -160,10 +163,16 @@ func newFixture(t *testing.T) *fixture {
 	t.Cleanup(in.Stop)
 	mg := manage.New(manage.Options{Cluster: srv.Cluster, State: srv.Store, Logger: log, Now: f.clock.Now})
 
+	pub, err := public.New(public.Options{State: srv.Store, Now: f.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	mux := http.NewServeMux()
 	in.Register(mux)
 	f.admin.Register(mux)
 	mg.Register(mux)
+	pub.Register(mux)
 	mux.Handle("GET /openapi.json", openapi.Handler())
 	hs := httptest.NewServer(mux)
 	t.Cleanup(hs.Close)
@@ -243,6 +252,15 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatalf("setup list: %d %s", a.status, a.body)
 	}
 	f.cursor = page.NextCursor
+
+	// main's badge key and status page (of the "db" tag).
+	if f.badgeKey, err = mg.BadgeKey(context.Background(), f.main.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, err := mg.PutStatusPage(context.Background(), f.main.ID, manage.StatusPageRequest{Enabled: true, Slug: "main", Title: "Main",
+		Match: manage.StatusPageMatch{Tags: []string{"db"}}}); err != nil || len(errs) > 0 {
+		t.Fatalf("setup status page: %v %v", errs, err)
+	}
 	return f
 }
 

@@ -23,12 +23,21 @@ type accountView struct {
 	ResetsMs  int64
 	NowMs     int64
 	CreatedMs int64
+	// The badge key and the status page (publish.go).
+	publishView
 }
 
 var quotaColors = map[string]string{"ok": "green", "warning": "amber", "exceeded": "red", "suspended": "red"}
 
-// handleAccount serves GET /account: plan, usage and quota.
+// handleAccount serves GET /account: plan, usage and quota, the badge key
+// and the status page.
 func (p *Panel) handleAccount(w http.ResponseWriter, r *http.Request) {
+	p.showAccount(w, r, http.StatusOK, nil)
+}
+
+// showAccount renders the account page with status; adjust, when set,
+// changes the view before (a form's refusal).
+func (p *Panel) showAccount(w http.ResponseWriter, r *http.Request, status int, adjust func(*accountView)) {
 	s := sessionFrom(r.Context())
 	stale := p.refresh(r)
 	acct, err := p.o.State.Account(s.AccountID)
@@ -58,6 +67,19 @@ func (p *Panel) handleAccount(w http.ResponseWriter, r *http.Request) {
 			v.Overage = q.GetUsed() - q.GetLimit()
 		}
 	}
+	if err := p.loadPublish(r, s.AccountID, &v.publishView, nil); err != nil {
+		p.internal(w, r, err)
+		return
+	}
+	switch {
+	case r.URL.Query().Get("badge") == "new":
+		v.Flash = "A new badge key: the badge URLs with the old one no longer work."
+	case r.URL.Query().Get("page") == "saved":
+		v.Flash = "Status page saved."
+	}
+	if adjust != nil {
+		adjust(v)
+	}
 	v.Title, v.Nav, v.CSRF, v.Account, v.Stale = "Account", "account", s.CSRF, s.Email, stale
-	p.render(w, r, http.StatusOK, "account", v)
+	p.render(w, r, status, "account", v)
 }

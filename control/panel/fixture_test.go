@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,7 +38,13 @@ type node struct {
 	Cluster *controltest.Cluster
 	Admin   *admin.API
 	Panel   *panel.Panel
+	// skew moves the node's clock ahead of real time (advance).
+	skew *atomic.Int64
 }
+
+// advance moves the node's clock (its cluster's, the Ingest API's and the
+// panel's) d ahead.
+func (n *node) advance(d time.Duration) { n.skew.Add(int64(d)) }
 
 // account is a signed-up account with its keys and password.
 type account struct {
@@ -62,16 +69,19 @@ func newNode(t testing.TB, opts ...func(*panel.Options)) *node {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	c := controltest.NewCluster(store, time.Now)
+	skew := new(atomic.Int64)
+	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	c := controltest.NewCluster(store, now)
 	mux := http.NewServeMux()
 	adminAPI := admin.New(admin.Options{Cluster: c, State: store, Token: controltest.Token, Channels: controltest.Channels(), PasswordCost: bcrypt.MinCost})
 	adminAPI.Register(mux)
-	in := ingest.New(ingest.Options{Health: health{}, Cluster: c, State: store, RetentionCount: 1000})
+	in := ingest.New(ingest.Options{Health: health{}, Cluster: c, State: store, RetentionCount: 1000, Now: now})
 	in.Register(mux)
 	in.Start()
 	t.Cleanup(in.Stop)
-	manage.New(manage.Options{Cluster: c, State: store}).Register(mux)
-	po := panel.Options{Cluster: c, State: store, Admin: adminAPI, Key: testKey}
+	mg := manage.New(manage.Options{Cluster: c, State: store})
+	mg.Register(mux)
+	po := panel.Options{Cluster: c, State: store, Admin: adminAPI, Publishing: mg, Key: testKey, Now: now}
 	for _, o := range opts {
 		o(&po)
 	}
@@ -85,7 +95,7 @@ func newNode(t testing.TB, opts ...func(*panel.Options)) *node {
 	// stands for clients behind a proxy with X-Forwarded-For.
 	srv := httptest.NewServer(clientaddr.New(loopbackProxies).Wrap(mux))
 	t.Cleanup(func() { p.Stop(); srv.Close() })
-	return &node{t: t, URL: srv.URL, Store: store, Cluster: c, Admin: adminAPI, Panel: p}
+	return &node{t: t, URL: srv.URL, Store: store, Cluster: c, Admin: adminAPI, Panel: p, skew: skew}
 }
 
 // signUp makes an account with a panel password.

@@ -33,6 +33,8 @@ type monitorRow struct {
 	// DaysLeft is an ssl_check's newest verdict's (nil: none).
 	DaysLeft *int64
 	Enabled  bool
+	// Uptime is filled in for the rows shown (fillUptimes).
+	Uptime uptimeFigures
 }
 
 // stateUnknown is the state of a monitor whose agent region is offline,
@@ -169,6 +171,10 @@ func (p *Panel) handleMonitors(w http.ResponseWriter, r *http.Request) {
 		return strings.Compare(a.Display, b.Display)
 	})
 	v.Projects, v.Tags, v.States = sortedKeys(projects), sortedKeys(tags), sortedKeys(states)
+	if err := p.fillUptimes(v.Rows, v.NowMs); err != nil {
+		p.internal(w, r, err)
+		return
+	}
 	v.Title = listTitle(v.Down, v.Late)
 	v.Nav, v.CSRF, v.Account, v.Stale = "monitors", s.CSRF, s.Email, stale
 	if d := q.Get("deleted"); d != "" {
@@ -249,6 +255,12 @@ func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, 
 		Timeout: m.GetTimeoutSeconds(), Interval: m.GetExpectedIntervalSeconds(), Grace: m.GetGraceSeconds(), DeleteError: deleteError}
 	v.M = p.row(m, v.NowMs)
 	v.Zone, v.Upcoming = v.M.Zone, upcoming(m, p.now())
+	shown := []monitorRow{v.M}
+	if err := p.fillUptimes(shown, v.NowMs); err != nil {
+		p.internal(w, r, err)
+		return
+	}
+	v.M = shown[0]
 	if m.GetKind() == state.KindPing {
 		events, err := p.o.State.Events(s.AccountID, m.GetUuid(), eventsShown)
 		if err != nil && !errors.Is(err, state.ErrNotFound) {

@@ -65,6 +65,11 @@ type State interface {
 	Executions(accountID, checkUUID string, limit int) ([]*raftv1.Execution, error)
 	CheckStatus(checkUUID string) (*statev1.CheckStatus, error)
 	InOfflineRegion(m *statev1.Monitor) (bool, error)
+	// Uptimes and UnknownSince are what a monitor's uptime figures are
+	// computed from (state.UptimeOver).
+	Uptimes(ids []string) (map[string]*statev1.Uptime, error)
+	UnknownSince(m *statev1.Monitor) (int64, error)
+	StatusPage(accountID string) (*statev1.StatusPage, error)
 	Keys(accountID string) ([]*raftv1.Key, error)
 	Channels(accountID string) ([]*statev1.Channel, error)
 	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)
@@ -86,6 +91,9 @@ type Options struct {
 	Cluster Cluster
 	State   State
 	Admin   Admin
+	// Publishing changes the badge key and the status page (manage.API;
+	// nil: the account page shows neither).
+	Publishing Publishing
 	// Key signs session cookies and CSRF tokens (cluster.PanelKey): the
 	// same on every node. At least 32 bytes.
 	Key []byte
@@ -202,6 +210,8 @@ func (p *Panel) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /channels/{id}/test", p.signedIn(p.handleTestChannel))
 	mux.HandleFunc("POST /groups", p.signedIn(p.handleCreateGroup))
 	mux.HandleFunc("GET /account", p.signedIn(p.handleAccount))
+	mux.HandleFunc("POST /account/badge-key", p.signedIn(p.handleRegenerateBadgeKey))
+	mux.HandleFunc("POST /account/status-page", p.signedIn(p.handleStatusPage))
 }
 
 // cacheFor lets browsers keep the embedded assets for an hour.

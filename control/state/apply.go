@@ -161,6 +161,9 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 	if changesAssignments(cmd) {
 		s.assignDirty = true
 	}
+	if changesPublic(cmd) {
+		s.publicDirty = true
+	}
 	res, err := s.applyOnce(txn, applyCtx{index: e.Index, now: cmd.GetTimeUnixMs(), values: s.values, raised: &s.alertsRaised}, cmd)
 	if err != nil {
 		return nil, err
@@ -256,6 +259,10 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applySetRegionState(txn, ctx, op.SetRegionState)
 	case *raftv1.Command_ForgetAgents:
 		return applyForgetAgents(txn, ctx, op.ForgetAgents)
+	case *raftv1.Command_SetBadgeKey:
+		return applySetBadgeKey(txn, op.SetBadgeKey)
+	case *raftv1.Command_PutStatusPage:
+		return applyPutStatusPage(txn, ctx, op.PutStatusPage)
 	default:
 		return invalid("command has no known operation"), nil
 	}

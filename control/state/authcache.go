@@ -104,7 +104,7 @@ func (c *authCache) invalidate() {
 func changesAuth(cmd *raftv1.Command) bool {
 	switch cmd.GetOp().(type) {
 	case *raftv1.Command_CreateAccount, *raftv1.Command_SetPlan, *raftv1.Command_SetPassword, *raftv1.Command_CreateKey, *raftv1.Command_RevokeKey,
-		*raftv1.Command_EndSession:
+		*raftv1.Command_EndSession, *raftv1.Command_SetBadgeKey:
 		return true
 	}
 	return false

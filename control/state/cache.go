@@ -37,6 +37,9 @@ type monState struct {
 	low                    uint64 // the retention start: no event of the monitor below this seq (but stragglers, see trim)
 	lowLoaded, lowModified bool
 	lowKey                 bool // the start was read from an ev-lo: key (the layout before PingState.events_low)
+
+	uptime      *statev1.Uptime // uptime: as loaded and changed, nil until a flip
+	uptimeDirty bool
 }
 
 // ping is the monitor's ping state, created when missing.
@@ -155,6 +158,26 @@ func (c *monitorCache) eventPruned(id string, seq uint64) error {
 	return nil
 }
 
+// flipUptime records in m's uptime that its time counts as st from atMs
+// on (uptime.go); the record is read at the first flip of the entry and
+// written once, by flush.
+func (c *monitorCache) flipUptime(m *monState, st statev1.UptimeState, atMs, nowMs int64) error {
+	if m.uptime == nil {
+		u, err := getUptime(c.txn, m.mon.GetUuid())
+		if err != nil {
+			return err
+		}
+		m.uptime = u
+	}
+	if recordFlip(m.uptime, st, max(atMs, m.mon.GetCreatedUnixMs()), nowMs) {
+		m.uptimeDirty = true
+	}
+	if tracked := len(m.uptime.GetFlips()) > 0; tracked != m.mon.GetUptimeTracked() {
+		m.mon.UptimeTracked, m.dirty = tracked, true
+	}
+	return nil
+}
+
 // flush writes what changed.
 func (c *monitorCache) flush() error {
 	for _, m := range c.order {
@@ -190,6 +213,12 @@ func (c *monitorCache) flush() error {
 			if err != nil {
 				return err
 			}
+		}
+		if m.uptimeDirty {
+			if err := setProto(c.txn, uptimeKey(id), m.uptime); err != nil {
+				return err
+			}
+			m.uptimeDirty = false
 		}
 		if m.lowModified && m.lowKey {
 			if err := c.values.del(c.txn, eventLowKey(id)); err != nil {

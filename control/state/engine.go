@@ -149,8 +149,13 @@ func applyFireDeadline(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadline) (*
 		return nil, err
 	}
 	st, alert := pingstate.OnDeadline(PingSettings(m), PingState(m), c.GetKind(), c.GetDueUnixMs(), ctx.now, pingstate.Muted(muted))
+	uptime := beforeChange(m, "")
 	if !setPingState(m, st) {
 		return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Stale: true, Message: "stale"}, nil
+	}
+	// Down (or late) from when the deadline passed.
+	if _, err := uptime.after(txn, ctx, "", c.GetDueUnixMs()); err != nil {
+		return nil, err
 	}
 	var missed *statev1.StoredEvent
 	if st.MissedFired && c.GetKind() == pingstate.DeadlineMissed {

@@ -202,7 +202,7 @@ func recordExecution(txn *badger.Txn, ctx applyCtx, pos int, e *raftv1.Execution
 		cs.LastSlotUnixMs, cs.LastStatus = e.GetSlotUnixMs(), e.GetStatus()
 	}
 	if FinalStatus(e.GetStatus()) && !Interrupted(e) && e.GetSlotUnixMs() >= cs.GetVerdictSlotUnixMs() {
-		var err error
+		uptime := beforeChange(m, cs.GetVerdict())
 		if len(m.GetRegions()) > 0 {
 			err = onRegionVerdict(txn, ctx, pos, m, cs, e)
 		} else {
@@ -210,6 +210,20 @@ func recordExecution(txn *badger.Txn, ctx applyCtx, pos int, e *raftv1.Execution
 		}
 		if err != nil {
 			return false, err
+		}
+		// Up or down from when the execution that decided it finished.
+		at := e.GetFinishedUnixMs()
+		if at <= 0 {
+			at = e.GetSlotUnixMs()
+		}
+		marked, err := uptime.after(txn, ctx, cs.GetVerdict(), at)
+		if err != nil {
+			return false, err
+		}
+		if marked {
+			if err := putMonitorIn(txn, ctx.values, m); err != nil {
+				return false, err
+			}
 		}
 	}
 	if err := trimExecutions(txn, e.GetCheckUuid(), cs, keep, budget); err != nil {

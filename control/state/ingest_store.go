@@ -57,9 +57,16 @@ func (in *ingest) store(pos int, m *monState, ev *raftv1.Event) error {
 		p.LastPingUnixMs, p.LastStatus, p.LastRegion = at, lastStatus(ev), ev.GetRegion()
 	}
 	m.dirty = true
-	// The monitor's state machine: a ping may raise an alert.
-	_, err := onPing(in.txn, in.ctx, pos, m.mon, se)
-	return err
+	// The monitor's state machine: a ping may raise an alert, and change
+	// what the monitor's time counts as in its uptime.
+	before := UptimeStateOf(m.mon, "")
+	if _, err := onPing(in.txn, in.ctx, pos, m.mon, se); err != nil {
+		return err
+	}
+	if st := UptimeStateOf(m.mon, ""); uptimeDue(m.mon, before, st) {
+		return in.mons.flipUptime(m, st, at, in.ctx.now)
+	}
+	return nil
 }
 
 // lastStatus is what PingState.last_status records for ev: the status of a

@@ -68,6 +68,16 @@ import (
 //	exec:<check uuid>:<uint64 slot ms><region> -> raftv1.Execution
 //	check:<check uuid>                    -> statev1.CheckStatus
 //
+// Uptime (uptime.go):
+//
+//	uptime:<monitor uuid>                 -> statev1.Uptime
+//
+// Badges and status pages (public.go):
+//
+//	badge:<badge key>                     -> account id
+//	status-page:<account id>              -> statev1.StatusPage
+//	status-slug:<slug>                    -> account id
+//
 // Agents and regions (agents.go):
 //
 //	agent:<agent id>                      -> statev1.Agent
@@ -113,6 +123,11 @@ var (
 
 	prefixExecution   = []byte("exec:")
 	prefixCheckStatus = []byte("check:")
+
+	prefixUptime     = []byte("uptime:")
+	prefixBadge      = []byte("badge:")
+	prefixStatusPage = []byte("status-page:")
+	prefixStatusSlug = []byte("status-slug:")
 
 	prefixAgent      = []byte("agent:")
 	prefixRegion     = []byte("region:")

@@ -49,6 +49,9 @@ import (
 //     MaxCommandBytes; each may raise one alert.
 //   - PruneAlerts deletes two keys per alert (no value read), at most
 //     MaxPruneAlerts alerts.
+//   - SetBadgeKey rewrites one account and two index keys; PutStatusPage
+//     writes one page of at most MaxStatusPageMatch match entries (within
+//     MaxCommandBytes) and two slug keys.
 //   - RecordAgentSeen writes one agent record. SetRegionState holds at
 //     most MaxRegionAccounts accounts, each alerted once (an alert, its
 //     deliveries and a mark): about 3,400 writes at most.
@@ -178,6 +181,16 @@ func CheckCommand(cmd *raftv1.Command) error {
 	case *raftv1.Command_RecordDelivery:
 		c := op.RecordDelivery
 		return checkSmall("record delivery", c, c.GetAlertId(), c.GetChannelRef())
+	case *raftv1.Command_SetBadgeKey:
+		c := op.SetBadgeKey
+		return checkSmall("set badge key", c, c.GetAccountId(), c.GetBadgeKey())
+	case *raftv1.Command_PutStatusPage:
+		c := op.PutStatusPage
+		m := c.GetMatch()
+		if n := len(m.GetMonitors()) + len(m.GetTags()) + len(m.GetProjects()); n > MaxStatusPageMatch {
+			return fmt.Errorf("put status page: %d match entries, at most %d", n, MaxStatusPageMatch)
+		}
+		return checkSmall("put status page", c, c.GetAccountId(), c.GetSlug())
 	}
 	return nil
 }

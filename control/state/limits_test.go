@@ -239,6 +239,13 @@ func worstCases() map[string]worstCase {
 		"set_region_state":     regionWorstCase(),
 		"forget_agents":        forgetAgentsWorstCase(),
 		"forget_agents/region": forgetRegionWorstCase(),
+		"set_badge_key": {
+			setup: func(t *testing.T, s *Store) { mustOK(t, s, setBadgeKey("a", long(MaxKeyPartBytes), false)) },
+			worst: func(*testing.T, *Store) *raftv1.Command { return setBadgeKey("a", long(MaxKeyPartBytes-1)+"2", false) },
+			want:  raftv1.Status_STATUS_OK,
+			over:  setBadgeKey("a", long(MaxKeyPartBytes+1), false),
+		},
+		"put_status_page": statusPageWorstCase(),
 	}
 }
 

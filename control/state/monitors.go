@@ -98,6 +98,9 @@ func applyDeleteMonitor(txn *badger.Txn, ctx applyCtx, c *raftv1.DeleteMonitor) 
 			return nil, err
 		}
 	}
+	if err := txn.Delete(uptimeKey(id)); err != nil {
+		return nil, err
+	}
 	if due := mon.GetPing().GetEventsDueUnixMs(); due != 0 {
 		if err := txn.Delete(eventDueKey(due, id)); err != nil {
 			return nil, err

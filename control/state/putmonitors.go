@@ -185,6 +185,20 @@ func applyPutMonitors(txn *badger.Txn, ctx applyCtx, c *raftv1.PutMonitors) (*ra
 // creation time and ping state) and writes it with its name index.
 func writeSpec(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, s *raftv1.MonitorSpec, created bool) error {
 	oldName := m.GetName()
+	var uptime *uptimeChange
+	verdict := ""
+	if !created && m.GetEnabled() != s.GetEnabled() {
+		// Paused or resumed: what its time counts as may change now.
+		if m.GetKind() != KindPing {
+			cs, err := getCheckStatus(txn, m.GetUuid())
+			if err != nil {
+				return err
+			}
+			verdict = cs.GetVerdict()
+		}
+		c := beforeChange(m, verdict)
+		uptime = &c
+	}
 	m.Kind, m.Name, m.Enabled = s.GetKind(), s.GetName(), s.GetEnabled()
 	m.Tags, m.NotificationGroup = s.GetTags(), s.GetNotificationGroup()
 	m.DisplayName, m.TimeoutSeconds = s.GetDisplayName(), s.GetTimeoutSeconds()
@@ -202,6 +216,11 @@ func writeSpec(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, s *raftv1.Moni
 	}
 	if created || oldName != m.Name {
 		if err := ctx.values.set(txn, monitorNameKey(m.GetAccountId(), m.GetKind(), m.Name), []byte(m.GetUuid())); err != nil {
+			return err
+		}
+	}
+	if uptime != nil {
+		if _, err := uptime.after(txn, ctx, verdict, ctx.now); err != nil {
 			return err
 		}
 	}

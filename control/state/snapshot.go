@@ -144,7 +144,7 @@ func (s *Store) Restore(r io.Reader) error {
 	// and one that reads the generation after the invalidation reads the
 	// new state.
 	s.auth.invalidate()
-	s.authDirty, s.assignDirty = false, true
+	s.authDirty, s.assignDirty, s.publicDirty = false, true, true
 	s.watch.publish(nil, false, true) // every monitor may have changed
 	s.setApplied(applied)
 	s.retireGeneration(old, true)

@@ -81,6 +81,9 @@ type Store struct {
 
 	outboxReads atomic.Uint64 // see OutboxReads
 
+	publicDirty bool          // an entry of the transaction being built changes a badge key or status page (FSM goroutine only)
+	publicGen   atomic.Uint64 // see PublicGeneration
+
 	restoreHook func(stage string) // tests: called at each stage of Restore
 }
 
@@ -170,6 +173,10 @@ func (s *Store) setApplied(index uint64) {
 	if s.assignDirty {
 		s.assignDirty = false
 		defer s.signalAssignments()
+	}
+	if s.publicDirty {
+		s.publicDirty = false
+		s.publicGen.Add(1)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -26,6 +26,7 @@ var rules = []rule{
 	{"lookout/cluster/clusterapi", []string{"lookout/cluster", "lookout/control/...", "github.com/hashicorp/raft"}, "clusterapi is a leaf"},
 	{"lookout/cluster", []string{"lookout/control/..."}, "the node drives the state through its StateMachine interface"},
 	{"lookout/agent/...", []string{"lookout/control/...", "lookout/cluster", "lookout/cluster/...", "github.com/hashicorp/raft"}, "the edge agent never imports the control plane; it speaks to it over proto/lookout/agent/v1 only"},
+	{"lookout/control/public", []string{"github.com/hashicorp/raft", "lookout/cluster", "lookout/control/admin", "lookout/control/manage", "lookout/control/panel", "lookout/control/ingest", "lookout/control/agentrpc", "lookout/control/keyauth", "lookout/control/engine", "lookout/control/checks", "lookout/control/alert", "lookout/control/presence"}, "what anyone may read imports control/state only: it cannot write, and sees nothing of the APIs"},
 	{"lookout/internal/netguard", []string{"lookout/..."}, "the address rule is a leaf: the probes, the channels and the CLI all use it"},
 }
 

@@ -28,6 +28,7 @@ import (
 	"lookout/control/openapi"
 	"lookout/control/panel"
 	"lookout/control/presence"
+	"lookout/control/public"
 	"lookout/control/state"
 	"lookout/internal/clientaddr"
 	"lookout/internal/httpserver"
@@ -316,7 +317,8 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	mux.Handle(agentPath, agentHandler)
 	// The 403 of a DELETE without confirm links to the monitor in the panel:
 	// at --public-url when given, else at the origin the request came to.
-	manage.New(manage.Options{Cluster: node, State: st, PanelURL: strings.TrimRight(cfg.publicURL, "/"), Limits: limitMetrics, Logger: log.Named("manage")}).Register(mux)
+	manageAPI := manage.New(manage.Options{Cluster: node, State: st, PanelURL: strings.TrimRight(cfg.publicURL, "/"), Limits: limitMetrics, Logger: log.Named("manage")})
+	manageAPI.Register(mux)
 	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, SpoolDir: cfg.dataDir, Limits: limitMetrics, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
 	// The web panel at /, its sessions signed with a key every node
@@ -325,13 +327,20 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Key: panelKey, Secure: certs != nil, Limits: limitMetrics, Metrics: met.Panel, Logger: log.Named("panel")})
+	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Publishing: manageAPI, Key: panelKey, Secure: certs != nil, Limits: limitMetrics, Metrics: met.Panel, Logger: log.Named("panel")})
 	if err != nil {
 		return err
 	}
 	webPanel.Register(mux)
 	webPanel.Start()
 	defer webPanel.Stop()
+	// Badges and status pages: read by anyone, cached per node, rate
+	// limited per client address.
+	publicPages, err := public.New(public.Options{State: st, Limits: limitMetrics, Logger: log.Named("public")})
+	if err != nil {
+		return err
+	}
+	publicPages.Register(mux)
 	mux.Handle("GET /openapi.json", openapi.Handler())
 	mux.Handle("GET /metrics", metrics.Handler(reg, metrics.HandlerOptions{Token: cfg.metricsToken, Limits: limitMetrics}))
 	// Every request's client address, resolved once with the trusted

@@ -252,6 +252,8 @@ type Command struct {
 	//	*Command_ForgetAgents
 	//	*Command_SetPassword
 	//	*Command_EndSession
+	//	*Command_SetBadgeKey
+	//	*Command_PutStatusPage
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -504,6 +506,24 @@ func (x *Command) GetEndSession() *EndSession {
 	return nil
 }
 
+func (x *Command) GetSetBadgeKey() *SetBadgeKey {
+	if x != nil {
+		if x, ok := x.Op.(*Command_SetBadgeKey); ok {
+			return x.SetBadgeKey
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetPutStatusPage() *PutStatusPage {
+	if x != nil {
+		if x, ok := x.Op.(*Command_PutStatusPage); ok {
+			return x.PutStatusPage
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -592,6 +612,14 @@ type Command_EndSession struct {
 	EndSession *EndSession `protobuf:"bytes,240,opt,name=end_session,json=endSession,proto3,oneof"`
 }
 
+type Command_SetBadgeKey struct {
+	SetBadgeKey *SetBadgeKey `protobuf:"bytes,275,opt,name=set_badge_key,json=setBadgeKey,proto3,oneof"`
+}
+
+type Command_PutStatusPage struct {
+	PutStatusPage *PutStatusPage `protobuf:"bytes,276,opt,name=put_status_page,json=putStatusPage,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -633,6 +661,10 @@ func (*Command_ForgetAgents) isCommand_Op() {}
 func (*Command_SetPassword) isCommand_Op() {}
 
 func (*Command_EndSession) isCommand_Op() {}
+
+func (*Command_SetBadgeKey) isCommand_Op() {}
+
+func (*Command_PutStatusPage) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -1084,6 +1116,213 @@ func (x *EndSession) GetExpiresUnixMs() int64 {
 	return 0
 }
 
+// SetBadgeKey gives an account a new badge key (the secret part of its
+// public badge URLs), drawn by the proposer; the old key stops working.
+// With if_none, an account that has a key keeps it (the key made for an
+// account from before badges, at its first read, by whichever node asks
+// first).
+type SetBadgeKey struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	BadgeKey      string                 `protobuf:"bytes,2,opt,name=badge_key,json=badgeKey,proto3" json:"badge_key,omitempty"`
+	IfNone        bool                   `protobuf:"varint,3,opt,name=if_none,json=ifNone,proto3" json:"if_none,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetBadgeKey) Reset() {
+	*x = SetBadgeKey{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetBadgeKey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetBadgeKey) ProtoMessage() {}
+
+func (x *SetBadgeKey) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetBadgeKey.ProtoReflect.Descriptor instead.
+func (*SetBadgeKey) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *SetBadgeKey) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *SetBadgeKey) GetBadgeKey() string {
+	if x != nil {
+		return x.BadgeKey
+	}
+	return ""
+}
+
+func (x *SetBadgeKey) GetIfNone() bool {
+	if x != nil {
+		return x.IfNone
+	}
+	return false
+}
+
+// PutStatusPage replaces an account's public status page. The slug is
+// unique across the cluster: one another account holds is refused with
+// code slug_taken.
+type PutStatusPage struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Enabled       bool                   `protobuf:"varint,2,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	Slug          string                 `protobuf:"bytes,3,opt,name=slug,proto3" json:"slug,omitempty"`
+	Title         string                 `protobuf:"bytes,4,opt,name=title,proto3" json:"title,omitempty"`
+	Match         *StatusPageMatch       `protobuf:"bytes,5,opt,name=match,proto3" json:"match,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PutStatusPage) Reset() {
+	*x = PutStatusPage{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PutStatusPage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PutStatusPage) ProtoMessage() {}
+
+func (x *PutStatusPage) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PutStatusPage.ProtoReflect.Descriptor instead.
+func (*PutStatusPage) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *PutStatusPage) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *PutStatusPage) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+func (x *PutStatusPage) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *PutStatusPage) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *PutStatusPage) GetMatch() *StatusPageMatch {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+// StatusPageMatch chooses the monitors a status page shows: a monitor
+// matching any entry is on it; an empty match is every monitor of the
+// account.
+type StatusPageMatch struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Monitors      []string               `protobuf:"bytes,1,rep,name=monitors,proto3" json:"monitors,omitempty"`
+	Tags          []string               `protobuf:"bytes,2,rep,name=tags,proto3" json:"tags,omitempty"`
+	Projects      []string               `protobuf:"bytes,3,rep,name=projects,proto3" json:"projects,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatusPageMatch) Reset() {
+	*x = StatusPageMatch{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatusPageMatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatusPageMatch) ProtoMessage() {}
+
+func (x *StatusPageMatch) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatusPageMatch.ProtoReflect.Descriptor instead.
+func (*StatusPageMatch) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *StatusPageMatch) GetMonitors() []string {
+	if x != nil {
+		return x.Monitors
+	}
+	return nil
+}
+
+func (x *StatusPageMatch) GetTags() []string {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+func (x *StatusPageMatch) GetProjects() []string {
+	if x != nil {
+		return x.Projects
+	}
+	return nil
+}
+
 // CreateKey adds a named key to an account.
 type CreateKey struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1094,7 +1333,7 @@ type CreateKey struct {
 
 func (x *CreateKey) Reset() {
 	*x = CreateKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1106,7 +1345,7 @@ func (x *CreateKey) String() string {
 func (*CreateKey) ProtoMessage() {}
 
 func (x *CreateKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1119,7 +1358,7 @@ func (x *CreateKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKey.ProtoReflect.Descriptor instead.
 func (*CreateKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{7}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CreateKey) GetKey() *Key {
@@ -1140,7 +1379,7 @@ type RevokeKey struct {
 
 func (x *RevokeKey) Reset() {
 	*x = RevokeKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1152,7 +1391,7 @@ func (x *RevokeKey) String() string {
 func (*RevokeKey) ProtoMessage() {}
 
 func (x *RevokeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1165,7 +1404,7 @@ func (x *RevokeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeKey.ProtoReflect.Descriptor instead.
 func (*RevokeKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{8}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *RevokeKey) GetAccountId() string {
@@ -1196,7 +1435,7 @@ type CreateNotificationGroup struct {
 
 func (x *CreateNotificationGroup) Reset() {
 	*x = CreateNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1208,7 +1447,7 @@ func (x *CreateNotificationGroup) String() string {
 func (*CreateNotificationGroup) ProtoMessage() {}
 
 func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1221,7 +1460,7 @@ func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateNotificationGroup.ProtoReflect.Descriptor instead.
 func (*CreateNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateNotificationGroup) GetAccountId() string {
@@ -1269,7 +1508,7 @@ type CreateAgentToken struct {
 
 func (x *CreateAgentToken) Reset() {
 	*x = CreateAgentToken{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1281,7 +1520,7 @@ func (x *CreateAgentToken) String() string {
 func (*CreateAgentToken) ProtoMessage() {}
 
 func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1294,7 +1533,7 @@ func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAgentToken.ProtoReflect.Descriptor instead.
 func (*CreateAgentToken) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateAgentToken) GetId() string {
@@ -1343,7 +1582,7 @@ type RevokeAgentToken struct {
 
 func (x *RevokeAgentToken) Reset() {
 	*x = RevokeAgentToken{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1355,7 +1594,7 @@ func (x *RevokeAgentToken) String() string {
 func (*RevokeAgentToken) ProtoMessage() {}
 
 func (x *RevokeAgentToken) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1368,7 +1607,7 @@ func (x *RevokeAgentToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeAgentToken.ProtoReflect.Descriptor instead.
 func (*RevokeAgentToken) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RevokeAgentToken) GetId() string {
@@ -1393,7 +1632,7 @@ type IngestBatch struct {
 
 func (x *IngestBatch) Reset() {
 	*x = IngestBatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1405,7 +1644,7 @@ func (x *IngestBatch) String() string {
 func (*IngestBatch) ProtoMessage() {}
 
 func (x *IngestBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1418,7 +1657,7 @@ func (x *IngestBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestBatch.ProtoReflect.Descriptor instead.
 func (*IngestBatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *IngestBatch) GetEvents() []*Event {
@@ -1476,7 +1715,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1488,7 +1727,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1501,7 +1740,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Event) GetAccountId() string {
@@ -1628,7 +1867,7 @@ type PruneEvents struct {
 
 func (x *PruneEvents) Reset() {
 	*x = PruneEvents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1640,7 +1879,7 @@ func (x *PruneEvents) String() string {
 func (*PruneEvents) ProtoMessage() {}
 
 func (x *PruneEvents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1653,7 +1892,7 @@ func (x *PruneEvents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneEvents.ProtoReflect.Descriptor instead.
 func (*PruneEvents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PruneEvents) GetBeforeUnixMs() int64 {
@@ -1681,7 +1920,7 @@ type DeleteMonitor struct {
 
 func (x *DeleteMonitor) Reset() {
 	*x = DeleteMonitor{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1693,7 +1932,7 @@ func (x *DeleteMonitor) String() string {
 func (*DeleteMonitor) ProtoMessage() {}
 
 func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1706,7 +1945,7 @@ func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMonitor.ProtoReflect.Descriptor instead.
 func (*DeleteMonitor) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DeleteMonitor) GetAccountId() string {
@@ -1740,7 +1979,7 @@ type CheckConfig struct {
 
 func (x *CheckConfig) Reset() {
 	*x = CheckConfig{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1752,7 +1991,7 @@ func (x *CheckConfig) String() string {
 func (*CheckConfig) ProtoMessage() {}
 
 func (x *CheckConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1765,7 +2004,7 @@ func (x *CheckConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConfig.ProtoReflect.Descriptor instead.
 func (*CheckConfig) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CheckConfig) GetUrl() string {
@@ -1855,7 +2094,7 @@ type MonitorSpec struct {
 
 func (x *MonitorSpec) Reset() {
 	*x = MonitorSpec{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1867,7 +2106,7 @@ func (x *MonitorSpec) String() string {
 func (*MonitorSpec) ProtoMessage() {}
 
 func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1880,7 +2119,7 @@ func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MonitorSpec.ProtoReflect.Descriptor instead.
 func (*MonitorSpec) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *MonitorSpec) GetUuid() string {
@@ -2012,7 +2251,7 @@ type PutMonitors struct {
 
 func (x *PutMonitors) Reset() {
 	*x = PutMonitors{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2024,7 +2263,7 @@ func (x *PutMonitors) String() string {
 func (*PutMonitors) ProtoMessage() {}
 
 func (x *PutMonitors) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2037,7 +2276,7 @@ func (x *PutMonitors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMonitors.ProtoReflect.Descriptor instead.
 func (*PutMonitors) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *PutMonitors) GetAccountId() string {
@@ -2079,7 +2318,7 @@ type CreateChannel struct {
 
 func (x *CreateChannel) Reset() {
 	*x = CreateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2091,7 +2330,7 @@ func (x *CreateChannel) String() string {
 func (*CreateChannel) ProtoMessage() {}
 
 func (x *CreateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2104,7 +2343,7 @@ func (x *CreateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateChannel.ProtoReflect.Descriptor instead.
 func (*CreateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CreateChannel) GetAccountId() string {
@@ -2165,7 +2404,7 @@ type FireDeadline struct {
 
 func (x *FireDeadline) Reset() {
 	*x = FireDeadline{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2177,7 +2416,7 @@ func (x *FireDeadline) String() string {
 func (*FireDeadline) ProtoMessage() {}
 
 func (x *FireDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2190,7 +2429,7 @@ func (x *FireDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
 func (*FireDeadline) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *FireDeadline) GetAccountId() string {
@@ -2239,7 +2478,7 @@ type RecordDelivery struct {
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2251,7 +2490,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2264,7 +2503,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -2327,7 +2566,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2339,7 +2578,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2352,7 +2591,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -2402,7 +2641,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2414,7 +2653,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2427,7 +2666,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -2551,7 +2790,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2563,7 +2802,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2576,7 +2815,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -2646,7 +2885,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2658,7 +2897,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2671,7 +2910,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -2745,7 +2984,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2757,7 +2996,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2770,7 +3009,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -2812,7 +3051,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2824,7 +3063,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2837,7 +3076,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -2931,7 +3170,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2943,7 +3182,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2956,7 +3195,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -3017,7 +3256,7 @@ type ForgetAgents struct {
 
 func (x *ForgetAgents) Reset() {
 	*x = ForgetAgents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3029,7 +3268,7 @@ func (x *ForgetAgents) String() string {
 func (*ForgetAgents) ProtoMessage() {}
 
 func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3042,7 +3281,7 @@ func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForgetAgents.ProtoReflect.Descriptor instead.
 func (*ForgetAgents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ForgetAgents) GetAgentIds() []string {
@@ -3077,7 +3316,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3089,7 +3328,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3102,7 +3341,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -3136,7 +3375,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3148,7 +3387,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3161,7 +3400,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -3207,7 +3446,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3219,7 +3458,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3232,7 +3471,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -3292,7 +3531,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3304,7 +3543,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3317,7 +3556,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Result) GetStatus() Status {
@@ -3373,7 +3612,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xe2\f\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xf2\r\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -3404,7 +3643,9 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\rforget_agents\x18\xde\x01 \x01(\v2\x1d.lookout.raft.v1.ForgetAgentsH\x00R\fforgetAgents\x12B\n" +
 	"\fset_password\x18\xe6\x01 \x01(\v2\x1c.lookout.raft.v1.SetPasswordH\x00R\vsetPassword\x12?\n" +
 	"\vend_session\x18\xf0\x01 \x01(\v2\x1b.lookout.raft.v1.EndSessionH\x00R\n" +
-	"endSessionB\x04\n" +
+	"endSession\x12C\n" +
+	"\rset_badge_key\x18\x93\x02 \x01(\v2\x1c.lookout.raft.v1.SetBadgeKeyH\x00R\vsetBadgeKey\x12I\n" +
+	"\x0fput_status_page\x18\x94\x02 \x01(\v2\x1e.lookout.raft.v1.PutStatusPageH\x00R\rputStatusPageB\x04\n" +
 	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -3449,7 +3690,23 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x02 \x01(\tR\taccountId\x12&\n" +
-	"\x0fexpires_unix_ms\x18\x03 \x01(\x03R\rexpiresUnixMs\"3\n" +
+	"\x0fexpires_unix_ms\x18\x03 \x01(\x03R\rexpiresUnixMs\"b\n" +
+	"\vSetBadgeKey\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1b\n" +
+	"\tbadge_key\x18\x02 \x01(\tR\bbadgeKey\x12\x17\n" +
+	"\aif_none\x18\x03 \x01(\bR\x06ifNone\"\xaa\x01\n" +
+	"\rPutStatusPage\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x18\n" +
+	"\aenabled\x18\x02 \x01(\bR\aenabled\x12\x12\n" +
+	"\x04slug\x18\x03 \x01(\tR\x04slug\x12\x14\n" +
+	"\x05title\x18\x04 \x01(\tR\x05title\x126\n" +
+	"\x05match\x18\x05 \x01(\v2 .lookout.raft.v1.StatusPageMatchR\x05match\"]\n" +
+	"\x0fStatusPageMatch\x12\x1a\n" +
+	"\bmonitors\x18\x01 \x03(\tR\bmonitors\x12\x12\n" +
+	"\x04tags\x18\x02 \x03(\tR\x04tags\x12\x1a\n" +
+	"\bprojects\x18\x03 \x03(\tR\bprojects\"3\n" +
 	"\tCreateKey\x12&\n" +
 	"\x03key\x18\x01 \x01(\v2\x14.lookout.raft.v1.KeyR\x03key\"A\n" +
 	"\tRevokeKey\x12\x1d\n" +
@@ -3697,7 +3954,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -3709,79 +3966,85 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*SetPlan)(nil),                 // 7: lookout.raft.v1.SetPlan
 	(*SetPassword)(nil),             // 8: lookout.raft.v1.SetPassword
 	(*EndSession)(nil),              // 9: lookout.raft.v1.EndSession
-	(*CreateKey)(nil),               // 10: lookout.raft.v1.CreateKey
-	(*RevokeKey)(nil),               // 11: lookout.raft.v1.RevokeKey
-	(*CreateNotificationGroup)(nil), // 12: lookout.raft.v1.CreateNotificationGroup
-	(*CreateAgentToken)(nil),        // 13: lookout.raft.v1.CreateAgentToken
-	(*RevokeAgentToken)(nil),        // 14: lookout.raft.v1.RevokeAgentToken
-	(*IngestBatch)(nil),             // 15: lookout.raft.v1.IngestBatch
-	(*Event)(nil),                   // 16: lookout.raft.v1.Event
-	(*PruneEvents)(nil),             // 17: lookout.raft.v1.PruneEvents
-	(*DeleteMonitor)(nil),           // 18: lookout.raft.v1.DeleteMonitor
-	(*CheckConfig)(nil),             // 19: lookout.raft.v1.CheckConfig
-	(*MonitorSpec)(nil),             // 20: lookout.raft.v1.MonitorSpec
-	(*PutMonitors)(nil),             // 21: lookout.raft.v1.PutMonitors
-	(*CreateChannel)(nil),           // 22: lookout.raft.v1.CreateChannel
-	(*FireDeadline)(nil),            // 23: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 24: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 25: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 26: lookout.raft.v1.Execution
-	(*ExecutionHTTP)(nil),           // 27: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 28: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 29: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 30: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 31: lookout.raft.v1.SetRegionState
-	(*ForgetAgents)(nil),            // 32: lookout.raft.v1.ForgetAgents
-	(*RegionAccount)(nil),           // 33: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 34: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 35: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 36: lookout.raft.v1.Result
+	(*SetBadgeKey)(nil),             // 10: lookout.raft.v1.SetBadgeKey
+	(*PutStatusPage)(nil),           // 11: lookout.raft.v1.PutStatusPage
+	(*StatusPageMatch)(nil),         // 12: lookout.raft.v1.StatusPageMatch
+	(*CreateKey)(nil),               // 13: lookout.raft.v1.CreateKey
+	(*RevokeKey)(nil),               // 14: lookout.raft.v1.RevokeKey
+	(*CreateNotificationGroup)(nil), // 15: lookout.raft.v1.CreateNotificationGroup
+	(*CreateAgentToken)(nil),        // 16: lookout.raft.v1.CreateAgentToken
+	(*RevokeAgentToken)(nil),        // 17: lookout.raft.v1.RevokeAgentToken
+	(*IngestBatch)(nil),             // 18: lookout.raft.v1.IngestBatch
+	(*Event)(nil),                   // 19: lookout.raft.v1.Event
+	(*PruneEvents)(nil),             // 20: lookout.raft.v1.PruneEvents
+	(*DeleteMonitor)(nil),           // 21: lookout.raft.v1.DeleteMonitor
+	(*CheckConfig)(nil),             // 22: lookout.raft.v1.CheckConfig
+	(*MonitorSpec)(nil),             // 23: lookout.raft.v1.MonitorSpec
+	(*PutMonitors)(nil),             // 24: lookout.raft.v1.PutMonitors
+	(*CreateChannel)(nil),           // 25: lookout.raft.v1.CreateChannel
+	(*FireDeadline)(nil),            // 26: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 27: lookout.raft.v1.RecordDelivery
+	(*RecordExecutions)(nil),        // 28: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 29: lookout.raft.v1.Execution
+	(*ExecutionHTTP)(nil),           // 30: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 31: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 32: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 33: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 34: lookout.raft.v1.SetRegionState
+	(*ForgetAgents)(nil),            // 35: lookout.raft.v1.ForgetAgents
+	(*RegionAccount)(nil),           // 36: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 37: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 38: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 39: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
 	7,  // 1: lookout.raft.v1.Command.set_plan:type_name -> lookout.raft.v1.SetPlan
-	10, // 2: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
-	11, // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
-	12, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
-	13, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
-	15, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
-	17, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
-	18, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
-	21, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
-	22, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	23, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	24, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	25, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	29, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
-	14, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
-	30, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	31, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
-	32, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
+	13, // 2: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
+	14, // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
+	15, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
+	16, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
+	18, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
+	20, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
+	21, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
+	24, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
+	25, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
+	26, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	27, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	28, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	32, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	17, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
+	33, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	34, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	35, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
 	8,  // 19: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
 	9,  // 20: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
-	0,  // 21: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 22: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 23: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 24: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 25: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 26: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	16, // 27: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	19, // 28: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	20, // 29: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	20, // 30: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	26, // 31: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	27, // 32: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	28, // 33: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	33, // 34: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	1,  // 35: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	34, // 36: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 37: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	35, // 38: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	39, // [39:39] is the sub-list for method output_type
-	39, // [39:39] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	10, // 21: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
+	11, // 22: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
+	0,  // 23: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 24: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 25: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 26: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 27: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	12, // 28: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	5,  // 29: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	19, // 30: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	22, // 31: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	23, // 32: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	23, // 33: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	29, // 34: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	30, // 35: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	31, // 36: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	36, // 37: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	1,  // 38: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	37, // 39: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 40: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	38, // 41: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	42, // [42:42] is the sub-list for method output_type
+	42, // [42:42] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -3811,19 +4074,21 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_ForgetAgents)(nil),
 		(*Command_SetPassword)(nil),
 		(*Command_EndSession)(nil),
+		(*Command_SetBadgeKey)(nil),
+		(*Command_PutStatusPage)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[16].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[31].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[19].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[20].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[34].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   34,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

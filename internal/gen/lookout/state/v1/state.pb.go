@@ -25,6 +25,58 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// UptimeState is what a monitor's time counts as in its uptime.
+type UptimeState int32
+
+const (
+	// UPTIME_STATE_UNSPECIFIED: not counted (new, paused, pending, a
+	// disabled monitor).
+	UptimeState_UPTIME_STATE_UNSPECIFIED UptimeState = 0
+	UptimeState_UPTIME_STATE_UP          UptimeState = 1
+	UptimeState_UPTIME_STATE_DOWN        UptimeState = 2
+)
+
+// Enum value maps for UptimeState.
+var (
+	UptimeState_name = map[int32]string{
+		0: "UPTIME_STATE_UNSPECIFIED",
+		1: "UPTIME_STATE_UP",
+		2: "UPTIME_STATE_DOWN",
+	}
+	UptimeState_value = map[string]int32{
+		"UPTIME_STATE_UNSPECIFIED": 0,
+		"UPTIME_STATE_UP":          1,
+		"UPTIME_STATE_DOWN":        2,
+	}
+)
+
+func (x UptimeState) Enum() *UptimeState {
+	p := new(UptimeState)
+	*p = x
+	return p
+}
+
+func (x UptimeState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (UptimeState) Descriptor() protoreflect.EnumDescriptor {
+	return file_lookout_state_v1_state_proto_enumTypes[0].Descriptor()
+}
+
+func (UptimeState) Type() protoreflect.EnumType {
+	return &file_lookout_state_v1_state_proto_enumTypes[0]
+}
+
+func (x UptimeState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use UptimeState.Descriptor instead.
+func (UptimeState) EnumDescriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{0}
+}
+
 // Account is one customer account.
 type Account struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -33,6 +85,9 @@ type Account struct {
 	PasswordHash  []byte                 `protobuf:"bytes,3,opt,name=password_hash,json=passwordHash,proto3" json:"password_hash,omitempty"`
 	Plan          *v1.Plan               `protobuf:"bytes,4,opt,name=plan,proto3" json:"plan,omitempty"`
 	CreatedUnixMs int64                  `protobuf:"varint,5,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
+	// badge_key is the secret part of the account's public badge URLs
+	// (badge:<key> indexes it); empty until it is first made.
+	BadgeKey      string `protobuf:"bytes,275,opt,name=badge_key,json=badgeKey,proto3" json:"badge_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -100,6 +155,13 @@ func (x *Account) GetCreatedUnixMs() int64 {
 		return x.CreatedUnixMs
 	}
 	return 0
+}
+
+func (x *Account) GetBadgeKey() string {
+	if x != nil {
+		return x.BadgeKey
+	}
+	return ""
 }
 
 // NotificationGroup is a named set of alert channels of one account.
@@ -351,7 +413,11 @@ type Monitor struct {
 	// timezone is the IANA zone of schedule (empty: UTC). A ping monitor with
 	// a schedule expects its next run at the schedule's first time after its
 	// last ping (internal/pingstate).
-	Timezone      string `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	Timezone string `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	// uptime_tracked: the monitor has an uptime record (uptime:<uuid>). A
+	// monitor from before uptime was recorded gets one at its next ping or
+	// verdict, even when its state does not change.
+	UptimeTracked bool `protobuf:"varint,245,opt,name=uptime_tracked,json=uptimeTracked,proto3" json:"uptime_tracked,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -531,6 +597,13 @@ func (x *Monitor) GetTimezone() string {
 		return x.Timezone
 	}
 	return ""
+}
+
+func (x *Monitor) GetUptimeTracked() bool {
+	if x != nil {
+		return x.UptimeTracked
+	}
+	return false
 }
 
 // EngineState mirrors pingstate.State.
@@ -1775,17 +1848,281 @@ func (x *EndedSession) GetEndedUnixMs() int64 {
 	return 0
 }
 
+// Uptime is a monitor's state history as its uptime needs it
+// (uptime:<monitor uuid>), written only when the state it counts as
+// changes (control/state/uptime.go).
+type Uptime struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// flips are the changes of counted state, oldest first; the last one
+	// is the state now and since when. Kept: those of the last 31 days and
+	// the one before them, at most 128.
+	Flips []*UptimeFlip `protobuf:"bytes,1,rep,name=flips,proto3" json:"flips,omitempty"`
+	// days are the up and down milliseconds of the closed intervals (those
+	// before the last flip) per UTC day, oldest first, the last 90 days.
+	Days []*UptimeDay `protobuf:"bytes,2,rep,name=days,proto3" json:"days,omitempty"`
+	// tracked_from_unix_ms is when the first counted state began: no time
+	// before it counts. Flips dropped from the front leave days only.
+	TrackedFromUnixMs int64 `protobuf:"varint,3,opt,name=tracked_from_unix_ms,json=trackedFromUnixMs,proto3" json:"tracked_from_unix_ms,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *Uptime) Reset() {
+	*x = Uptime{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Uptime) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Uptime) ProtoMessage() {}
+
+func (x *Uptime) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Uptime.ProtoReflect.Descriptor instead.
+func (*Uptime) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *Uptime) GetFlips() []*UptimeFlip {
+	if x != nil {
+		return x.Flips
+	}
+	return nil
+}
+
+func (x *Uptime) GetDays() []*UptimeDay {
+	if x != nil {
+		return x.Days
+	}
+	return nil
+}
+
+func (x *Uptime) GetTrackedFromUnixMs() int64 {
+	if x != nil {
+		return x.TrackedFromUnixMs
+	}
+	return 0
+}
+
+// UptimeFlip is a change of what a monitor's time counts as.
+type UptimeFlip struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AtUnixMs      int64                  `protobuf:"varint,1,opt,name=at_unix_ms,json=atUnixMs,proto3" json:"at_unix_ms,omitempty"`
+	State         UptimeState            `protobuf:"varint,2,opt,name=state,proto3,enum=lookout.state.v1.UptimeState" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UptimeFlip) Reset() {
+	*x = UptimeFlip{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UptimeFlip) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UptimeFlip) ProtoMessage() {}
+
+func (x *UptimeFlip) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UptimeFlip.ProtoReflect.Descriptor instead.
+func (*UptimeFlip) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *UptimeFlip) GetAtUnixMs() int64 {
+	if x != nil {
+		return x.AtUnixMs
+	}
+	return 0
+}
+
+func (x *UptimeFlip) GetState() UptimeState {
+	if x != nil {
+		return x.State
+	}
+	return UptimeState_UPTIME_STATE_UNSPECIFIED
+}
+
+// UptimeDay is one UTC day of a monitor's closed uptime intervals.
+type UptimeDay struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// day is the UTC day, in days since 1970-01-01.
+	Day           int64 `protobuf:"varint,1,opt,name=day,proto3" json:"day,omitempty"`
+	UpMs          int64 `protobuf:"varint,2,opt,name=up_ms,json=upMs,proto3" json:"up_ms,omitempty"`
+	DownMs        int64 `protobuf:"varint,3,opt,name=down_ms,json=downMs,proto3" json:"down_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UptimeDay) Reset() {
+	*x = UptimeDay{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UptimeDay) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UptimeDay) ProtoMessage() {}
+
+func (x *UptimeDay) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UptimeDay.ProtoReflect.Descriptor instead.
+func (*UptimeDay) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *UptimeDay) GetDay() int64 {
+	if x != nil {
+		return x.Day
+	}
+	return 0
+}
+
+func (x *UptimeDay) GetUpMs() int64 {
+	if x != nil {
+		return x.UpMs
+	}
+	return 0
+}
+
+func (x *UptimeDay) GetDownMs() int64 {
+	if x != nil {
+		return x.DownMs
+	}
+	return 0
+}
+
+// StatusPage is an account's public status page
+// (status-page:<account id>; status-slug:<slug> indexes the slug).
+type StatusPage struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Enabled       bool                   `protobuf:"varint,1,opt,name=enabled,proto3" json:"enabled,omitempty"`
+	Slug          string                 `protobuf:"bytes,2,opt,name=slug,proto3" json:"slug,omitempty"`
+	Title         string                 `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
+	Match         *v1.StatusPageMatch    `protobuf:"bytes,4,opt,name=match,proto3" json:"match,omitempty"`
+	UpdatedUnixMs int64                  `protobuf:"varint,5,opt,name=updated_unix_ms,json=updatedUnixMs,proto3" json:"updated_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatusPage) Reset() {
+	*x = StatusPage{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatusPage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatusPage) ProtoMessage() {}
+
+func (x *StatusPage) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatusPage.ProtoReflect.Descriptor instead.
+func (*StatusPage) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *StatusPage) GetEnabled() bool {
+	if x != nil {
+		return x.Enabled
+	}
+	return false
+}
+
+func (x *StatusPage) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *StatusPage) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *StatusPage) GetMatch() *v1.StatusPageMatch {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+func (x *StatusPage) GetUpdatedUnixMs() int64 {
+	if x != nil {
+		return x.UpdatedUnixMs
+	}
+	return 0
+}
+
 var File_lookout_state_v1_state_proto protoreflect.FileDescriptor
 
 const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\n" +
-	"\x1clookout/state/v1/state.proto\x12\x10lookout.state.v1\x1a\x1dlookout/raft/v1/command.proto\"\xa7\x01\n" +
+	"\x1clookout/state/v1/state.proto\x12\x10lookout.state.v1\x1a\x1dlookout/raft/v1/command.proto\"\xc5\x01\n" +
 	"\aAccount\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x12#\n" +
 	"\rpassword_hash\x18\x03 \x01(\fR\fpasswordHash\x12)\n" +
 	"\x04plan\x18\x04 \x01(\v2\x15.lookout.raft.v1.PlanR\x04plan\x12&\n" +
-	"\x0fcreated_unix_ms\x18\x05 \x01(\x03R\rcreatedUnixMs\"\xa3\x01\n" +
+	"\x0fcreated_unix_ms\x18\x05 \x01(\x03R\rcreatedUnixMs\x12\x1c\n" +
+	"\tbadge_key\x18\x93\x02 \x01(\tR\bbadgeKey\"\xa3\x01\n" +
 	"\x11NotificationGroup\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -1804,7 +2141,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xad\x06\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xd5\x06\n" +
 	"\aMonitor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x1d\n" +
 	"\n" +
@@ -1828,7 +2165,8 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0fupdated_unix_ms\x18\x12 \x01(\x03R\rupdatedUnixMs\x125\n" +
 	"\x06engine\x18\x13 \x01(\v2\x1d.lookout.state.v1.EngineStateR\x06engine\x12(\n" +
 	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03R\x0econfirmRegions\x12\x1b\n" +
-	"\btimezone\x18\xe6\x01 \x01(\tR\btimezoneB\x1c\n" +
+	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\x12&\n" +
+	"\x0euptime_tracked\x18\xf5\x01 \x01(\bR\ruptimeTrackedB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
 	"\x0e_grace_seconds\"\xc5\x02\n" +
 	"\vEngineState\x12\x14\n" +
@@ -1949,7 +2287,31 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12&\n" +
 	"\x0fexpires_unix_ms\x18\x02 \x01(\x03R\rexpiresUnixMs\x12\"\n" +
-	"\rended_unix_ms\x18\x03 \x01(\x03R\vendedUnixMsB\xb3\x01\n" +
+	"\rended_unix_ms\x18\x03 \x01(\x03R\vendedUnixMs\"\x9e\x01\n" +
+	"\x06Uptime\x122\n" +
+	"\x05flips\x18\x01 \x03(\v2\x1c.lookout.state.v1.UptimeFlipR\x05flips\x12/\n" +
+	"\x04days\x18\x02 \x03(\v2\x1b.lookout.state.v1.UptimeDayR\x04days\x12/\n" +
+	"\x14tracked_from_unix_ms\x18\x03 \x01(\x03R\x11trackedFromUnixMs\"_\n" +
+	"\n" +
+	"UptimeFlip\x12\x1c\n" +
+	"\n" +
+	"at_unix_ms\x18\x01 \x01(\x03R\batUnixMs\x123\n" +
+	"\x05state\x18\x02 \x01(\x0e2\x1d.lookout.state.v1.UptimeStateR\x05state\"K\n" +
+	"\tUptimeDay\x12\x10\n" +
+	"\x03day\x18\x01 \x01(\x03R\x03day\x12\x13\n" +
+	"\x05up_ms\x18\x02 \x01(\x03R\x04upMs\x12\x17\n" +
+	"\adown_ms\x18\x03 \x01(\x03R\x06downMs\"\xb0\x01\n" +
+	"\n" +
+	"StatusPage\x12\x18\n" +
+	"\aenabled\x18\x01 \x01(\bR\aenabled\x12\x12\n" +
+	"\x04slug\x18\x02 \x01(\tR\x04slug\x12\x14\n" +
+	"\x05title\x18\x03 \x01(\tR\x05title\x126\n" +
+	"\x05match\x18\x04 \x01(\v2 .lookout.raft.v1.StatusPageMatchR\x05match\x12&\n" +
+	"\x0fupdated_unix_ms\x18\x05 \x01(\x03R\rupdatedUnixMs*W\n" +
+	"\vUptimeState\x12\x1c\n" +
+	"\x18UPTIME_STATE_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fUPTIME_STATE_UP\x10\x01\x12\x15\n" +
+	"\x11UPTIME_STATE_DOWN\x10\x02B\xb3\x01\n" +
 	"\x14com.lookout.state.v1B\n" +
 	"StateProtoP\x01Z-lookout/internal/gen/lookout/state/v1;statev1\xa2\x02\x03LSX\xaa\x02\x10Lookout.State.V1\xca\x02\x10Lookout\\State\\V1\xe2\x02\x1cLookout\\State\\V1\\GPBMetadata\xea\x02\x12Lookout::State::V1b\x06proto3"
 
@@ -1965,48 +2327,59 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 	return file_lookout_state_v1_state_proto_rawDescData
 }
 
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_lookout_state_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_lookout_state_v1_state_proto_goTypes = []any{
-	(*Account)(nil),           // 0: lookout.state.v1.Account
-	(*NotificationGroup)(nil), // 1: lookout.state.v1.NotificationGroup
-	(*AgentToken)(nil),        // 2: lookout.state.v1.AgentToken
-	(*AppliedRequest)(nil),    // 3: lookout.state.v1.AppliedRequest
-	(*Monitor)(nil),           // 4: lookout.state.v1.Monitor
-	(*EngineState)(nil),       // 5: lookout.state.v1.EngineState
-	(*Delivery)(nil),          // 6: lookout.state.v1.Delivery
-	(*Alert)(nil),             // 7: lookout.state.v1.Alert
-	(*PingState)(nil),         // 8: lookout.state.v1.PingState
-	(*Project)(nil),           // 9: lookout.state.v1.Project
-	(*StoredEvent)(nil),       // 10: lookout.state.v1.StoredEvent
-	(*OpenRun)(nil),           // 11: lookout.state.v1.OpenRun
-	(*Quota)(nil),             // 12: lookout.state.v1.Quota
-	(*Channel)(nil),           // 13: lookout.state.v1.Channel
-	(*CheckStatus)(nil),       // 14: lookout.state.v1.CheckStatus
-	(*Agent)(nil),             // 15: lookout.state.v1.Agent
-	(*Region)(nil),            // 16: lookout.state.v1.Region
-	(*AlertedAccount)(nil),    // 17: lookout.state.v1.AlertedAccount
-	(*EndedSession)(nil),      // 18: lookout.state.v1.EndedSession
-	(*v1.Plan)(nil),           // 19: lookout.raft.v1.Plan
-	(*v1.Result)(nil),         // 20: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),    // 21: lookout.raft.v1.CheckConfig
-	(*v1.Execution)(nil),      // 22: lookout.raft.v1.Execution
-	(*v1.Event)(nil),          // 23: lookout.raft.v1.Event
+	(UptimeState)(0),           // 0: lookout.state.v1.UptimeState
+	(*Account)(nil),            // 1: lookout.state.v1.Account
+	(*NotificationGroup)(nil),  // 2: lookout.state.v1.NotificationGroup
+	(*AgentToken)(nil),         // 3: lookout.state.v1.AgentToken
+	(*AppliedRequest)(nil),     // 4: lookout.state.v1.AppliedRequest
+	(*Monitor)(nil),            // 5: lookout.state.v1.Monitor
+	(*EngineState)(nil),        // 6: lookout.state.v1.EngineState
+	(*Delivery)(nil),           // 7: lookout.state.v1.Delivery
+	(*Alert)(nil),              // 8: lookout.state.v1.Alert
+	(*PingState)(nil),          // 9: lookout.state.v1.PingState
+	(*Project)(nil),            // 10: lookout.state.v1.Project
+	(*StoredEvent)(nil),        // 11: lookout.state.v1.StoredEvent
+	(*OpenRun)(nil),            // 12: lookout.state.v1.OpenRun
+	(*Quota)(nil),              // 13: lookout.state.v1.Quota
+	(*Channel)(nil),            // 14: lookout.state.v1.Channel
+	(*CheckStatus)(nil),        // 15: lookout.state.v1.CheckStatus
+	(*Agent)(nil),              // 16: lookout.state.v1.Agent
+	(*Region)(nil),             // 17: lookout.state.v1.Region
+	(*AlertedAccount)(nil),     // 18: lookout.state.v1.AlertedAccount
+	(*EndedSession)(nil),       // 19: lookout.state.v1.EndedSession
+	(*Uptime)(nil),             // 20: lookout.state.v1.Uptime
+	(*UptimeFlip)(nil),         // 21: lookout.state.v1.UptimeFlip
+	(*UptimeDay)(nil),          // 22: lookout.state.v1.UptimeDay
+	(*StatusPage)(nil),         // 23: lookout.state.v1.StatusPage
+	(*v1.Plan)(nil),            // 24: lookout.raft.v1.Plan
+	(*v1.Result)(nil),          // 25: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),     // 26: lookout.raft.v1.CheckConfig
+	(*v1.Execution)(nil),       // 27: lookout.raft.v1.Execution
+	(*v1.Event)(nil),           // 28: lookout.raft.v1.Event
+	(*v1.StatusPageMatch)(nil), // 29: lookout.raft.v1.StatusPageMatch
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	19, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	20, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
-	8,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	21, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
-	5,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
-	10, // 5: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
-	6,  // 6: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
-	22, // 7: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
-	23, // 8: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
-	9,  // [9:9] is the sub-list for method output_type
-	9,  // [9:9] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	24, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	25, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	9,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
+	26, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	6,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
+	11, // 5: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
+	7,  // 6: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
+	27, // 7: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
+	28, // 8: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	21, // 9: lookout.state.v1.Uptime.flips:type_name -> lookout.state.v1.UptimeFlip
+	22, // 10: lookout.state.v1.Uptime.days:type_name -> lookout.state.v1.UptimeDay
+	0,  // 11: lookout.state.v1.UptimeFlip.state:type_name -> lookout.state.v1.UptimeState
+	29, // 12: lookout.state.v1.StatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	13, // [13:13] is the sub-list for method output_type
+	13, // [13:13] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_lookout_state_v1_state_proto_init() }
@@ -2022,13 +2395,14 @@ func file_lookout_state_v1_state_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   19,
+			NumEnums:      1,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
 		GoTypes:           file_lookout_state_v1_state_proto_goTypes,
 		DependencyIndexes: file_lookout_state_v1_state_proto_depIdxs,
+		EnumInfos:         file_lookout_state_v1_state_proto_enumTypes,
 		MessageInfos:      file_lookout_state_v1_state_proto_msgTypes,
 	}.Build()
 	File_lookout_state_v1_state_proto = out.File
