@@ -207,3 +207,97 @@ func TestInABrowser(t *testing.T) {
 		}
 	})
 }
+
+// TestMonitorFormsInABrowser makes, edits, copies and deletes a monitor in
+// headless Chromium, as a user would: a refused form keeps what was
+// typed and shows the problem next to its field.
+func TestMonitorFormsInABrowser(t *testing.T) {
+	n := newNode(t)
+	a := n.signUp("ops@example.com", nil)
+	ctx := newBrowser(t)
+	run(t, ctx, 10*time.Second, "sign in",
+		chromedp.Navigate(n.URL+"/login"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name=email]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), a.Email),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), a.Password),
+		chromedp.Submit(chromedp.CSS(`input[name=password]`)),
+		chromedp.WaitVisible(chromedp.ID(`counts`)),
+	)
+
+	t.Run("create, refused then accepted", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "open the form",
+			chromedp.Click(chromedp.CSS(`a[href="/monitors/new"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`nav.tabs`)),
+			chromedp.Click(chromedp.CSS(`nav.tabs a[href="/monitors/new?kind=http_check"]`)),
+			chromedp.WaitVisible(chromedp.ID(`f-config-url`)),
+			chromedp.SendKeys(chromedp.ID(`f-name`), "Shop front"),
+			chromedp.SendKeys(chromedp.ID(`f-config-url`), "shop.example.com"),
+			chromedp.SendKeys(chromedp.ID(`f-schedule`), "5m"),
+			chromedp.SendKeys(chromedp.ID(`f-config-expected-status`), "200"),
+			chromedp.Click(chromedp.CSS(`#monitor-form button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-field="config.url"] .field-error`)),
+		)
+		if msg := value(t, ctx, chromedp.Text(chromedp.CSS(`[data-field="config.url"] .field-error`))); !strings.Contains(msg, "absolute http or https URL") {
+			t.Fatalf("url problem: %q", msg)
+		}
+		if got := value(t, ctx, chromedp.Value(chromedp.ID(`f-name`))); got != "Shop front" {
+			t.Fatalf("the refused form lost the name: %q", got)
+		}
+		run(t, ctx, 10*time.Second, "fix the URL",
+			chromedp.SetValue(chromedp.ID(`f-config-url`), "https://shop.example.com/"),
+			chromedp.Click(chromedp.CSS(`#monitor-form button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`.banner.green`)),
+		)
+		if h := value(t, ctx, chromedp.Text(chromedp.CSS(`h1`))); !strings.HasPrefix(h, "Shop front") {
+			t.Fatalf("heading %q", h)
+		}
+	})
+	id := n.monitorUUID(a, "Shop front")
+
+	t.Run("edit", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "edit",
+			chromedp.Click(chromedp.CSS(`#actions a[href$="/edit"]`)),
+			chromedp.WaitVisible(chromedp.ID(`f-schedule`)),
+			chromedp.SetValue(chromedp.ID(`f-schedule`), "1h"),
+			chromedp.SetValue(chromedp.ID(`f-config-method`), "HEAD"),
+			chromedp.Click(chromedp.CSS(`#monitor-form button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`.banner.green`)),
+		)
+		m := n.manifestOf(a, id)
+		if m["schedule"] != "1h" || m["config"].(map[string]any)["method"] != "HEAD" {
+			t.Fatalf("after the edit: %s", asJSON(m))
+		}
+	})
+
+	t.Run("duplicate", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "duplicate",
+			chromedp.Click(chromedp.CSS(`#actions a[href^="/monitors/new?from="]`)),
+			chromedp.WaitVisible(chromedp.ID(`f-name`)),
+		)
+		if got := value(t, ctx, chromedp.Value(chromedp.ID(`f-name`))); got != "Shop front-copy" {
+			t.Fatalf("copy named %q", got)
+		}
+		run(t, ctx, 10*time.Second, "save the copy",
+			chromedp.SetValue(chromedp.ID(`f-name`), "Shop checkout"),
+			chromedp.Click(chromedp.CSS(`#monitor-form button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`.banner.green`)),
+		)
+		cp := n.manifestOf(a, n.monitorUUID(a, "Shop checkout"))
+		if cp["schedule"] != "1h" || cp["config"].(map[string]any)["url"] != "https://shop.example.com/" {
+			t.Fatalf("the copy: %s", asJSON(cp))
+		}
+	})
+
+	t.Run("delete", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "delete",
+			chromedp.Navigate(n.URL+"/monitors/"+id),
+			chromedp.WaitVisible(chromedp.CSS(`form[action$="/delete"] input[name=confirm_name]`)),
+			chromedp.SendKeys(chromedp.CSS(`form[action$="/delete"] input[name=confirm_name]`), "Shop front"),
+			chromedp.Click(chromedp.CSS(`form[action$="/delete"] button`)),
+			chromedp.WaitVisible(chromedp.CSS(`.banner.green`)),
+		)
+		if _, err := n.Store.Monitor(a.ID, id); err == nil {
+			t.Fatal("monitor still there")
+		}
+	})
+}

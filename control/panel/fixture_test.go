@@ -69,8 +69,9 @@ func newNode(t testing.TB) *node {
 	in.Register(mux)
 	in.Start()
 	t.Cleanup(in.Stop)
-	manage.New(manage.Options{Cluster: c, State: store}).Register(mux)
-	p, err := panel.New(panel.Options{Cluster: c, State: store, Admin: adminAPI, Key: testKey})
+	manageAPI := manage.New(manage.Options{Cluster: c, State: store})
+	manageAPI.Register(mux)
+	p, err := panel.New(panel.Options{Cluster: c, State: store, Admin: adminAPI, Manage: manageAPI, Key: testKey, PublicURL: "https://lookout.example.com/"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -109,6 +109,8 @@ type monitorsView struct {
 	Projects, Tags, States    []string
 	Project, Tag, StateFilter string
 	Filtered                  bool
+	// CanEdit: the panel has the monitor forms.
+	CanEdit bool
 }
 
 // handleMonitors serves GET /: the account's monitors, filtered by the
@@ -154,6 +156,7 @@ func (p *Panel) handleMonitors(w http.ResponseWriter, r *http.Request) {
 		return strings.Compare(a.Display, b.Display)
 	})
 	v.Projects, v.Tags, v.States = sortedKeys(projects), sortedKeys(tags), sortedKeys(states)
+	v.CanEdit = p.o.Manage != nil
 	v.Title = listTitle(v.Down, v.Late)
 	v.Nav, v.CSRF, v.Account, v.Stale = "monitors", s.CSRF, s.Email, stale
 	if d := q.Get("deleted"); d != "" {
@@ -206,6 +209,10 @@ type monitorView struct {
 	Executions []execRow
 	// DeleteError is why the last delete was refused.
 	DeleteError string
+	// CanEdit: the panel has the monitor forms.
+	CanEdit bool
+	// Ping is how jobs ping a ping monitor (nil for checks).
+	Ping *pingHelp
 }
 
 // handleMonitor serves GET /monitors/{uuid}: a monitor of the account (any
@@ -252,6 +259,16 @@ func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, 
 			v.Executions = append(v.Executions, toExecRow(e))
 		}
 		v.Chart = execChart(execs)
+	}
+	if m.GetKind() == state.KindPing {
+		v.Ping = newPingHelp(p.publicURL(r), m.GetName())
+	}
+	v.CanEdit = p.o.Manage != nil
+	switch r.URL.Query().Get("done") {
+	case "created":
+		v.Flash = "Created " + v.M.Display + "."
+	case "saved":
+		v.Flash = "Saved."
 	}
 	v.Title = v.M.Display
 	v.Nav, v.CSRF, v.Account, v.Stale = "monitors", s.CSRF, s.Email, stale

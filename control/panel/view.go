@@ -13,7 +13,7 @@ import (
 
 // pageNames are the templates under templates/, each a page built on
 // layout.html (login has its own frame).
-var pageNames = []string{"login", "monitors", "monitor", "keys", "channels", "account", "error"}
+var pageNames = []string{"login", "monitors", "monitor", "form", "keys", "channels", "account", "error"}
 
 // baseView is what every page's layout needs.
 type baseView struct {
@@ -45,7 +45,11 @@ var funcs = template.FuncMap{
 	"deref":    func(f *float64) float64 { return *f },
 	"secs":     func(s int64) string { return short(time.Duration(s) * time.Second) },
 	"derefInt": func(n *int64) int64 { return *n },
+	"snippet":  func(id, label, text string) snippet { return snippet{id, label, text} },
 }
+
+// snippet is text to copy, with its label (parts.html).
+type snippet struct{ ID, Label, Text string }
 
 // parsePages parses every page with the layout, once.
 func parsePages() (map[string]*template.Template, error) {

@@ -305,16 +305,19 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	mux.Handle(agentPath, agentHandler)
 	// The 403 of a DELETE without confirm links to the monitor in the panel:
 	// at --public-url when given, else at the origin the request came to.
-	manage.New(manage.Options{Cluster: node, State: st, PanelURL: strings.TrimRight(cfg.publicURL, "/"), Limits: limitMetrics, Logger: log.Named("manage")}).Register(mux)
+	manageAPI := manage.New(manage.Options{Cluster: node, State: st, PanelURL: strings.TrimRight(cfg.publicURL, "/"), Limits: limitMetrics, Logger: log.Named("manage")})
+	manageAPI.Register(mux)
 	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, SpoolDir: cfg.dataDir, Limits: limitMetrics, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
 	// The web panel at /, its sessions signed with a key every node
-	// derives from the cluster secret.
+	// derives from the cluster secret; its monitor forms write through
+	// the Management API's own code; its ping snippets name --public-url
+	// (else the origin the page was asked at).
 	panelKey, err := cluster.PanelKey([]byte(cfg.adminToken))
 	if err != nil {
 		return err
 	}
-	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Key: panelKey, Secure: certs != nil, Limits: limitMetrics, Logger: log.Named("panel")})
+	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Manage: manageAPI, PublicURL: cfg.publicURL, Key: panelKey, Secure: certs != nil, Limits: limitMetrics, Logger: log.Named("panel")})
 	if err != nil {
 		return err
 	}
