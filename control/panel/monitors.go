@@ -207,6 +207,8 @@ type monitorView struct {
 	NextSeq    uint64
 	Chart      chart
 	Executions []execRow
+	// Page is where the events or executions shown are in the history.
+	Page historyPage
 	// DeleteError is why the last delete was refused.
 	DeleteError string
 	// CanEdit: the panel has the monitor forms.
@@ -237,28 +239,11 @@ func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, 
 		Timeout: m.GetTimeoutSeconds(), Interval: m.GetExpectedIntervalSeconds(), Grace: m.GetGraceSeconds(), DeleteError: deleteError}
 	v.M = p.row(m, v.NowMs)
 	if m.GetKind() == state.KindPing {
-		events, err := p.o.State.Events(s.AccountID, m.GetUuid(), eventsShown)
-		if err != nil && !errors.Is(err, state.ErrNotFound) {
-			p.internal(w, r, err)
+		if !p.eventsPage(w, r, m, v) {
 			return
 		}
-		for _, e := range events {
-			v.Events = append(v.Events, toEventRow(e))
-		}
-		if len(events) > 0 {
-			v.NextSeq = events[0].GetSeq() + 1
-		}
-		v.Chart = eventChart(events)
-	} else {
-		execs, err := p.o.State.Executions(s.AccountID, m.GetUuid(), eventsShown)
-		if err != nil && !errors.Is(err, state.ErrNotFound) {
-			p.internal(w, r, err)
-			return
-		}
-		for _, e := range execs {
-			v.Executions = append(v.Executions, toExecRow(e))
-		}
-		v.Chart = execChart(execs)
+	} else if !p.executionsPage(w, r, m, v) {
+		return
 	}
 	if m.GetKind() == state.KindPing {
 		v.Ping = newPingHelp(p.publicURL(r), m.GetName())

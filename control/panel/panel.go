@@ -64,6 +64,9 @@ type State interface {
 	Monitors(accountID string) ([]*statev1.Monitor, error)
 	Events(accountID, monitorUUID string, limit int) ([]*statev1.StoredEvent, error)
 	Executions(accountID, checkUUID string, limit int) ([]*raftv1.Execution, error)
+	// EventsBefore and ExecutionsBefore read an older page of a history.
+	EventsBefore(accountID, monitorUUID string, before uint64, limit int) ([]*statev1.StoredEvent, error)
+	ExecutionsBefore(accountID, checkUUID string, before *state.ExecutionPos, limit int) ([]*raftv1.Execution, error)
 	CheckStatus(checkUUID string) (*statev1.CheckStatus, error)
 	InOfflineRegion(m *statev1.Monitor) (bool, error)
 	Keys(accountID string) ([]*raftv1.Key, error)
