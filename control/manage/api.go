@@ -39,6 +39,9 @@ type State interface {
 	NotificationGroupByName(accountID, name string) (*statev1.NotificationGroup, error)
 	Monitor(accountID, uuid string) (*statev1.Monitor, error)
 	Monitors(accountID string) ([]*statev1.Monitor, error)
+	// MonitorsAfter reads a page of the account's monitors in (kind,
+	// name) order after a position.
+	MonitorsAfter(accountID, kind, afterKind, afterName string, limit int) ([]*statev1.Monitor, error)
 	// EventsBefore and ExecutionsBefore read a page of a history, newest
 	// first, below a position (state.NewestEvents, nil: from the newest).
 	EventsBefore(accountID, monitorUUID string, before uint64, limit int) ([]*statev1.StoredEvent, error)

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -30,19 +31,28 @@ func (a *API) handleList(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	after := ""
+	afterKind, afterName := "", ""
 	if c := q.Get("cursor"); c != "" {
 		b, err := base64.RawURLEncoding.DecodeString(c)
-		if err != nil || limit == 0 {
+		k, n, ok := strings.Cut(string(b), "\x00")
+		if err != nil || !ok || limit == 0 {
 			writeError(w, http.StatusBadRequest, "invalid_request", "invalid field: cursor: pass the next_cursor of the previous page, with limit")
 			return
 		}
-		after = string(b)
+		afterKind, afterName = k, n
 	}
 	if !a.consistent(w, r) {
 		return
 	}
-	all, err := a.state.Monitors(keyFrom(r.Context()).GetAccountId())
+	// A page reads the name index from the cursor on: one more than the
+	// page tells whether another follows.
+	var all []*statev1.Monitor
+	var err error
+	if limit > 0 {
+		all, err = a.state.MonitorsAfter(keyFrom(r.Context()).GetAccountId(), kind, afterKind, afterName, limit+1)
+	} else {
+		all, err = a.state.Monitors(keyFrom(r.Context()).GetAccountId())
+	}
 	if err != nil {
 		a.internal(w, err)
 		return
@@ -51,10 +61,6 @@ func (a *API) handleList(w http.ResponseWriter, r *http.Request) {
 	next := ""
 	for _, m := range all {
 		if kind != "" && m.GetKind() != kind {
-			continue
-		}
-		pos := m.GetKind() + "\x00" + m.GetName()
-		if after != "" && pos <= after {
 			continue
 		}
 		if limit > 0 && len(out) == limit {

@@ -301,3 +301,54 @@ func TestMonitorFormsInABrowser(t *testing.T) {
 		}
 	})
 }
+
+// TestMonitorListInABrowser: a filter applies as soon as it is changed,
+// a search on Enter, and the pages turn, in headless Chromium.
+func TestMonitorListInABrowser(t *testing.T) {
+	n := newNode(t)
+	a := listAccount(t, n)
+	ctx := newBrowser(t)
+	run(t, ctx, 10*time.Second, "sign in",
+		chromedp.Navigate(n.URL+"/login"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name=email]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), a.Email),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), a.Password),
+		chromedp.Submit(chromedp.CSS(`input[name=password]`)),
+		chromedp.WaitVisible(chromedp.ID(`counts`)),
+	)
+	rows := func() int {
+		return value(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("table.monitors tbody tr").length`))
+	}
+	if got := rows(); got != 100 {
+		t.Fatalf("first page: %d rows", got)
+	}
+	if first := value(t, ctx, chromedp.Text(chromedp.CSS(`table.monitors tbody tr`))); !strings.Contains(first, "Job 200") || !strings.Contains(first, "failed") {
+		t.Fatalf("first row %q: the failed ones come first", first)
+	}
+	run(t, ctx, 10*time.Second, "next page",
+		chromedp.Click(chromedp.CSS(`.pager a[rel=next]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.pager a[rel=prev]`)),
+	)
+	if loc := value(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/?page=2") {
+		t.Fatalf("page 2 at %s", loc)
+	}
+	run(t, ctx, 10*time.Second, "the tag filter applies on change",
+		// SetValue fires the select's change event, as a choice does.
+		chromedp.SetValue(chromedp.CSS(`select[name=tag]`), "nightly"),
+		chromedp.WaitVisible(chromedp.CSS(`#filters a[href="/"]`)),
+	)
+	if loc := value(t, ctx, chromedp.Location()); !strings.Contains(loc, "tag=nightly") || strings.Contains(loc, "page=") {
+		t.Fatalf("after the tag filter: %s", loc)
+	}
+	if got := rows(); got != 25 {
+		t.Fatalf("nightly: %d rows", got)
+	}
+	run(t, ctx, 10*time.Second, "search",
+		chromedp.SendKeys(chromedp.CSS(`input[name=q]`), "job-24\r"),
+		chromedp.WaitVisible(chromedp.CSS(`#list-range`)),
+		chromedp.Sleep(200*time.Millisecond),
+	)
+	if got := rows(); got != 1 {
+		t.Fatalf("nightly job-24*: %d rows (job-240)", got)
+	}
+}

@@ -42,28 +42,36 @@ var stateColors = map[string]string{
 
 // row reads a monitor's state as of nowMs.
 func (p *Panel) row(m *statev1.Monitor, nowMs int64) monitorRow {
+	lm := state.ListedMonitor{Monitor: m}
+	if m.GetKind() != state.KindPing {
+		cs, err := p.o.State.CheckStatus(m.GetUuid())
+		if err != nil {
+			cs = new(statev1.CheckStatus)
+		}
+		lm.Check = cs
+	}
+	if off, err := p.o.State.InOfflineRegion(m); err == nil {
+		lm.Offline = off
+	}
+	r := listRow(lm)
+	p.addTimes(&r, lm, nowMs)
+	return r
+}
+
+// listRow is a monitor's row without its times: what the list filters and
+// sorts by.
+func listRow(lm state.ListedMonitor) monitorRow {
+	m := lm.Monitor
 	r := monitorRow{UUID: m.GetUuid(), Name: m.GetName(), Display: m.GetDisplayName(), Kind: m.GetKind(),
 		Project: m.GetProject(), Tags: m.GetTags(), Enabled: m.GetEnabled()}
 	if r.Display == "" {
 		r.Display = r.Name
 	}
 	if m.GetKind() == state.KindPing {
-		st := state.PingState(m)
-		r.State, r.LastMs = st.State, st.LastPingMs
-		timeout, late, missed := pingstate.Deadlines(state.PingSettings(m), st)
-		switch next := pingstate.Earliest(timeout, late, missed); {
-		case next == 0:
-		case next == timeout:
-			r.NextMs, r.NextLabel = next, "run must finish"
-		default:
-			r.NextMs, r.NextLabel = next, "next ping expected"
-		}
+		r.State = state.PingState(m).State
 	} else {
-		cs, err := p.o.State.CheckStatus(m.GetUuid())
-		if err != nil {
-			cs = new(statev1.CheckStatus)
-		}
-		r.State, r.LastMs = "pending", cs.GetLastExecutionUnixMs()
+		cs := lm.Check
+		r.State = "pending"
 		switch {
 		case !m.GetEnabled():
 			r.State = pingstate.Paused
@@ -72,19 +80,12 @@ func (p *Panel) row(m *statev1.Monitor, nowMs int64) monitorRow {
 		case cs.GetVerdict() == state.ExecFailed:
 			r.State = pingstate.Down
 		}
-		if m.GetKind() == state.KindSSLCheck && cs.DaysLeft != nil {
-			d := cs.GetDaysLeft()
-			r.DaysLeft = &d
-		}
-		if sc, ok := state.LeaderSchedule(m); ok {
-			r.NextMs, r.NextLabel = sc.NextFor(m.GetUuid(), p.now()).UnixMilli(), "next run"
-		}
 	}
-	if off, err := p.o.State.InOfflineRegion(m); err == nil && off {
+	if lm.Offline {
 		r.State = stateUnknown // its agent region is offline (decisions.md 7)
 	}
 	r.Color = stateColors[r.State]
-	if r.State == pingstate.Up && m.GetKind() == state.KindSSLCheck && strings.HasPrefix(p.checkAlert(m), "ssl.warning") {
+	if r.State == pingstate.Up && m.GetKind() == state.KindSSLCheck && strings.HasPrefix(lm.Check.GetAlert(), "ssl.warning") {
 		r.Color = "amber"
 	}
 	if r.Color == "" {
@@ -93,76 +94,32 @@ func (p *Panel) row(m *statev1.Monitor, nowMs int64) monitorRow {
 	return r
 }
 
-func (p *Panel) checkAlert(m *statev1.Monitor) string {
-	cs, err := p.o.State.CheckStatus(m.GetUuid())
-	if err != nil {
-		return ""
-	}
-	return cs.GetAlert()
-}
-
-type monitorsView struct {
-	baseView
-	NowMs                     int64
-	Rows                      []monitorRow
-	Total, Down, Late         int
-	Projects, Tags, States    []string
-	Project, Tag, StateFilter string
-	Filtered                  bool
-	// CanEdit: the panel has the monitor forms.
-	CanEdit bool
-}
-
-// handleMonitors serves GET /: the account's monitors, filtered by the
-// query's project, tag and state.
-func (p *Panel) handleMonitors(w http.ResponseWriter, r *http.Request) {
-	s := sessionFrom(r.Context())
-	stale := p.refresh(r)
-	monitors, err := p.o.State.Monitors(s.AccountID)
-	if err != nil {
-		p.internal(w, r, err)
+// addTimes adds to r the last ping or run, what comes next, and an
+// ssl_check's days left.
+func (p *Panel) addTimes(r *monitorRow, lm state.ListedMonitor, nowMs int64) {
+	m := lm.Monitor
+	if m.GetKind() == state.KindPing {
+		st := state.PingState(m)
+		r.LastMs = st.LastPingMs
+		timeout, late, missed := pingstate.Deadlines(state.PingSettings(m), st)
+		switch next := pingstate.Earliest(timeout, late, missed); {
+		case next == 0:
+		case next == timeout:
+			r.NextMs, r.NextLabel = next, "run must finish"
+		default:
+			r.NextMs, r.NextLabel = next, "next ping expected"
+		}
 		return
 	}
-	q := r.URL.Query()
-	v := &monitorsView{NowMs: p.now().UnixMilli(), Project: q.Get("project"), Tag: q.Get("tag"), StateFilter: q.Get("state")}
-	v.Filtered = v.Project != "" || v.Tag != "" || v.StateFilter != ""
-	projects, tags, states := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	for _, m := range monitors {
-		row := p.row(m, v.NowMs)
-		v.Total++
-		switch row.State {
-		case pingstate.Down, pingstate.Failed:
-			v.Down++
-		case pingstate.Late:
-			v.Late++
-		}
-		if row.Project != "" {
-			projects[row.Project] = true
-		}
-		for _, t := range row.Tags {
-			tags[t] = true
-		}
-		states[row.State] = true
-		if (v.Project == "" || row.Project == v.Project) && (v.Tag == "" || contains(row.Tags, v.Tag)) && (v.StateFilter == "" || row.State == v.StateFilter) {
-			v.Rows = append(v.Rows, row)
-		}
+	cs := lm.Check
+	r.LastMs = cs.GetLastExecutionUnixMs()
+	if m.GetKind() == state.KindSSLCheck && cs.DaysLeft != nil {
+		d := cs.GetDaysLeft()
+		r.DaysLeft = &d
 	}
-	// The ones needing attention first, then by name.
-	rank := map[string]int{"red": 0, "amber": 1, "blue": 2, "green": 3, "gray": 4}
-	slices.SortStableFunc(v.Rows, func(a, b monitorRow) int {
-		if d := rank[a.Color] - rank[b.Color]; d != 0 {
-			return d
-		}
-		return strings.Compare(a.Display, b.Display)
-	})
-	v.Projects, v.Tags, v.States = sortedKeys(projects), sortedKeys(tags), sortedKeys(states)
-	v.CanEdit = p.o.Manage != nil
-	v.Title = listTitle(v.Down, v.Late)
-	v.Nav, v.CSRF, v.Account, v.Stale = "monitors", s.CSRF, s.Email, stale
-	if d := q.Get("deleted"); d != "" {
-		v.Flash = "Deleted " + d + "."
+	if sc, ok := state.LeaderSchedule(m); ok {
+		r.NextMs, r.NextLabel = sc.NextFor(m.GetUuid(), p.now()).UnixMilli(), "next run"
 	}
-	p.render(w, r, http.StatusOK, "monitors", v)
 }
 
 // listTitle is the list's title, with what needs attention first.

@@ -62,6 +62,8 @@ type State interface {
 	Monitor(accountID, uuid string) (*statev1.Monitor, error)
 	MonitorByUUID(uuid string) (*statev1.Monitor, error)
 	Monitors(accountID string) ([]*statev1.Monitor, error)
+	// MonitorList reads every monitor of the account as a list shows it.
+	MonitorList(accountID string) ([]state.ListedMonitor, error)
 	Events(accountID, monitorUUID string, limit int) ([]*statev1.StoredEvent, error)
 	Executions(accountID, checkUUID string, limit int) ([]*raftv1.Execution, error)
 	// EventsBefore and ExecutionsBefore read an older page of a history.
