@@ -46,6 +46,9 @@ var funcs = template.FuncMap{
 	"secs":     func(s int64) string { return short(time.Duration(s) * time.Second) },
 	"derefInt": func(n *int64) int64 { return *n },
 	"snippet":  func(id, label, text string) snippet { return snippet{id, label, text} },
+	// tickY places a y axis label level with its gridline (the plot
+	// starts 14 px down the chart).
+	"tickY": func(y float64) float64 { return 14 + y + 4 },
 }
 
 // snippet is text to copy, with its label (parts.html).
@@ -165,9 +168,11 @@ func short(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// seconds formats a duration in seconds: 0.25s, 12.3s, 4m 05s.
+// seconds formats a duration in seconds: 4 ms, 1.25s, 12.3s, 4m 05s.
 func seconds(s float64) string {
 	switch {
+	case s < 1:
+		return fmt.Sprintf("%.0f ms", s*1000)
 	case s < 10:
 		return fmt.Sprintf("%.2fs", s)
 	case s < 60:
