@@ -84,11 +84,7 @@ func eventChart(events []*statev1.StoredEvent) chart {
 		if e.Duration == nil || len(pts) == chartRuns {
 			continue
 		}
-		ev := e.GetEvent()
-		label := ev.GetStatus()
-		if ev.GetEventType() == "stream_event" {
-			label = ev.GetState()
-		}
+		label, _ := eventLabel(e.GetEvent())
 		pts = append(pts, point{ms: e.GetDuration() * 1000, timed: true, atMs: e.GetEventTimeUnixMs(), color: e.GetColor(), label: label})
 	}
 	return draw("Run durations", pts)

@@ -5,11 +5,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/pingstate"
+	"lookout/internal/schedule"
 )
 
 // monitorRow is one monitor as the list (and a monitor's page) shows it.
@@ -22,7 +24,8 @@ type monitorRow struct {
 	// LastMs is the last ping (ping) or the last finished execution
 	// (check); NextMs the next deadline (ping) or run (check); 0: none.
 	LastMs, NextMs int64
-	// NextLabel says what NextMs is.
+	// NextLabel says what NextMs is (the next* words), or why there is
+	// none.
 	NextLabel string
 	// DaysLeft is an ssl_check's newest verdict's (nil: none).
 	DaysLeft *int64
@@ -94,20 +97,42 @@ func listRow(lm state.ListedMonitor) monitorRow {
 	return r
 }
 
+// What the "next" of a monitor is, the same words on the list and on the
+// monitor's page.
+const (
+	nextFinish   = "run must finish"
+	nextPing     = "ping expected"
+	nextRun      = "next run"
+	nextPaused   = "paused"
+	nextInterval = "no expected interval"
+	nextFirst    = "waiting for a first ping"
+)
+
 // addTimes adds to r the last ping or run, what comes next, and an
 // ssl_check's days left.
 func (p *Panel) addTimes(r *monitorRow, lm state.ListedMonitor, nowMs int64) {
 	m := lm.Monitor
+	if !m.GetEnabled() {
+		r.NextLabel = nextPaused
+	}
 	if m.GetKind() == state.KindPing {
 		st := state.PingState(m)
+		set := state.PingSettings(m)
 		r.LastMs = st.LastPingMs
-		timeout, late, missed := pingstate.Deadlines(state.PingSettings(m), st)
+		timeout, late, missed := pingstate.Deadlines(set, st)
 		switch next := pingstate.Earliest(timeout, late, missed); {
-		case next == 0:
-		case next == timeout:
-			r.NextMs, r.NextLabel = next, "run must finish"
+		case !m.GetEnabled():
+		case next != 0 && next == timeout:
+			r.NextMs, r.NextLabel = next, nextFinish
+		case next != 0:
+			r.NextMs, r.NextLabel = next, nextPing
+		case set.IntervalMs > 0 && st.LastPingMs > 0:
+			// Missed already: the next ping its interval expects.
+			r.NextMs, r.NextLabel = nextInCadence(st.LastPingMs, set.IntervalMs, nowMs), nextPing
+		case set.IntervalMs == 0:
+			r.NextLabel = nextInterval
 		default:
-			r.NextMs, r.NextLabel = next, "next ping expected"
+			r.NextLabel = nextFirst
 		}
 		return
 	}
@@ -117,9 +142,20 @@ func (p *Panel) addTimes(r *monitorRow, lm state.ListedMonitor, nowMs int64) {
 		d := cs.GetDaysLeft()
 		r.DaysLeft = &d
 	}
-	if sc, ok := state.LeaderSchedule(m); ok {
-		r.NextMs, r.NextLabel = sc.NextFor(m.GetUuid(), p.now()).UnixMilli(), "next run"
+	// The leader and the agents alike run a check at its schedule's slot
+	// shifted by the check's own offset (schedule.NextFor).
+	if sc, err := schedule.Parse(m.GetSchedule()); err == nil && m.GetEnabled() {
+		r.NextMs, r.NextLabel = sc.NextFor(m.GetUuid(), time.UnixMilli(nowMs)).UnixMilli(), nextRun
 	}
+}
+
+// nextInCadence is the first time after nowMs that lastMs plus a whole
+// number of intervals reaches.
+func nextInCadence(lastMs, intervalMs, nowMs int64) int64 {
+	if nowMs < lastMs {
+		return lastMs + intervalMs
+	}
+	return lastMs + ((nowMs-lastMs)/intervalMs+1)*intervalMs
 }
 
 // listTitle is the list's title, with what needs attention first.
@@ -170,8 +206,10 @@ type monitorView struct {
 	DeleteError string
 	// CanEdit: the panel has the monitor forms.
 	CanEdit bool
-	// Ping is how jobs ping a ping monitor (nil for checks).
-	Ping *pingHelp
+	// Ping is how jobs ping a ping monitor (nil for checks); Check what
+	// a check checks (nil for ping monitors).
+	Ping  *pingHelp
+	Check *checkInfo
 }
 
 // handleMonitor serves GET /monitors/{uuid}: a monitor of the account (any
@@ -205,6 +243,7 @@ func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, 
 	if m.GetKind() == state.KindPing {
 		v.Ping = newPingHelp(p.publicURL(r), m.GetName())
 	}
+	v.Check = newCheckInfo(m)
 	v.CanEdit = p.o.Manage != nil
 	switch r.URL.Query().Get("done") {
 	case "created":

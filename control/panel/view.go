@@ -46,9 +46,17 @@ var funcs = template.FuncMap{
 	"secs":     func(s int64) string { return short(time.Duration(s) * time.Second) },
 	"derefInt": func(n *int64) int64 { return *n },
 	"snippet":  func(id, label, text string) snippet { return snippet{id, label, text} },
+	// nextOf is what the "next" part shows: a row, at a time.
+	"nextOf": func(r monitorRow, nowMs int64) nextView { return nextView{r, nowMs} },
 	// tickY places a y axis label level with its gridline (the plot
 	// starts 14 px down the chart).
 	"tickY": func(y float64) float64 { return 14 + y + 4 },
+}
+
+// nextView is a monitor's row with the time its "next" is shown at.
+type nextView struct {
+	Row   monitorRow
+	NowMs int64
 }
 
 // snippet is text to copy, with its label (parts.html).
