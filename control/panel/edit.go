@@ -243,7 +243,7 @@ func (p *Panel) showForm(w http.ResponseWriter, r *http.Request, status int, v *
 	case v.From != "":
 		v.Title = "Copy of " + v.Name
 	default:
-		v.Title = "New " + strings.ToLower(kindLabels[v.Kind])
+		v.Title = "New " + strings.Replace(kindLabels[v.Kind], "Ping", "ping", 1)
 	}
 	v.Nav, v.CSRF, v.Account = "monitors", s.CSRF, s.Email
 	p.render(w, r, status, "form", v)
