@@ -11,7 +11,7 @@ PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X lookout/internal/cli.Version=$(VERSION)
 
-.PHONY: build run test chromium screenshots lint vet fmt-check generate generate-check tools tzdata bench-raft bench-ingest bench-manage bench-engine bench-checks bench-agent bench-fairness chaos image image-target deploy-test clean
+.PHONY: build run test chromium screenshots lint vet fmt-check generate generate-check tools tzdata bench-raft bench-ingest bench-manage bench-panel bench-engine bench-checks bench-agent bench-fairness chaos image image-target deploy-test clean
 
 build: ## bin/lookout, static
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/lookout .
@@ -75,6 +75,9 @@ bench-ingest: build ## POST /ping load on NODES=1 (dev node) or NODES=3 (cluster
 
 bench-manage: build ## apply, list and export 10,000 monitors on a dev node
 	$(GO) run ./internal/bench/manage -lookout bin/lookout
+
+bench-panel: ## the web panel: pages of a list of 10,000 monitors, a monitor's page, in one process
+	$(GO) test -run '^$$' -bench 'MonitorList10000|Pages' -benchtime 20x -benchmem ./control/panel/
 
 SCHEDULE ?=
 bench-engine: ## the leader's deadline engine over 100,000 ping monitors, in one process (SCHEDULE='* * * * *' or interval: the scheduled comparison)

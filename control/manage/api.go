@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"lookout/control/keyauth"
+	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/ratelimit"
@@ -39,8 +40,13 @@ type State interface {
 	NotificationGroupByName(accountID, name string) (*statev1.NotificationGroup, error)
 	Monitor(accountID, uuid string) (*statev1.Monitor, error)
 	Monitors(accountID string) ([]*statev1.Monitor, error)
-	Events(accountID, monitorUUID string, limit int) ([]*statev1.StoredEvent, error)
-	Executions(accountID, checkUUID string, limit int) ([]*raftv1.Execution, error)
+	// MonitorsAfter reads a page of the account's monitors in (kind,
+	// name) order after a position.
+	MonitorsAfter(accountID, kind, afterKind, afterName string, limit int) ([]*statev1.Monitor, error)
+	// EventsBefore and ExecutionsBefore read a page of a history, newest
+	// first, below a position (state.NewestEvents, nil: from the newest).
+	EventsBefore(accountID, monitorUUID string, before uint64, limit int) ([]*statev1.StoredEvent, error)
+	ExecutionsBefore(accountID, checkUUID string, before *state.ExecutionPos, limit int) ([]*raftv1.Execution, error)
 	CheckStatus(checkUUID string) (*statev1.CheckStatus, error)
 	// InOfflineRegion tells whether m is shown unknown because its agent
 	// region is offline.

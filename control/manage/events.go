@@ -33,10 +33,16 @@ type eventJSON struct {
 	ReceivedAt string   `json:"received_at"`
 }
 
-// handleEvents serves GET /api/v1/monitors/{uuid}/events?limit=N: the
-// monitor's newest events first. Another account's monitor is a 404.
+// handleEvents serves GET /api/v1/monitors/{uuid}/events?limit=N&before=C:
+// the monitor's events, newest first, below the cursor C when given, and
+// next_before (the cursor of the next page) while older ones remain.
+// Another account's monitor is a 404.
 func (a *API) handleEvents(w http.ResponseWriter, r *http.Request) {
 	limit, ok := historyLimit(w, r)
+	if !ok {
+		return
+	}
+	before, ok := eventsBefore(w, r)
 	if !ok {
 		return
 	}
@@ -58,16 +64,23 @@ func (a *API) handleEvents(w http.ResponseWriter, r *http.Request) {
 		a.internal(w, err)
 		return
 	}
-	events, err := a.state.Events(key.GetAccountId(), uuid, limit)
+	// One more than the page tells whether another page follows.
+	events, err := a.state.EventsBefore(key.GetAccountId(), uuid, before, limit+1)
 	if err != nil {
 		a.internal(w, err)
 		return
+	}
+	body := map[string]any{}
+	if len(events) > limit {
+		events = events[:limit]
+		body["next_before"] = eventCursor(events[limit-1].GetSeq())
 	}
 	out := make([]eventJSON, 0, len(events))
 	for _, e := range events {
 		out = append(out, toEventJSON(e))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"events": out})
+	body["events"] = out
+	writeJSON(w, http.StatusOK, body)
 }
 
 // historyLimit reads ?limit= of a history (1 to 1000, default 100); false

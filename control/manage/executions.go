@@ -60,10 +60,16 @@ type checkStatus struct {
 	DaysLeft        *int64  `json:"days_left,omitempty"`
 }
 
-// handleExecutions serves GET /api/v1/monitors/{uuid}/executions?limit=N:
-// a check's executions, newest slot first (a ping monitor has none).
+// handleExecutions serves GET
+// /api/v1/monitors/{uuid}/executions?limit=N&before=C: a check's
+// executions, newest slot first (a ping monitor has none), below the
+// cursor C when given, and next_before while older ones remain.
 func (a *API) handleExecutions(w http.ResponseWriter, r *http.Request) {
 	limit, ok := historyLimit(w, r)
+	if !ok {
+		return
+	}
+	before, ok := executionsBefore(w, r)
 	if !ok {
 		return
 	}
@@ -74,16 +80,22 @@ func (a *API) handleExecutions(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	execs, err := a.state.Executions(m.GetAccountId(), m.GetUuid(), limit)
+	execs, err := a.state.ExecutionsBefore(m.GetAccountId(), m.GetUuid(), before, limit+1)
 	if err != nil {
 		a.internal(w, err)
 		return
+	}
+	body := map[string]any{}
+	if len(execs) > limit {
+		execs = execs[:limit]
+		body["next_before"] = executionCursor(state.PosOf(execs[limit-1]))
 	}
 	out := make([]executionJSON, 0, len(execs))
 	for _, e := range execs {
 		out = append(out, toExecutionJSON(e))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"executions": out})
+	body["executions"] = out
+	writeJSON(w, http.StatusOK, body)
 }
 
 func toExecutionJSON(e *raftv1.Execution) executionJSON {

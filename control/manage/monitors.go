@@ -4,8 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strconv"
-
-	"github.com/google/uuid"
+	"strings"
 
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -32,19 +31,28 @@ func (a *API) handleList(w http.ResponseWriter, r *http.Request) {
 		}
 		limit = n
 	}
-	after := ""
+	afterKind, afterName := "", ""
 	if c := q.Get("cursor"); c != "" {
 		b, err := base64.RawURLEncoding.DecodeString(c)
-		if err != nil || limit == 0 {
+		k, n, ok := strings.Cut(string(b), "\x00")
+		if err != nil || !ok || limit == 0 {
 			writeError(w, http.StatusBadRequest, "invalid_request", "invalid field: cursor: pass the next_cursor of the previous page, with limit")
 			return
 		}
-		after = string(b)
+		afterKind, afterName = k, n
 	}
 	if !a.consistent(w, r) {
 		return
 	}
-	all, err := a.state.Monitors(keyFrom(r.Context()).GetAccountId())
+	// A page reads the name index from the cursor on: one more than the
+	// page tells whether another follows.
+	var all []*statev1.Monitor
+	var err error
+	if limit > 0 {
+		all, err = a.state.MonitorsAfter(keyFrom(r.Context()).GetAccountId(), kind, afterKind, afterName, limit+1)
+	} else {
+		all, err = a.state.Monitors(keyFrom(r.Context()).GetAccountId())
+	}
 	if err != nil {
 		a.internal(w, err)
 		return
@@ -53,10 +61,6 @@ func (a *API) handleList(w http.ResponseWriter, r *http.Request) {
 	next := ""
 	for _, m := range all {
 		if kind != "" && m.GetKind() != kind {
-			continue
-		}
-		pos := m.GetKind() + "\x00" + m.GetName()
-		if after != "" && pos <= after {
 			continue
 		}
 		if limit > 0 && len(out) == limit {
@@ -104,36 +108,21 @@ func (a *API) monitor(w http.ResponseWriter, r *http.Request) (*statev1.Monitor,
 
 // handleCreate serves POST /api/v1/monitors: 201 with the stored manifest.
 func (a *API) handleCreate(w http.ResponseWriter, r *http.Request) {
-	acct := keyFrom(r.Context()).GetAccountId()
 	raw, ok := a.body(w, r)
 	if !ok {
 		return
 	}
-	m, errs := manifest.Parse(raw, a.manifestOptions(acct))
-	if len(errs) > 0 {
-		writeInvalid(w, errs.Body("the manifest is invalid"))
-		return
-	}
-	m = manifest.Resolve(manifest.Manifest{}, m)
-	m.UUID = uuid.NewString()
-	res, ok := a.apply(w, r, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
-		AccountId: acct, Creates: []*raftv1.MonitorSpec{toSpec(m, false)},
-	}}})
-	if !ok {
-		return
-	}
-	if res.GetStatus() != raftv1.Status_STATUS_OK {
-		writeRefused(w, manifest.KeyManifest, res)
+	m, err := a.CreateMonitor(r.Context(), keyFrom(r.Context()).GetAccountId(), raw)
+	if err != nil {
+		a.writeFailure(w, "", err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, m)
 }
 
 // handleReplace serves PUT /api/v1/monitors/{uuid}: the manifest replaces
-// the monitor wholesale (omitting display_name clears it, omitting
-// notification_group detaches it, omitting project leaves it).
+// the monitor wholesale (ReplaceMonitor).
 func (a *API) handleReplace(w http.ResponseWriter, r *http.Request) {
-	acct := keyFrom(r.Context()).GetAccountId()
 	if !a.consistent(w, r) {
 		return
 	}
@@ -145,31 +134,12 @@ func (a *API) handleReplace(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	m, errs := manifest.Parse(raw, a.manifestOptions(acct))
-	if len(errs) == 0 && m.Kind != stored.GetKind() {
-		errs = append(errs, manifest.Error{Code: manifest.CodeKindMismatch, Message: "kind cannot change: the monitor is a " + stored.GetKind()})
-	} else if len(errs) == 0 && m.Kind == manifest.KindPing && m.Name != stored.GetName() {
-		errs = append(errs, manifest.Error{Code: manifest.CodeNameImmutable, Message: "the name of a ping monitor cannot change"})
-	}
-	if len(errs) > 0 {
-		writeInvalid(w, errs.Body("the manifest is invalid"))
+	m, err := a.ReplaceMonitor(r.Context(), stored.GetAccountId(), stored.GetUuid(), raw)
+	if err != nil {
+		a.writeFailure(w, stored.GetUuid(), err)
 		return
 	}
-	resolved := manifest.Resolve(toManifest(stored), m)
-	res, ok := a.apply(w, r, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
-		AccountId: acct, Updates: []*raftv1.MonitorSpec{toSpec(resolved, m.Project == nil)},
-	}}})
-	if !ok {
-		return
-	}
-	switch res.GetStatus() {
-	case raftv1.Status_STATUS_OK:
-		writeJSON(w, http.StatusOK, resolved)
-	case raftv1.Status_STATUS_NOT_FOUND:
-		notFound(w, stored.GetUuid())
-	default:
-		writeRefused(w, manifest.KeyManifest, res)
-	}
+	writeJSON(w, http.StatusOK, m)
 }
 
 // handleDelete serves DELETE /api/v1/monitors/{uuid}?confirm=true. Without

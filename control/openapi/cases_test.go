@@ -2,6 +2,8 @@ package openapi_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/http"
@@ -79,6 +81,9 @@ func cases(f *fixture) []endpointCase {
 	events := mon + "/" + f.monitor + "/events"
 	nightly, homepage, cert, doomed := mon+"/"+f.nightly, mon+"/"+f.homepage, mon+"/"+f.cert, mon+"/"+f.doomed
 	executions := homepage + "/executions"
+	// The before of cert's page after its newest execution: its slot
+	// (recordExecutions) and region, opaque to clients.
+	certBefore := base64.RawURLEncoding.EncodeToString(append(binary.BigEndian.AppendUint64(nil, uint64(f.srv.Now.UnixMilli())), state.RegionControl...))
 	bundle := `{"manifest_version":1,"monitors":[{"kind":"ping","name":"backup","timeout_seconds":7200,"tags":["db"]},{"kind":"http_check","name":"applied","schedule":"1h","config":{"url":"https://example.org/","expected_content":"ok"}}]}`
 	acct := "/admin/v1/accounts/" + f.main.ID
 	unknownID := uuid.NewString()
@@ -386,7 +391,9 @@ func cases(f *fixture) []endpointCase {
 
 		// Management API: GET /api/v1/monitors/{uuid}/events.
 		{name: "events", method: "GET", path: events, headers: bearer(mk), status: 200, contains: `"events"`},
-		{name: "events limit", method: "GET", path: events + "?limit=1", headers: bearer(mk), status: 200},
+		{name: "events limit", method: "GET", path: events + "?limit=1", headers: bearer(mk), status: 200, contains: `"next_before":"AAAAAAAAAAE"`},
+		{name: "events before", method: "GET", path: events + "?limit=1&before=AAAAAAAAAAE", headers: bearer(mk), status: 200, contains: `"status":"run"`},
+		{name: "events bad before", method: "GET", path: events + "?before=AAAA", headers: bearer(mk), status: 400, contains: "invalid_request", invalidRequest: true},
 		{name: "events stale", method: "GET", path: events + "?stale=true", headers: bearer(mk), status: 200},
 		{name: "events with read scope", method: "GET", path: events, headers: bearer(f.readKey), status: 200},
 		{name: "events limit 0", method: "GET", path: events + "?limit=0", headers: bearer(mk), status: 400, contains: "invalid_request", invalidRequest: true},
@@ -541,6 +548,9 @@ func cases(f *fixture) []endpointCase {
 		{name: "ssl check executions", method: "GET", path: cert + "/executions", headers: bearer(mk), status: 200, contains: `"days_left":90`},
 		{name: "ssl check status", method: "GET", path: cert, headers: bearer(mk), status: 200, contains: `"last_status":"running"`},
 		{name: "executions limit", method: "GET", path: executions + "?limit=10", headers: bearer(f.readKey), status: 200},
+		{name: "executions page", method: "GET", path: cert + "/executions?limit=1", headers: bearer(mk), status: 200, contains: `"next_before":"` + certBefore + `"`},
+		{name: "executions before", method: "GET", path: cert + "/executions?limit=1&before=" + certBefore, headers: bearer(mk), status: 200, contains: `"status":"success"`},
+		{name: "executions bad before", method: "GET", path: executions + "?before=AAAA", headers: bearer(mk), status: 400, contains: "invalid_request", invalidRequest: true},
 		{name: "executions limit 0", method: "GET", path: executions + "?limit=0", headers: bearer(mk), status: 400, contains: "invalid_request", invalidRequest: true},
 		{name: "executions unknown monitor", method: "GET", path: mon + "/" + unknownID + "/executions", headers: bearer(mk), status: 404},
 		{name: "executions without key", method: "GET", path: executions, status: 401},

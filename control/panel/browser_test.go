@@ -207,3 +207,148 @@ func TestInABrowser(t *testing.T) {
 		}
 	})
 }
+
+// TestMonitorFormsInABrowser makes, edits, copies and deletes a monitor in
+// headless Chromium, as a user would: a refused form keeps what was
+// typed and shows the problem next to its field.
+func TestMonitorFormsInABrowser(t *testing.T) {
+	n := newNode(t)
+	a := n.signUp("ops@example.com", nil)
+	ctx := newBrowser(t)
+	run(t, ctx, 10*time.Second, "sign in",
+		chromedp.Navigate(n.URL+"/login"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name=email]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), a.Email),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), a.Password),
+		chromedp.Submit(chromedp.CSS(`input[name=password]`)),
+		chromedp.WaitVisible(chromedp.ID(`counts`)),
+	)
+
+	t.Run("create, refused then accepted", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "open the form",
+			chromedp.Click(chromedp.CSS(`a[href="/monitors/new"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`nav.tabs`)),
+			chromedp.Click(chromedp.CSS(`nav.tabs a[href="/monitors/new?kind=http_check"]`)),
+			chromedp.WaitVisible(chromedp.ID(`f-config-url`)),
+			chromedp.SendKeys(chromedp.ID(`f-name`), "Shop front"),
+			chromedp.SendKeys(chromedp.ID(`f-config-url`), "shop.example.com"),
+			chromedp.SendKeys(chromedp.ID(`f-schedule`), "5m"),
+			chromedp.SendKeys(chromedp.ID(`f-config-expected-status`), "200"),
+			chromedp.Click(chromedp.CSS(`#monitor-form button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-field="config.url"] .field-error`)),
+		)
+		if msg := value(t, ctx, chromedp.Text(chromedp.CSS(`[data-field="config.url"] .field-error`))); !strings.Contains(msg, "absolute http or https URL") {
+			t.Fatalf("url problem: %q", msg)
+		}
+		if got := value(t, ctx, chromedp.Value(chromedp.ID(`f-name`))); got != "Shop front" {
+			t.Fatalf("the refused form lost the name: %q", got)
+		}
+		run(t, ctx, 10*time.Second, "fix the URL",
+			chromedp.SetValue(chromedp.ID(`f-config-url`), "https://shop.example.com/"),
+			chromedp.Click(chromedp.CSS(`#monitor-form button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`.banner.green`)),
+		)
+		if h := value(t, ctx, chromedp.Text(chromedp.CSS(`h1`))); !strings.HasPrefix(h, "Shop front") {
+			t.Fatalf("heading %q", h)
+		}
+	})
+	id := n.monitorUUID(a, "Shop front")
+
+	t.Run("edit", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "edit",
+			chromedp.Click(chromedp.CSS(`#actions a[href$="/edit"]`)),
+			chromedp.WaitVisible(chromedp.ID(`f-schedule`)),
+			chromedp.SetValue(chromedp.ID(`f-schedule`), "1h"),
+			chromedp.SetValue(chromedp.ID(`f-config-method`), "HEAD"),
+			chromedp.Click(chromedp.CSS(`#monitor-form button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`.banner.green`)),
+		)
+		m := n.manifestOf(a, id)
+		if m["schedule"] != "1h" || m["config"].(map[string]any)["method"] != "HEAD" {
+			t.Fatalf("after the edit: %s", asJSON(m))
+		}
+	})
+
+	t.Run("duplicate", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "duplicate",
+			chromedp.Click(chromedp.CSS(`#actions a[href^="/monitors/new?from="]`)),
+			chromedp.WaitVisible(chromedp.ID(`f-name`)),
+		)
+		if got := value(t, ctx, chromedp.Value(chromedp.ID(`f-name`))); got != "Shop front-copy" {
+			t.Fatalf("copy named %q", got)
+		}
+		run(t, ctx, 10*time.Second, "save the copy",
+			chromedp.SetValue(chromedp.ID(`f-name`), "Shop checkout"),
+			chromedp.Click(chromedp.CSS(`#monitor-form button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`.banner.green`)),
+		)
+		cp := n.manifestOf(a, n.monitorUUID(a, "Shop checkout"))
+		if cp["schedule"] != "1h" || cp["config"].(map[string]any)["url"] != "https://shop.example.com/" {
+			t.Fatalf("the copy: %s", asJSON(cp))
+		}
+	})
+
+	t.Run("delete", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "delete",
+			chromedp.Navigate(n.URL+"/monitors/"+id),
+			chromedp.WaitVisible(chromedp.CSS(`form[action$="/delete"] input[name=confirm_name]`)),
+			chromedp.SendKeys(chromedp.CSS(`form[action$="/delete"] input[name=confirm_name]`), "Shop front"),
+			chromedp.Click(chromedp.CSS(`form[action$="/delete"] button`)),
+			chromedp.WaitVisible(chromedp.CSS(`.banner.green`)),
+		)
+		if _, err := n.Store.Monitor(a.ID, id); err == nil {
+			t.Fatal("monitor still there")
+		}
+	})
+}
+
+// TestMonitorListInABrowser: a filter applies as soon as it is changed,
+// a search on Enter, and the pages turn, in headless Chromium.
+func TestMonitorListInABrowser(t *testing.T) {
+	n := newNode(t)
+	a := listAccount(t, n)
+	ctx := newBrowser(t)
+	run(t, ctx, 10*time.Second, "sign in",
+		chromedp.Navigate(n.URL+"/login"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name=email]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), a.Email),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), a.Password),
+		chromedp.Submit(chromedp.CSS(`input[name=password]`)),
+		chromedp.WaitVisible(chromedp.ID(`counts`)),
+	)
+	rows := func() int {
+		return value(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("table.monitors tbody tr").length`))
+	}
+	if got := rows(); got != 100 {
+		t.Fatalf("first page: %d rows", got)
+	}
+	if first := value(t, ctx, chromedp.Text(chromedp.CSS(`table.monitors tbody tr`))); !strings.Contains(first, "Job 200") || !strings.Contains(first, "failed") {
+		t.Fatalf("first row %q: the failed ones come first", first)
+	}
+	run(t, ctx, 10*time.Second, "next page",
+		chromedp.Click(chromedp.CSS(`.pager a[rel=next]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.pager a[rel=prev]`)),
+	)
+	if loc := value(t, ctx, chromedp.Location()); !strings.HasSuffix(loc, "/?page=2") {
+		t.Fatalf("page 2 at %s", loc)
+	}
+	run(t, ctx, 10*time.Second, "the tag filter applies on change",
+		// SetValue fires the select's change event, as a choice does.
+		chromedp.SetValue(chromedp.CSS(`select[name=tag]`), "nightly"),
+		chromedp.WaitVisible(chromedp.CSS(`#filters a[href="/"]`)),
+	)
+	if loc := value(t, ctx, chromedp.Location()); !strings.Contains(loc, "tag=nightly") || strings.Contains(loc, "page=") {
+		t.Fatalf("after the tag filter: %s", loc)
+	}
+	if got := rows(); got != 25 {
+		t.Fatalf("nightly: %d rows", got)
+	}
+	run(t, ctx, 10*time.Second, "search",
+		chromedp.SendKeys(chromedp.CSS(`input[name=q]`), "job-24\r"),
+		chromedp.WaitVisible(chromedp.CSS(`#list-range`)),
+		chromedp.Sleep(200*time.Millisecond),
+	)
+	if got := rows(); got != 1 {
+		t.Fatalf("nightly job-24*: %d rows (job-240)", got)
+	}
+}

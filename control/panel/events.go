@@ -1,39 +1,73 @@
 package panel
 
 import (
-	"fmt"
+	"strconv"
+	"strings"
 
+	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/probe"
 )
 
 // eventRow is one event of a monitor's log. Color is the stored display
-// class (api.md 3.1 for pings, 3.2 for stream events).
+// class (api.md 3.1 for pings, 3.2 for stream events; red for a missed
+// run, gray for custom types).
 type eventRow struct {
-	Seq      uint64
-	TimeMs   int64
-	Type     string
-	Label    string
-	Color    string
-	Duration *float64
-	ExitCode *int64
-	Host     string
-	Message  string
-	Series   string
+	Seq    uint64
+	TimeMs int64
+	Type   string
+	// Label is the pill's text (eventLabel); Note a muted word beside
+	// it.
+	Label, Note string
+	Color       string
+	Duration    *float64
+	ExitCode    *int64
+	Host        string
+	Message     string
+	Series      string
 }
 
 func toEventRow(e *statev1.StoredEvent) eventRow {
 	ev := e.GetEvent()
 	row := eventRow{Seq: e.GetSeq(), TimeMs: e.GetEventTimeUnixMs(), Type: ev.GetEventType(), Color: e.GetColor(),
 		Host: ev.GetHost(), Message: ev.GetMessage(), Series: ev.GetSeries(), ExitCode: ev.ExitCode, Duration: e.Duration}
-	row.Label = ev.GetStatus()
-	if row.Type == "stream_event" {
-		row.Label = ev.GetState()
-	}
+	row.Label, row.Note = eventLabel(ev)
 	if row.Color == "" {
 		row.Color = "gray"
 	}
 	return row
+}
+
+// eventLabel is what the log says of an event, for each type the state
+// records: a ping's status (run, complete, fail, skip); a stream event's
+// state, noted "stream"; "missed" for the expected run that did not come
+// (the engine's event); a custom type's name, noted with its status or
+// state when it has one.
+func eventLabel(ev *raftv1.Event) (label, note string) {
+	switch t := ev.GetEventType(); t {
+	case "ping":
+		if ev.GetStatus() == "" {
+			return "ping", ""
+		}
+		return ev.GetStatus(), ""
+	case "stream_event":
+		if ev.GetState() == "" {
+			return "stream event", ""
+		}
+		return ev.GetState(), "stream"
+	case state.EventMissed:
+		return "missed", "no ping by the deadline"
+	default:
+		note = ev.GetStatus()
+		if note == "" {
+			note = ev.GetState()
+		}
+		if t == "" {
+			t = "event"
+		}
+		return t, note
+	}
 }
 
 // execRow is one execution of a check, with its timings.
@@ -42,8 +76,9 @@ type execRow struct {
 	Status, Color, Region, Agent, Error       string
 	AgentID                                   string
 	Attempts                                  int64
-	HTTP                                      *raftv1.ExecutionHTTP
-	SSL                                       *raftv1.ExecutionSSL
+	// Timings says how the last attempt went (execTimings).
+	Timings string
+	SSL     *raftv1.ExecutionSSL
 }
 
 // execColors are the display classes of execution statuses (api.md 3.3).
@@ -56,89 +91,71 @@ func toExecRow(e *raftv1.Execution) execRow {
 	}
 	return execRow{SlotMs: e.GetSlotUnixMs(), StartedMs: e.GetStartedUnixMs(), FinishedMs: e.GetFinishedUnixMs(),
 		DurationMs: e.GetDurationMs(), Status: e.GetStatus(), Color: c, Region: e.GetRegion(), Agent: e.GetAgent(), AgentID: e.GetAgentId(),
-		Error: e.GetError(), Attempts: e.GetAttempts(), HTTP: e.GetHttp(), SSL: e.GetSsl()}
+		Error: e.GetError(), Attempts: e.GetAttempts(), Timings: execTimings(e), SSL: e.GetSsl()}
 }
 
-// chart is the bar chart of the durations of the last runs, drawn as an
-// inline SVG by the template: oldest on the left.
-type chart struct {
-	Bars []bar
-	// Max is the tallest duration, in seconds, as a label.
-	Max string
-}
-
-type bar struct {
-	X, Y, W, H float64
-	Color      string
-	Title      string
-}
-
-// chartRuns is how many runs the chart shows; chart width and height are
-// the SVG's viewBox.
-const (
-	chartRuns   = 50
-	chartWidth  = 600.0
-	chartHeight = 120.0
-)
-
-type point struct {
-	seconds float64
-	color   string
-	title   string
-}
-
-// eventChart charts the events that carry a duration (newest first in).
-func eventChart(events []*statev1.StoredEvent) chart {
-	var pts []point
-	for _, e := range events {
-		if e.Duration == nil || len(pts) == chartRuns {
-			continue
+// execTimings is what the last attempt of an execution took: an answer's
+// status and the phases that took time ("200 · dns 4 · connect 11 · tls
+// 23 · ttfb 58 · total 103 ms"); for an attempt that got no answer, why
+// ("connection refused", "timed out") and the phases that took time
+// before it; else the attempt's duration.
+func execTimings(e *raftv1.Execution) string {
+	h := e.GetHttp()
+	var parts []string
+	phase := func(name string, ms int64) {
+		if ms > 0 {
+			parts = append(parts, name+" "+strconv.FormatInt(ms, 10))
 		}
-		ev := e.GetEvent()
-		label := ev.GetStatus()
-		if ev.GetEventType() == "stream_event" {
-			label = ev.GetState()
-		}
-		pts = append(pts, point{e.GetDuration(), e.GetColor(), fmt.Sprintf("%s %s: %s", clockMs(e.GetEventTimeUnixMs()), label, seconds(e.GetDuration()))})
 	}
-	return draw(pts)
+	if h != nil && h.GetStatusCode() != 0 {
+		parts = append(parts, strconv.FormatInt(h.GetStatusCode(), 10))
+		phase("dns", h.GetDnsMs())
+		phase("connect", h.GetConnectMs())
+		phase("tls", h.GetTlsMs())
+		phase("ttfb", h.GetTtfbMs())
+		return strings.Join(parts, " · ") + " · total " + strconv.FormatInt(h.GetTotalMs(), 10) + "\u00a0ms"
+	}
+	if e.GetError() != "" && e.GetStatus() != "success" {
+		parts = append(parts, noAnswer(e))
+		if h != nil {
+			phase("dns", h.GetDnsMs())
+			phase("connect", h.GetConnectMs())
+			phase("tls", h.GetTlsMs())
+		}
+		if len(parts) > 1 {
+			parts[len(parts)-1] += "\u00a0ms"
+		}
+		return strings.Join(parts, " · ")
+	}
+	if d := e.GetDurationMs(); d > 0 {
+		return strconv.FormatInt(d, 10) + "\u00a0ms"
+	}
+	return ""
 }
 
-// execChart charts the finished executions' durations (newest first in).
-func execChart(execs []*raftv1.Execution) chart {
-	var pts []point
-	for _, e := range execs {
-		if e.GetFinishedUnixMs() == 0 || len(pts) == chartRuns {
-			continue
-		}
-		s := float64(e.GetDurationMs()) / 1000
-		pts = append(pts, point{s, execColors[e.GetStatus()], fmt.Sprintf("%s %s: %s", clockMs(e.GetSlotUnixMs()), e.GetStatus(), seconds(s))})
+// noAnswer says in a few words why an attempt failed, from its error's
+// kind (internal/probe) and message: a refused connection reads
+// "connection refused" (the system's words, the end of the message).
+func noAnswer(e *raftv1.Execution) string {
+	msg := e.GetError()
+	last := msg[strings.LastIndex(msg, ": ")+1:]
+	last = strings.TrimSpace(last)
+	switch probe.Kind(e.GetErrorKind()) {
+	case probe.KindConnect:
+		return last
+	case probe.KindDNS:
+		return "DNS: " + last
+	case probe.KindTimeout:
+		return "timed out"
+	case probe.KindTLSHandshake:
+		return "TLS handshake failed"
+	case probe.KindTargetNotAllowed:
+		return "address not allowed"
+	case probe.KindStatus, probe.KindContent:
+		return "unexpected answer"
 	}
-	return draw(pts)
-}
-
-func draw(pts []point) chart {
-	if len(pts) == 0 {
-		return chart{}
+	if strings.HasPrefix(e.GetErrorKind(), "certificate") {
+		return "certificate problem"
 	}
-	top := 0.0
-	for _, p := range pts {
-		top = max(top, p.seconds)
-	}
-	if top <= 0 {
-		top = 1
-	}
-	slot := chartWidth / chartRuns
-	c := chart{Max: seconds(top)}
-	for i, p := range pts {
-		// pts is newest first: the newest bar is on the right.
-		x := chartWidth - float64(i+1)*slot
-		h := max(2, p.seconds/top*(chartHeight-4))
-		color := p.color
-		if color == "" {
-			color = "gray"
-		}
-		c.Bars = append(c.Bars, bar{X: x + 1, Y: chartHeight - h, W: slot - 2, H: h, Color: color, Title: p.title})
-	}
-	return c
+	return "no answer"
 }

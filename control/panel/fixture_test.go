@@ -79,9 +79,10 @@ func newNode(t testing.TB, opts ...func(*panel.Options)) *node {
 	in.Register(mux)
 	in.Start()
 	t.Cleanup(in.Stop)
-	mg := manage.New(manage.Options{Cluster: c, State: store})
-	mg.Register(mux)
-	po := panel.Options{Cluster: c, State: store, Admin: adminAPI, Publishing: mg, Key: testKey, Now: now}
+	manageAPI := manage.New(manage.Options{Cluster: c, State: store})
+	manageAPI.Register(mux)
+	po := panel.Options{Cluster: c, State: store, Admin: adminAPI, Manage: manageAPI, Publishing: manageAPI, Key: testKey, Now: now,
+		PublicURL: "https://lookout.example.com/"}
 	for _, o := range opts {
 		o(&po)
 	}

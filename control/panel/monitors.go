@@ -25,7 +25,8 @@ type monitorRow struct {
 	// LastMs is the last ping (ping) or the last finished execution
 	// (check); NextMs the next deadline (ping) or run (check); 0: none.
 	LastMs, NextMs int64
-	// NextLabel says what NextMs is.
+	// NextLabel says what NextMs is (the next* words), or why there is
+	// none.
 	NextLabel string
 	// Schedule and Zone are a scheduled monitor's (a cron expression or an
 	// interval shorthand, and the zone its cron times are read in).
@@ -50,34 +51,36 @@ var stateColors = map[string]string{
 
 // row reads a monitor's state as of nowMs.
 func (p *Panel) row(m *statev1.Monitor, nowMs int64) monitorRow {
+	lm := state.ListedMonitor{Monitor: m}
+	if m.GetKind() != state.KindPing {
+		cs, err := p.o.State.CheckStatus(m.GetUuid())
+		if err != nil {
+			cs = new(statev1.CheckStatus)
+		}
+		lm.Check = cs
+	}
+	if off, err := p.o.State.InOfflineRegion(m); err == nil {
+		lm.Offline = off
+	}
+	r := listRow(lm)
+	p.addTimes(&r, lm, nowMs)
+	return r
+}
+
+// listRow is a monitor's row without its times: what the list filters and
+// sorts by.
+func listRow(lm state.ListedMonitor) monitorRow {
+	m := lm.Monitor
 	r := monitorRow{UUID: m.GetUuid(), Name: m.GetName(), Display: m.GetDisplayName(), Kind: m.GetKind(),
 		Project: m.GetProject(), Tags: m.GetTags(), Enabled: m.GetEnabled()}
 	if r.Display == "" {
 		r.Display = r.Name
 	}
 	if m.GetKind() == state.KindPing {
-		st := state.PingState(m)
-		r.State, r.LastMs = st.State, st.LastPingMs
-		timeout, late, missed := pingstate.Deadlines(state.PingSettings(m), st)
-		sc, scheduled := state.PingSchedule(m)
-		switch next := pingstate.Earliest(timeout, late, missed); {
-		case next == 0 && scheduled && st.State == pingstate.New && m.GetEnabled():
-			// No deadline before the first ping: show when it should come.
-			if first := sc.ExpectedAfter(p.now()); !first.IsZero() {
-				r.NextMs, r.NextLabel = first.UnixMilli(), "first run expected"
-			}
-		case next == 0:
-		case next == timeout:
-			r.NextMs, r.NextLabel = next, "run must finish"
-		default:
-			r.NextMs, r.NextLabel = next, "next ping expected"
-		}
+		r.State = state.PingState(m).State
 	} else {
-		cs, err := p.o.State.CheckStatus(m.GetUuid())
-		if err != nil {
-			cs = new(statev1.CheckStatus)
-		}
-		r.State, r.LastMs = "pending", cs.GetLastExecutionUnixMs()
+		cs := lm.Check
+		r.State = "pending"
 		switch {
 		case !m.GetEnabled():
 			r.State = pingstate.Paused
@@ -86,22 +89,15 @@ func (p *Panel) row(m *statev1.Monitor, nowMs int64) monitorRow {
 		case cs.GetVerdict() == state.ExecFailed:
 			r.State = pingstate.Down
 		}
-		if m.GetKind() == state.KindSSLCheck && cs.DaysLeft != nil {
-			d := cs.GetDaysLeft()
-			r.DaysLeft = &d
-		}
-		if sc, ok := state.LeaderSchedule(m); ok {
-			r.NextMs, r.NextLabel = sc.NextFor(m.GetUuid(), p.now()).UnixMilli(), "next run"
-		}
 	}
 	if r.Schedule = m.GetSchedule(); strings.ContainsAny(r.Schedule, " @") { // cron: read in a zone
 		r.Zone = cmp.Or(m.GetTimezone(), schedule.DefaultZone)
 	}
-	if off, err := p.o.State.InOfflineRegion(m); err == nil && off {
-		r.State = stateUnknown // its agent region is offline (decisions.md 7)
+	if lm.Offline {
+		r.State = stateUnknown // its agent region is offline
 	}
 	r.Color = stateColors[r.State]
-	if r.State == pingstate.Up && m.GetKind() == state.KindSSLCheck && strings.HasPrefix(p.checkAlert(m), "ssl.warning") {
+	if r.State == pingstate.Up && m.GetKind() == state.KindSSLCheck && strings.HasPrefix(lm.Check.GetAlert(), "ssl.warning") {
 		r.Color = "amber"
 	}
 	if r.Color == "" {
@@ -110,77 +106,76 @@ func (p *Panel) row(m *statev1.Monitor, nowMs int64) monitorRow {
 	return r
 }
 
-func (p *Panel) checkAlert(m *statev1.Monitor) string {
-	cs, err := p.o.State.CheckStatus(m.GetUuid())
-	if err != nil {
-		return ""
+// What the "next" of a monitor is, the same words on the list and on the
+// monitor's page.
+const (
+	nextFinish   = "run must finish"
+	nextPing     = "ping expected"
+	nextRun      = "next run"
+	nextPaused   = "paused"
+	nextInterval = "no expected interval"
+	nextFirst    = "waiting for a first ping"
+	nextFirstRun = "first run expected"
+)
+
+// addTimes adds to r the last ping or run, what comes next, and an
+// ssl_check's days left.
+func (p *Panel) addTimes(r *monitorRow, lm state.ListedMonitor, nowMs int64) {
+	m := lm.Monitor
+	if !m.GetEnabled() {
+		r.NextLabel = nextPaused
 	}
-	return cs.GetAlert()
-}
-
-type monitorsView struct {
-	baseView
-	NowMs                     int64
-	Rows                      []monitorRow
-	Total, Down, Late         int
-	Projects, Tags, States    []string
-	Project, Tag, StateFilter string
-	Filtered                  bool
-}
-
-// handleMonitors serves GET /: the account's monitors, filtered by the
-// query's project, tag and state.
-func (p *Panel) handleMonitors(w http.ResponseWriter, r *http.Request) {
-	s := sessionFrom(r.Context())
-	stale := p.refresh(r)
-	monitors, err := p.o.State.Monitors(s.AccountID)
-	if err != nil {
-		p.internal(w, r, err)
+	if m.GetKind() == state.KindPing {
+		st := state.PingState(m)
+		set := state.PingSettings(m)
+		r.LastMs = st.LastPingMs
+		timeout, late, missed := pingstate.Deadlines(set, st)
+		sc, scheduled := state.PingSchedule(m)
+		switch next := pingstate.Earliest(timeout, late, missed); {
+		case !m.GetEnabled():
+		case next != 0 && next == timeout:
+			r.NextMs, r.NextLabel = next, nextFinish
+		case next != 0:
+			r.NextMs, r.NextLabel = next, nextPing
+		case scheduled:
+			// No deadline: before the first ping, or missed already. The
+			// schedule says when a ping is expected next.
+			if at := sc.ExpectedAfter(time.UnixMilli(nowMs)); !at.IsZero() {
+				r.NextMs, r.NextLabel = at.UnixMilli(), nextPing
+				if st.LastPingMs == 0 {
+					r.NextLabel = nextFirstRun
+				}
+			}
+		case set.IntervalMs > 0 && st.LastPingMs > 0:
+			// Missed already: the next ping its interval expects.
+			r.NextMs, r.NextLabel = nextInCadence(st.LastPingMs, set.IntervalMs, nowMs), nextPing
+		case set.IntervalMs == 0:
+			r.NextLabel = nextInterval
+		default:
+			r.NextLabel = nextFirst
+		}
 		return
 	}
-	q := r.URL.Query()
-	v := &monitorsView{NowMs: p.now().UnixMilli(), Project: q.Get("project"), Tag: q.Get("tag"), StateFilter: q.Get("state")}
-	v.Filtered = v.Project != "" || v.Tag != "" || v.StateFilter != ""
-	projects, tags, states := map[string]bool{}, map[string]bool{}, map[string]bool{}
-	for _, m := range monitors {
-		row := p.row(m, v.NowMs)
-		v.Total++
-		switch row.State {
-		case pingstate.Down, pingstate.Failed:
-			v.Down++
-		case pingstate.Late:
-			v.Late++
-		}
-		if row.Project != "" {
-			projects[row.Project] = true
-		}
-		for _, t := range row.Tags {
-			tags[t] = true
-		}
-		states[row.State] = true
-		if (v.Project == "" || row.Project == v.Project) && (v.Tag == "" || contains(row.Tags, v.Tag)) && (v.StateFilter == "" || row.State == v.StateFilter) {
-			v.Rows = append(v.Rows, row)
-		}
+	cs := lm.Check
+	r.LastMs = cs.GetLastExecutionUnixMs()
+	if m.GetKind() == state.KindSSLCheck && cs.DaysLeft != nil {
+		d := cs.GetDaysLeft()
+		r.DaysLeft = &d
 	}
-	// The ones needing attention first, then by name.
-	rank := map[string]int{"red": 0, "amber": 1, "blue": 2, "green": 3, "gray": 4}
-	slices.SortStableFunc(v.Rows, func(a, b monitorRow) int {
-		if d := rank[a.Color] - rank[b.Color]; d != 0 {
-			return d
-		}
-		return strings.Compare(a.Display, b.Display)
-	})
-	v.Projects, v.Tags, v.States = sortedKeys(projects), sortedKeys(tags), sortedKeys(states)
-	if err := p.fillUptimes(v.Rows, v.NowMs); err != nil {
-		p.internal(w, r, err)
-		return
+	// The leader and the agents alike run a check at its schedule's slot
+	// (an interval's shifted by the check's own offset), in its zone.
+	if sc, err := schedule.ParseIn(m.GetSchedule(), m.GetTimezone()); err == nil && m.GetEnabled() {
+		r.NextMs, r.NextLabel = sc.NextFor(m.GetUuid(), time.UnixMilli(nowMs)).UnixMilli(), nextRun
 	}
-	v.Title = listTitle(v.Down, v.Late)
-	v.Nav, v.CSRF, v.Account, v.Stale = "monitors", s.CSRF, s.Email, stale
-	if d := q.Get("deleted"); d != "" {
-		v.Flash = "Deleted " + d + "."
+}
+
+// nextInCadence is the first time after nowMs that lastMs plus a whole
+// number of intervals reaches.
+func nextInCadence(lastMs, intervalMs, nowMs int64) int64 {
+	if nowMs < lastMs {
+		return lastMs + intervalMs
 	}
-	p.render(w, r, http.StatusOK, "monitors", v)
+	return lastMs + ((nowMs-lastMs)/intervalMs+1)*intervalMs
 }
 
 // listTitle is the list's title, with what needs attention first.
@@ -216,7 +211,7 @@ type monitorView struct {
 	M        monitorRow
 	Schedule string
 	// Zone is the schedule's time zone; Upcoming the next cron times in
-	// it, as its wall clock shows them.
+	// it.
 	Zone     string
 	Upcoming []string
 	Interval int64
@@ -229,8 +224,16 @@ type monitorView struct {
 	NextSeq    uint64
 	Chart      chart
 	Executions []execRow
+	// Page is where the events or executions shown are in the history.
+	Page historyPage
 	// DeleteError is why the last delete was refused.
 	DeleteError string
+	// CanEdit: the panel has the monitor forms.
+	CanEdit bool
+	// Ping is how jobs ping a ping monitor (nil for checks); Check what
+	// a check checks (nil for ping monitors).
+	Ping  *pingHelp
+	Check *checkInfo
 }
 
 // handleMonitor serves GET /monitors/{uuid}: a monitor of the account (any
@@ -262,28 +265,22 @@ func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, 
 	}
 	v.M = shown[0]
 	if m.GetKind() == state.KindPing {
-		events, err := p.o.State.Events(s.AccountID, m.GetUuid(), eventsShown)
-		if err != nil && !errors.Is(err, state.ErrNotFound) {
-			p.internal(w, r, err)
+		if !p.eventsPage(w, r, m, v) {
 			return
 		}
-		for _, e := range events {
-			v.Events = append(v.Events, toEventRow(e))
-		}
-		if len(events) > 0 {
-			v.NextSeq = events[0].GetSeq() + 1
-		}
-		v.Chart = eventChart(events)
-	} else {
-		execs, err := p.o.State.Executions(s.AccountID, m.GetUuid(), eventsShown)
-		if err != nil && !errors.Is(err, state.ErrNotFound) {
-			p.internal(w, r, err)
-			return
-		}
-		for _, e := range execs {
-			v.Executions = append(v.Executions, toExecRow(e))
-		}
-		v.Chart = execChart(execs)
+	} else if !p.executionsPage(w, r, m, v) {
+		return
+	}
+	if m.GetKind() == state.KindPing {
+		v.Ping = newPingHelp(p.publicURL(r), m.GetName())
+	}
+	v.Check = newCheckInfo(m)
+	v.CanEdit = p.o.Manage != nil
+	switch r.URL.Query().Get("done") {
+	case "created":
+		v.Flash = "Created " + v.M.Display + "."
+	case "saved":
+		v.Flash = "Saved."
 	}
 	v.Title = v.M.Display
 	v.Nav, v.CSRF, v.Account, v.Stale = "monitors", s.CSRF, s.Email, stale
@@ -343,7 +340,10 @@ const upcomingShown = 3
 // has no preview.
 func upcoming(m *statev1.Monitor, now time.Time) []string {
 	sc, err := schedule.ParseIn(m.GetSchedule(), m.GetTimezone())
-	if _, interval := sc.Interval(); err != nil || interval {
+	if err != nil {
+		return nil
+	}
+	if _, interval := sc.Interval(); interval {
 		return nil
 	}
 	var out []string

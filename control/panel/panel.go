@@ -1,7 +1,8 @@
 // Package panel is the web panel every control node serves at /: sign-in,
 // the account's monitors with their events streamed live (Server-Sent
-// Events), keys, notification groups and channels, the account's plan and
-// usage, and deleting a monitor after typing its name.
+// Events), forms to make, edit and copy monitors, keys, notification
+// groups and channels, the account's plan and usage, and deleting a
+// monitor after typing its name.
 //
 // Pages are html/template, parsed once at start, with their CSS and the
 // little JavaScript of the live stream embedded in the binary (no build
@@ -9,8 +10,8 @@
 // accepts a session another node signed, so a failover keeps people
 // signed in. Reads come from the node's copy of the state; writes are raft
 // commands, proposed through the same Cluster as the APIs', or the
-// operator API's own Go calls (keys, channels, groups), which check them
-// the same way.
+// operator API's and the Management API's own Go calls (keys, channels,
+// groups; monitors), which check them the same way.
 package panel
 
 import (
@@ -30,6 +31,7 @@ import (
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/manifest"
 	"lookout/internal/metrics"
 	"lookout/internal/ratelimit"
 )
@@ -61,8 +63,13 @@ type State interface {
 	Monitor(accountID, uuid string) (*statev1.Monitor, error)
 	MonitorByUUID(uuid string) (*statev1.Monitor, error)
 	Monitors(accountID string) ([]*statev1.Monitor, error)
+	// MonitorList reads every monitor of the account as a list shows it.
+	MonitorList(accountID string) ([]state.ListedMonitor, error)
 	Events(accountID, monitorUUID string, limit int) ([]*statev1.StoredEvent, error)
 	Executions(accountID, checkUUID string, limit int) ([]*raftv1.Execution, error)
+	// EventsBefore and ExecutionsBefore read an older page of a history.
+	EventsBefore(accountID, monitorUUID string, before uint64, limit int) ([]*statev1.StoredEvent, error)
+	ExecutionsBefore(accountID, checkUUID string, before *state.ExecutionPos, limit int) ([]*raftv1.Execution, error)
 	CheckStatus(checkUUID string) (*statev1.CheckStatus, error)
 	InOfflineRegion(m *statev1.Monitor) (bool, error)
 	// Uptimes and UnknownSince are what a monitor's uptime figures are
@@ -86,6 +93,14 @@ type Admin interface {
 	ChannelTypes() []string
 }
 
+// Manage is the Management API's monitor writes (manage.API): the forms
+// make and change monitors through them, as POST and PUT /api/v1/monitors
+// do. A refused manifest is a *manage.Invalid.
+type Manage interface {
+	CreateMonitor(ctx context.Context, accountID string, raw json.RawMessage) (manifest.Manifest, error)
+	ReplaceMonitor(ctx context.Context, accountID, id string, raw json.RawMessage) (manifest.Manifest, error)
+}
+
 // Options configures the panel.
 type Options struct {
 	Cluster Cluster
@@ -94,6 +109,13 @@ type Options struct {
 	// Publishing changes the badge key and the status page (manage.API;
 	// nil: the account page shows neither).
 	Publishing Publishing
+	// Manage makes and changes monitors for the forms (nil: the panel
+	// has no monitor forms).
+	Manage Manage
+	// PublicURL is the address people and jobs reach the node at
+	// (--public-url), for the ping URL and snippets of a ping monitor;
+	// empty: the origin of the page's request.
+	PublicURL string
 	// Key signs session cookies and CSRF tokens (cluster.PanelKey): the
 	// same on every node. At least 32 bytes.
 	Key []byte
@@ -199,6 +221,12 @@ func (p *Panel) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /logout", p.signedIn(p.handleLogout))
 	mux.HandleFunc("GET /{$}", p.signedIn(p.handleMonitors))
 	mux.HandleFunc("GET /live", p.signedIn(p.handleListLive))
+	if p.o.Manage != nil {
+		mux.HandleFunc("GET /monitors/new", p.signedIn(p.handleNewMonitor))
+		mux.HandleFunc("POST /monitors/new", p.signedIn(p.handleCreateMonitor))
+		mux.HandleFunc("GET /monitors/{uuid}/edit", p.signedIn(p.handleEditMonitor))
+		mux.HandleFunc("POST /monitors/{uuid}/edit", p.signedIn(p.handleSaveMonitor))
+	}
 	mux.HandleFunc("GET /monitors/{uuid}", p.signedIn(p.handleMonitor))
 	mux.HandleFunc("GET /monitors/{uuid}/live", p.signedIn(p.handleMonitorLive))
 	mux.HandleFunc("POST /monitors/{uuid}/delete", p.signedIn(p.handleDelete))

@@ -63,6 +63,15 @@ func TestScreenshots(t *testing.T) {
 	shot("monitor", true)
 	run(t, ctx, 10*time.Second, "check", chromedp.Navigate(n.URL+"/monitors/"+check), chromedp.WaitVisible(chromedp.ID(`executions`)))
 	shot("check", true)
+	run(t, ctx, 10*time.Second, "monitor form",
+		chromedp.Navigate(n.URL+"/monitors/new?kind=http_check"),
+		chromedp.WaitVisible(chromedp.ID(`f-config-url`)),
+		chromedp.SendKeys(chromedp.ID(`f-name`), "Shop front page"),
+		chromedp.SendKeys(chromedp.ID(`f-config-url`), "shop.example.com/health"),
+		chromedp.SendKeys(chromedp.ID(`f-schedule`), "5m"),
+		chromedp.Click(chromedp.CSS(`#monitor-form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID(`problems`)))
+	shot("monitor-form", false)
 	run(t, ctx, 10*time.Second, "keys",
 		chromedp.Navigate(n.URL+"/keys"),
 		chromedp.SendKeys(chromedp.CSS(`input[name=name]`), "ci-deploy"),

@@ -13,7 +13,7 @@ import (
 
 // pageNames are the templates under templates/, each a page built on
 // layout.html (login has its own frame).
-var pageNames = []string{"login", "monitors", "monitor", "keys", "channels", "account", "error"}
+var pageNames = []string{"login", "monitors", "monitor", "form", "keys", "channels", "account", "error"}
 
 // baseView is what every page's layout needs.
 type baseView struct {
@@ -45,7 +45,22 @@ var funcs = template.FuncMap{
 	"deref":    func(f *float64) float64 { return *f },
 	"secs":     func(s int64) string { return short(time.Duration(s) * time.Second) },
 	"derefInt": func(n *int64) int64 { return *n },
+	"snippet":  func(id, label, text string) snippet { return snippet{id, label, text} },
+	// nextOf is what the "next" part shows: a row, at a time.
+	"nextOf": func(r monitorRow, nowMs int64) nextView { return nextView{r, nowMs} },
+	// tickY places a y axis label level with its gridline (the plot
+	// starts 14 px down the chart).
+	"tickY": func(y float64) float64 { return 14 + y + 4 },
 }
+
+// nextView is a monitor's row with the time its "next" is shown at.
+type nextView struct {
+	Row   monitorRow
+	NowMs int64
+}
+
+// snippet is text to copy, with its label (parts.html).
+type snippet struct{ ID, Label, Text string }
 
 // parsePages parses every page with the layout, once.
 func parsePages() (map[string]*template.Template, error) {
@@ -161,9 +176,11 @@ func short(d time.Duration) string {
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
-// seconds formats a duration in seconds: 0.25s, 12.3s, 4m 05s.
+// seconds formats a duration in seconds: 4 ms, 1.25s, 12.3s, 4m 05s.
 func seconds(s float64) string {
 	switch {
+	case s < 1:
+		return fmt.Sprintf("%.0f ms", s*1000)
 	case s < 10:
 		return fmt.Sprintf("%.2fs", s)
 	case s < 60:

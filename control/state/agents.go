@@ -204,16 +204,7 @@ func (s *Store) RegionOffline(region string) (bool, error) {
 // monitor whose newest ping came through an offline region, or an enabled
 // check all of whose regions are offline.
 func (s *Store) InOfflineRegion(m *statev1.Monitor) (bool, error) {
-	if !m.GetEnabled() {
-		return false, nil
-	}
-	regions := m.GetRegions()
-	if m.GetKind() == KindPing {
-		regions = nil
-		if r := m.GetPing().GetLastRegion(); r != "" {
-			regions = []string{r}
-		}
-	}
+	regions := shownRegions(m)
 	if len(regions) == 0 {
 		return false, nil
 	}

@@ -1,10 +1,10 @@
 package state
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -168,6 +168,19 @@ func wireField(b []byte, num protowire.Number, typ protowire.Type) ([]byte, erro
 // Events returns up to limit (all when limit <= 0) events of the account's
 // monitor, newest first.
 func (s *Store) Events(accountID, monitorUUID string, limit int) ([]*statev1.StoredEvent, error) {
+	return s.EventsBefore(accountID, monitorUUID, NewestEvents, limit)
+}
+
+// NewestEvents is the before of EventsBefore that starts at the newest
+// event.
+const NewestEvents = math.MaxUint64
+
+// EventsBefore returns up to limit (all when limit <= 0) events of the
+// account's monitor whose seq is below before, newest first: a page of its
+// history, the next one before the seq of the last event returned. Each
+// page is one ranged read of the monitor's event keys, however long the
+// history.
+func (s *Store) EventsBefore(accountID, monitorUUID string, before uint64, limit int) ([]*statev1.StoredEvent, error) {
 	var out []*statev1.StoredEvent
 	err := s.view(func(txn *badger.Txn) error {
 		m, err := getMonitor(txn, monitorUUID)
@@ -177,10 +190,14 @@ func (s *Store) Events(accountID, monitorUUID string, limit int) ([]*statev1.Sto
 		if m.GetAccountId() != accountID {
 			return ErrNotFound
 		}
+		if before == 0 {
+			return nil
+		}
 		prefix := k(prefixEvent, monitorUUID, "")
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, Reverse: true, PrefetchValues: true, PrefetchSize: 16})
 		defer it.Close()
-		for it.Seek(append(bytes.Clone(prefix), 0xff)); it.Valid() && (limit <= 0 || len(out) < limit); it.Next() {
+		// Reverse, Seek finds the last key at or below its argument.
+		for it.Seek(eventKey(monitorUUID, before-1)); it.Valid() && (limit <= 0 || len(out) < limit); it.Next() {
 			se := new(statev1.StoredEvent)
 			if err := it.Item().Value(func(v []byte) error { return proto.Unmarshal(v, se) }); err != nil {
 				return fmt.Errorf("decode %q: %w", it.Item().Key(), err)

@@ -317,6 +317,26 @@ func deleteExecutions(txn *badger.Txn, check string) error {
 // Executions returns up to limit (all when limit <= 0) executions of the
 // account's check, newest slot first.
 func (s *Store) Executions(accountID, checkUUID string, limit int) ([]*raftv1.Execution, error) {
+	return s.ExecutionsBefore(accountID, checkUUID, nil, limit)
+}
+
+// ExecutionPos is where an execution sorts in a check's history: by slot,
+// then region.
+type ExecutionPos struct {
+	SlotMs int64
+	Region string
+}
+
+// PosOf is the position of e.
+func PosOf(e *raftv1.Execution) ExecutionPos {
+	return ExecutionPos{SlotMs: e.GetSlotUnixMs(), Region: e.GetRegion()}
+}
+
+// ExecutionsBefore returns up to limit (all when limit <= 0) executions of
+// the account's check that sort below before (nil: from the newest), newest
+// slot first: a page of its history, the next one before the position of
+// the last execution returned. Each page is one ranged read.
+func (s *Store) ExecutionsBefore(accountID, checkUUID string, before *ExecutionPos, limit int) ([]*raftv1.Execution, error) {
 	var out []*raftv1.Execution
 	err := s.view(func(txn *badger.Txn) error {
 		m, err := getMonitor(txn, checkUUID)
@@ -329,7 +349,18 @@ func (s *Store) Executions(accountID, checkUUID string, limit int) ([]*raftv1.Ex
 		prefix := k(prefixExecution, checkUUID, "")
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, Reverse: true, PrefetchValues: true, PrefetchSize: 16})
 		defer it.Close()
-		for it.Seek(append(bytes.Clone(prefix), bytes.Repeat([]byte{0xff}, 9)...)); it.Valid() && (limit <= 0 || len(out) < limit); it.Next() {
+		// Reverse, Seek finds the last key at or below its argument: the
+		// bound itself is skipped.
+		seek := append(bytes.Clone(prefix), bytes.Repeat([]byte{0xff}, 9)...)
+		var bound []byte
+		if before != nil {
+			bound = executionKey(checkUUID, before.SlotMs, before.Region)
+			seek = bound
+		}
+		for it.Seek(seek); it.Valid() && (limit <= 0 || len(out) < limit); it.Next() {
+			if bound != nil && bytes.Equal(it.Item().Key(), bound) {
+				continue
+			}
 			e := new(raftv1.Execution)
 			if err := it.Item().Value(func(v []byte) error { return proto.Unmarshal(v, e) }); err != nil {
 				return fmt.Errorf("decode %q: %w", it.Item().Key(), err)

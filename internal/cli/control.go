@@ -322,12 +322,15 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	adminAPI := admin.New(admin.Options{Cluster: node, State: st, Channels: channelRegistry, Token: cfg.adminToken, SpoolDir: cfg.dataDir, Limits: limitMetrics, Logger: log.Named("admin")})
 	adminAPI.Register(mux)
 	// The web panel at /, its sessions signed with a key every node
-	// derives from the cluster secret.
+	// derives from the cluster secret; its monitor forms write through
+	// the Management API's own code; its ping snippets name --public-url
+	// (else the origin the page was asked at).
 	panelKey, err := cluster.PanelKey([]byte(cfg.adminToken))
 	if err != nil {
 		return err
 	}
-	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Publishing: manageAPI, Key: panelKey, Secure: certs != nil, Limits: limitMetrics, Metrics: met.Panel, Logger: log.Named("panel")})
+	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Manage: manageAPI, Publishing: manageAPI,
+		PublicURL: cfg.publicURL, Key: panelKey, Secure: certs != nil, Limits: limitMetrics, Metrics: met.Panel, Logger: log.Named("panel")})
 	if err != nil {
 		return err
 	}
