@@ -60,7 +60,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "control":
 		return runControl(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "agent":
-		return runAgent(ctx, args[1:], os.Getenv, stderr)
+		return runAgent(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "admin":
 		return runAdmin(ctx, args[1:], stdout, stderr)
 	case "ping":
