@@ -136,6 +136,7 @@ func cases(f *fixture) []endpointCase {
 			body:   `{"event_type":"ping","monitor":"backup","status":"complete","duration":1.5,"exit_code":0,"host":"db1","project":"infra","message":"done","timestamp":1773577800,"series":"s9","event_id":"evt-1"}`,
 			status: 200, contains: `"success"`},
 		{name: "ping repeated event_id", method: "POST", path: "/ping", headers: bearer(ck, "Idempotency-Key", "evt-1"), body: `{"event_type":"ping","monitor":"backup","status":"complete"}`, status: 200, contains: `"success"`},
+		{name: "ping creating its monitor", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"brand-new","status":"run"}`, status: 200, contains: `"created":true`},
 		{name: "ping stream event", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"stream_event","monitor":"etl","state":"loading started"}`, status: 200},
 		{name: "ping custom event, nulls absent", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"deploy","monitor":"etl","status":null,"host":null,"version":"1.2"}`, status: 200},
 		{name: "ping bearer scheme in lower case", method: "POST", path: "/ping", headers: headers("Authorization", "bearer "+ck), body: `{"event_type":"ping","monitor":"backup","status":"skip"}`, status: 200},

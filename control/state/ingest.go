@@ -122,7 +122,7 @@ func (in *ingest) event(pos int, ev *raftv1.Event) (*raftv1.EventResult, error) 
 		}
 		prevID = prev
 	}
-	m, refused, err := in.monitor(a, ev.GetMonitor(), pos)
+	m, created, refused, err := in.monitor(a, ev.GetMonitor(), pos)
 	if err != nil {
 		return nil, err
 	}
@@ -154,6 +154,7 @@ func (in *ingest) event(pos int, ev *raftv1.Event) (*raftv1.EventResult, error) 
 		Outcome:     raftv1.EventOutcome_EVENT_OUTCOME_STORED,
 		Quota:       quotaStatus(plan, a.quota, at),
 		MonitorUuid: m.mon.GetUuid(),
+		Created:     created,
 	}, nil
 }
 
@@ -194,12 +195,12 @@ func (in *ingest) account(id string) (*acctState, error) {
 }
 
 // monitor returns the account's ping monitor called name, creating it when
-// the plan's monitor limit and creation rate allow; when they do not, nil
-// and the outcome that says which (MONITOR_LIMIT, MONITOR_RATE).
-func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, raftv1.EventOutcome, error) {
+// the plan's monitor limit and creation rate allow (created); when they do
+// not, nil and the outcome that says which (MONITOR_LIMIT, MONITOR_RATE).
+func (in *ingest) monitor(a *acctState, name string, pos int) (m *monState, created bool, refused raftv1.EventOutcome, err error) {
 	nameKey := a.id + "\x00" + name
 	if m := in.names[nameKey]; m != nil {
-		return m, 0, nil
+		return m, false, 0, nil
 	}
 	id, err := in.ctx.values.get(in.txn, monitorNameKey(a.id, KindPing, name))
 	if err == nil {
@@ -208,25 +209,25 @@ func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, raftv1
 			err = fmt.Errorf("monitor name %q of account %s points to missing monitor %s", name, a.id, id)
 		}
 		in.names[nameKey] = m
-		return m, 0, err
+		return m, false, 0, err
 	}
 	if !errors.Is(err, ErrNotFound) {
-		return nil, 0, err
+		return nil, false, 0, err
 	}
 	if limit, has := monitorLimit(a.acct.GetPlan()); has && int64(a.monitors) >= limit {
-		return nil, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT, nil
+		return nil, false, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT, nil
 	}
 	if !a.created.loaded {
 		// Read only when a monitor is about to be created: most batches
 		// create none.
-		created, err := readCreationWindow(in.txn, a.id)
+		window, err := readCreationWindow(in.txn, a.id)
 		if err != nil {
-			return nil, 0, err
+			return nil, false, 0, err
 		}
-		a.created = created
+		a.created = window
 	}
 	if !a.created.take(in.ctx.now, uint64(MonitorsCreatedPerMinute(a.acct.GetPlan()))) {
-		return nil, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_RATE, nil
+		return nil, false, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_RATE, nil
 	}
 	mon := &statev1.Monitor{
 		Uuid:           newMonitorUUID(in.ctx.index, pos, a.id, name),
@@ -239,14 +240,14 @@ func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, raftv1
 		Ping:           &statev1.PingState{},
 	}
 	if err := in.ctx.values.set(in.txn, monitorNameKey(a.id, KindPing, name), []byte(mon.Uuid)); err != nil {
-		return nil, 0, err
+		return nil, false, 0, err
 	}
 	a.monitors++
 	a.countDirty = true
-	m := in.mons.add(mon)
+	m = in.mons.add(mon)
 	m.dirty, m.runsLoaded, m.lowLoaded = true, true, true
 	in.names[nameKey] = m
-	return m, 0, nil
+	return m, true, 0, nil
 }
 
 // project makes sure the account's project called name exists.
