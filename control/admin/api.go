@@ -47,6 +47,9 @@ type State interface {
 	// Account returns the account with id, or an error wrapping
 	// state.ErrNotFound.
 	Account(id string) (*statev1.Account, error)
+	// AccountsAfter returns up to limit accounts in id order after the
+	// id after ("" from the first), and whether more follow.
+	AccountsAfter(after string, limit int) ([]*statev1.Account, bool, error)
 	// Usage counts the account's monitors and the events stored in the
 	// period of nowMs.
 	Usage(accountID string, nowMs int64) (monitors, eventsThisPeriod int64, err error)
@@ -138,6 +141,7 @@ func New(o Options) *API {
 func (a *API) Register(mux *http.ServeMux) {
 	routes := http.NewServeMux()
 	routes.HandleFunc("POST /admin/v1/accounts", a.handleCreateAccount)
+	routes.HandleFunc("GET /admin/v1/accounts", a.handleListAccounts)
 	routes.HandleFunc("GET /admin/v1/accounts/{id}", a.handleGetAccount)
 	routes.HandleFunc("PUT /admin/v1/accounts/{id}/plan", a.handleSetPlan)
 	routes.HandleFunc("PUT /admin/v1/accounts/{id}/password", a.handleSetPassword)

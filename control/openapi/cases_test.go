@@ -237,6 +237,11 @@ func cases(f *fixture) []endpointCase {
 		{name: "create account without leader", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"s@example.com"}`, status: 503, setup: failApply(noLeader)},
 
 		// Operator API: GET /admin/v1/accounts/{id}.
+		{name: "list accounts", method: "GET", path: "/admin/v1/accounts", headers: bearer(admin), status: 200, contains: `"accounts":[{"id":`},
+		{name: "list accounts page", method: "GET", path: "/admin/v1/accounts?limit=1&stale=true", headers: bearer(admin), status: 200, contains: `"next_cursor":`},
+		{name: "list accounts bad limit", method: "GET", path: "/admin/v1/accounts?limit=0", headers: bearer(admin), status: 400, invalidRequest: true},
+		{name: "list accounts without token", method: "GET", path: "/admin/v1/accounts", status: 401},
+		{name: "list accounts without leader", method: "GET", path: "/admin/v1/accounts", headers: bearer(admin), status: 503, setup: failReads(noLeader)},
 		{name: "get account", method: "GET", path: acct, headers: bearer(admin), status: 200},
 		{name: "get account stale", method: "GET", path: acct + "?stale=true", headers: bearer(admin), status: 200},
 		{name: "get account stale not a boolean", method: "GET", path: acct + "?stale=maybe", headers: bearer(admin), status: 400, invalidRequest: true},

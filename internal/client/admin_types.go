@@ -69,6 +69,32 @@ type Account struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
+// AccountSummary is an account as GET /admin/v1/accounts lists it.
+type AccountSummary struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Plan      Plan      `json:"plan"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// AccountPage is one page of GET /admin/v1/accounts, in id order.
+type AccountPage struct {
+	Accounts []AccountSummary `json:"accounts"`
+	// NextCursor is set while more accounts follow; pass it as
+	// AccountListOptions.Cursor.
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// AccountListOptions narrows GET /admin/v1/accounts.
+type AccountListOptions struct {
+	// Limit is the page size, 1 to 1000; 0 is the service's 100.
+	Limit int
+	// Cursor is the NextCursor of the previous page.
+	Cursor string
+	// Stale answers from the node's own copy, even without a leader.
+	Stale bool
+}
+
 // Usage is what an account used in the current period (a UTC calendar
 // month).
 type Usage struct {
