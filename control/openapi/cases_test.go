@@ -416,6 +416,8 @@ func cases(f *fixture) []endpointCase {
 
 		// Management API: GET /api/v1/monitors.
 		{name: "list monitors", method: "GET", path: mon, headers: bearer(mk), status: 200, contains: `"uuid"`},
+		{name: "list monitors with status", method: "GET", path: mon + "?include=status", headers: bearer(mk), status: 200, contains: `"status":{"state":`},
+		{name: "list monitors include unknown", method: "GET", path: mon + "?include=all", headers: bearer(mk), status: 400, invalidRequest: true},
 		{name: "list monitors of a kind", method: "GET", path: mon + "?kind=ssl_check", headers: bearer(f.readKey), status: 200, contains: `"ssl_check"`},
 		{name: "list monitors first page", method: "GET", path: mon + "?limit=1", headers: bearer(mk), status: 200, contains: `"next_cursor"`},
 		{name: "list monitors next page", method: "GET", path: mon + "?limit=2&cursor=" + f.cursor, headers: bearer(mk), status: 200},

@@ -44,7 +44,7 @@ Usage:
   lookout exec MONITOR -- CMD run CMD and report its run, then its complete or fail
   lookout export [-o FILE]    print or save the account's monitors as a bundle (YAML or JSON)
   lookout apply -f FILE       make the account's monitors match a bundle (--dry-run for the plan)
-  lookout monitors COMMAND    list, get or delete the account's monitors
+  lookout monitors COMMAND    the account's monitors: list, get NAME (with its status), events, executions, delete
   lookout version             print the version
 
 Run "lookout COMMAND -h" for the flags of a command.

@@ -17,12 +17,15 @@ func TestEveryCommandHelp(t *testing.T) {
 		{"agent", "-h"},
 		{"agent", "--help"},
 		{"admin", "-h"},
+		{"admin", "account", "list", "-h"},
 		{"ping", "-h"},
 		{"exec", "-h"},
 		{"export", "-h"},
 		{"apply", "-h"},
 		{"monitors", "-h"},
 		{"monitors", "get", "-h"},
+		{"monitors", "events", "-h"},
+		{"monitors", "executions", "-h"},
 		{"help"},
 	} {
 		var stdout, stderr bytes.Buffer

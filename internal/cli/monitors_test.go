@@ -28,6 +28,7 @@ type manageServer struct {
 	srv      *controltest.Server
 	url      string
 	key      string
+	account  string
 	requests atomic.Int64
 }
 
@@ -38,7 +39,7 @@ func newManageServer(t *testing.T) *manageServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.key = acct.ManagementKey
+	s.key, s.account = acct.ManagementKey, acct.ID
 	mux := http.NewServeMux()
 	manage.New(manage.Options{Cluster: s.srv.Cluster, State: s.srv.Store, Now: func() time.Time { return s.srv.Now }}).Register(mux)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -68,7 +69,8 @@ func (s *manageServer) create(t *testing.T, m manifest.Manifest) string {
 func (s *manageServer) run(cmd, stdin string, args ...string) (stdout, stderr string, err error) {
 	vars := map[string]string{"LOOKOUT_ADDR": s.url, "LOOKOUT_MANAGEMENT_KEY": s.key}
 	var out, errOut bytes.Buffer
-	env := manageEnv{getenv: func(k string) string { return vars[k] }, stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut}
+	env := manageEnv{getenv: func(k string) string { return vars[k] }, stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut,
+		now: func() time.Time { return s.srv.Now.Add(5 * time.Minute) }}
 	run := map[string]func(context.Context, []string, manageEnv) error{"export": runExportEnv, "apply": runApplyEnv, "monitors": runMonitorsEnv}[cmd]
 	err = run(context.Background(), args, env)
 	return out.String(), errOut.String(), err
@@ -81,9 +83,9 @@ func TestMonitorsCommands(t *testing.T) {
 		Config: manifest.Config{URL: "https://example.com/", ExpectedStatus: new(200)}})
 
 	out, _, err := s.run("monitors", "", "list")
-	want := "KIND        NAME    UUID                                  ENABLED\n" +
-		"http_check  site    " + site + "  false\n" +
-		"ping        backup  " + backup + "  true\n"
+	want := "KIND        NAME    STATE   ENABLED  UUID\n" +
+		"http_check  site    paused  false    " + site + "\n" +
+		"ping        backup  new     true     " + backup + "\n"
 	if err != nil || out != want {
 		t.Fatalf("list: %v\n%s\nwant\n%s", err, out, want)
 	}
@@ -92,9 +94,10 @@ func TestMonitorsCommands(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(out), &listed) != nil || len(listed.Monitors) != 1 || listed.Monitors[0].UUID != site {
 		t.Fatalf("list --json: %v\n%s", err, out)
 	}
-	out, _, err = s.run("monitors", "", "get", backup)
-	var got manifest.Manifest
-	if err != nil || json.Unmarshal([]byte(out), &got) != nil || got.Name != "backup" || got.TimeoutSeconds != 600 || got.UUID != backup {
+	out, _, err = s.run("monitors", "", "get", backup, "--json")
+	var got client.MonitorWithStatus
+	if err != nil || json.Unmarshal([]byte(out), &got) != nil || got.Name != "backup" || got.TimeoutSeconds != 600 || got.UUID != backup ||
+		got.Status == nil || got.Status.State != "new" {
 		t.Fatalf("get: %v\n%s", err, out)
 	}
 
