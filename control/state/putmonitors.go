@@ -9,6 +9,7 @@ import (
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/pingstate"
 )
 
 // The codes a refused PutMonitors carries (api.md 7.2).
@@ -185,6 +186,11 @@ func applyPutMonitors(txn *badger.Txn, ctx applyCtx, c *raftv1.PutMonitors) (*ra
 // creation time and ping state) and writes it with its name index.
 func writeSpec(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, s *raftv1.MonitorSpec, created bool) error {
 	oldName := m.GetName()
+	switched := created && !s.GetEnabled() || !created && s.GetEnabled() != m.GetEnabled()
+	if s.GetKind() == KindPing && switched {
+		// Paused at once when disabled, judged afresh when enabled again.
+		setPingState(m, pingstate.SetEnabled(PingState(m), s.GetEnabled(), ctx.now))
+	}
 	m.Kind, m.Name, m.Enabled = s.GetKind(), s.GetName(), s.GetEnabled()
 	m.Tags, m.NotificationGroup = s.GetTags(), s.GetNotificationGroup()
 	m.DisplayName, m.TimeoutSeconds = s.GetDisplayName(), s.GetTimeoutSeconds()
