@@ -61,6 +61,7 @@ func (a *API) auth(scope string, next http.HandlerFunc) http.Handler {
 			writeError(w, http.StatusUnauthorized, "unauthenticated", problem)
 			return
 		}
+		a.uses.note(r.Context(), key)
 		if scope != anyScope && !slices.Contains(key.GetScopes(), scope) {
 			writeScopeError(w, scope)
 			return

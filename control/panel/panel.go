@@ -65,6 +65,9 @@ type State interface {
 	CheckStatus(checkUUID string) (*statev1.CheckStatus, error)
 	InOfflineRegion(m *statev1.Monitor) (bool, error)
 	Keys(accountID string) ([]*raftv1.Key, error)
+	// KeysLastUsed is the last recorded use (Unix ms) of the account's
+	// keys that were used, by key id.
+	KeysLastUsed(accountID string) (map[string]int64, error)
 	Channels(accountID string) ([]*statev1.Channel, error)
 	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)
 	NewFeed() *state.Feed

@@ -51,7 +51,7 @@ func applyCreateAccount(txn *badger.Txn, now int64, c *raftv1.CreateAccount) (*r
 		return nil, err
 	}
 	for _, key := range []*raftv1.Key{c.GetIngestKey(), c.GetManagementKey()} {
-		if err := putKey(txn, key); err != nil {
+		if err := putKey(txn, key, now); err != nil {
 			return nil, err
 		}
 	}

@@ -53,7 +53,11 @@ type ingest struct {
 	names     map[string]*monState // account "\x00" ping name
 	mons      *monitorCache
 	projects  map[string]bool // account "\x00" project name, known to exist
+	keysUsed  []usedKey       // the ingest keys of the batch's events, once each
 }
+
+// usedKey is an ingest key that an event of the batch carried.
+type usedKey struct{ account, key string }
 
 // applyIngestBatch stores a batch of pings (api.md 2.1, 3.1, 3.2, 3.4;
 // decisions.md 3). Events apply in order, each seeing the writes of those
@@ -106,6 +110,7 @@ func (in *ingest) event(pos int, ev *raftv1.Event) (*raftv1.EventResult, error) 
 	if allowed, err := in.keyAllowed(a, ev.GetKeyId()); err != nil || !allowed {
 		return &raftv1.EventResult{Outcome: raftv1.EventOutcome_EVENT_OUTCOME_UNAUTHORIZED}, err
 	}
+	in.keyUsed(a.id, ev.GetKeyId())
 	plan, at := a.acct.GetPlan(), ev.GetReceivedUnixMs()
 	quota := quotaStatus(plan, a.quota, at)
 	if quota.GetState() == QuotaSuspended {
@@ -260,7 +265,28 @@ func (in *ingest) project(accountID, name string) error {
 	return ensureProject(in.txn, accountID, name, in.ctx.now)
 }
 
+// keyUsed notes that an event authenticated by keyID was applied; flush
+// records the batch's keys' use.
+func (in *ingest) keyUsed(accountID, keyID string) {
+	if keyID == "" {
+		return
+	}
+	for _, u := range in.keysUsed {
+		if u.key == keyID && u.account == accountID {
+			return
+		}
+	}
+	in.keysUsed = append(in.keysUsed, usedKey{accountID, keyID})
+}
+
 func (in *ingest) flush() error {
+	// The keys' last use, at the entry's time: written only when the one
+	// recorded is an hour older (touchKey), so pings cost no write for it.
+	for _, u := range in.keysUsed {
+		if err := touchKey(in.txn, in.ctx.values, u.account, u.key, in.ctx.now); err != nil {
+			return err
+		}
+	}
 	for _, a := range in.acctOrder {
 		if a.quotaDirty {
 			if err := setProto(in.txn, quotaKey(a.id), a.quota); err != nil {

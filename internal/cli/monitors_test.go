@@ -40,6 +40,7 @@ func newManageServer(t *testing.T) *manageServer {
 		t.Fatal(err)
 	}
 	s.key, s.account = acct.ManagementKey, acct.ID
+	s.srv.MarkKeyUsed(t, s.key) // so that requests write only what they are for
 	mux := http.NewServeMux()
 	manage.New(manage.Options{Cluster: s.srv.Cluster, State: s.srv.Store, Now: func() time.Time { return s.srv.Now }}).Register(mux)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
