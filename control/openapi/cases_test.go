@@ -278,6 +278,8 @@ func cases(f *fixture) []endpointCase {
 		{name: "create ingest key", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"ingest","name":"cron hosts","scopes":[]}`, status: 201},
 		{name: "create ingest key with scopes", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"ingest","name":"x","scopes":["read"]}`, status: 400, contains: "invalid field: scopes", invalidRequest: true},
 		{name: "create management key without scopes", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"management","name":"x","scopes":[]}`, status: 400, contains: "invalid field: scopes", invalidRequest: true},
+		{name: "list keys", method: "GET", path: acct + "/keys", headers: bearer(admin), status: 200, contains: `"last_used_at":`},
+		{name: "list keys unknown account", method: "GET", path: "/admin/v1/accounts/" + unknownID + "/keys", headers: bearer(admin), status: 404},
 		{name: "create key duplicate scope", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"management","name":"x","scopes":["read","read"]}`, status: 400, contains: "scopes[1]", invalidRequest: true},
 		{name: "create key unknown type", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"admin","name":"x"}`, status: 400, contains: "invalid field: type", invalidRequest: true},
 		{name: "create key blank name", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"ingest","name":"   "}`, status: 400, contains: "invalid field: name", invalidRequest: true},

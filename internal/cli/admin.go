@@ -97,6 +97,17 @@ func adminCommands() []adminCommand {
 				return c.CreateKey(ctx, *account, req)
 			}
 		}},
+		{name: "key list", synopsis: "--account ID [--stale]", about: "list an account's keys, with when each was made and last used", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
+			account := fs.String("account", "", "account id (required)")
+			stale := fs.Bool("stale", false, "answer from the node's own copy, even without a leader")
+			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) {
+				if *account == "" {
+					return nil, usageError{"--account is required"}
+				}
+				keys, err := c.ListKeys(ctx, *account, *stale)
+				return map[string]any{"keys": keys}, err
+			}
+		}},
 		{name: "key revoke", synopsis: "--account ID KEY_ID", about: "revoke a key at once", args: []string{"KEY_ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			account := fs.String("account", "", "account id (required)")
 			return func(ctx context.Context, c *client.Admin, args []string) (any, error) {

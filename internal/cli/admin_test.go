@@ -91,6 +91,15 @@ func TestAdminKeys(t *testing.T) {
 	if !reflect.DeepEqual(key.Scopes, []string{"read", "write"}) || !strings.HasPrefix(key.Key, apikey.Management) {
 		t.Errorf("key %+v", key)
 	}
+	var listed struct{ Keys []client.KeyInfo }
+	mustRunAdmin(t, srv, &listed, "key", "list", "--account", acct.ID)
+	names := map[string]bool{}
+	for _, k := range listed.Keys {
+		names[k.Name] = k.CreatedAt != nil && k.CreatedAt.Equal(srv.Now) && k.LastUsedAt == nil
+	}
+	if len(listed.Keys) != 3 || !names["ci"] || !names["default"] || !names["personal"] {
+		t.Errorf("key list: %+v", listed.Keys)
+	}
 	stdout, err := runAdminTest(t, adminEnv(srv), "key", "revoke", "--account", acct.ID, key.ID)
 	if err != nil || stdout != "" {
 		t.Fatalf("revoke: %q, %v", stdout, err)

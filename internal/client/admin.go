@@ -120,6 +120,22 @@ func (a *Admin) RevokeKey(ctx context.Context, accountID, keyID string) error {
 	return a.t.do(ctx, http.MethodDelete, path, nil, nil)
 }
 
+// ListKeys returns an account's keys with when each was made and last
+// used. A stale read answers from the node's own copy.
+func (a *Admin) ListKeys(ctx context.Context, accountID string, stale bool) ([]KeyInfo, error) {
+	path := "/admin/v1/accounts/" + url.PathEscape(accountID) + "/keys"
+	if stale {
+		path += "?stale=true"
+	}
+	var out struct {
+		Keys []KeyInfo `json:"keys"`
+	}
+	if err := a.t.do(ctx, http.MethodGet, path, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Keys, nil
+}
+
 // CreateNotificationGroup adds a notification group to an account.
 func (a *Admin) CreateNotificationGroup(ctx context.Context, accountID string, req CreateNotificationGroupRequest) (*NotificationGroup, error) {
 	if req.Channels == nil {

@@ -120,6 +120,20 @@ type CreatedKey struct {
 	Key    string   `json:"key"`
 }
 
+// KeyInfo is a key as GET /admin/v1/accounts/{id}/keys lists it: never its
+// secret.
+type KeyInfo struct {
+	ID     string   `json:"id"`
+	Name   string   `json:"name"`
+	Type   string   `json:"type"`
+	Scopes []string `json:"scopes"`
+	// CreatedAt is nil for keys made before it was recorded.
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+	// LastUsedAt is the last use recorded, to the hour; nil until the key
+	// is used.
+	LastUsedAt *time.Time `json:"last_used_at"`
+}
+
 // Channel is one alert channel of a notification group. Type is one of
 // email, slack, discord, teams, pagerduty, opsgenie, telegram, webhook.
 type Channel struct {
