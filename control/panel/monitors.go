@@ -81,7 +81,7 @@ func (p *Panel) row(m *statev1.Monitor, nowMs int64) monitorRow {
 		}
 	}
 	if off, err := p.o.State.InOfflineRegion(m); err == nil && off {
-		r.State = stateUnknown // its agent region is offline (decisions.md 7)
+		r.State = stateUnknown // its agent region is offline
 	}
 	r.Color = stateColors[r.State]
 	if r.State == pingstate.Up && m.GetKind() == state.KindSSLCheck && strings.HasPrefix(p.checkAlert(m), "ssl.warning") {

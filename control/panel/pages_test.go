@@ -79,7 +79,7 @@ func TestMonitorPage(t *testing.T) {
 	b.signIn(a)
 	p := b.get("/monitors/" + id)
 	p.want(t, http.StatusOK, "<title>backup · Lookout</title>",
-		// Colours of api.md 3.1 and 3.2.
+		// The colours of ping statuses and of stream events by keyword.
 		`<span class="pill blue">run</span>`, `<span class="pill green">complete</span>`, `<span class="pill gray">skip</span>`,
 		`<span class="pill red">loading error</span>`, `<span class="pill blue">pending</span>`,
 		"12.5s", "db1", "&lt;b&gt;done&lt;/b&gt;",
@@ -371,8 +371,8 @@ func TestAPIsStillServedBesideThePanel(t *testing.T) {
 }
 
 // TestOfflineRegionShowsUnknown: a check all of whose agent regions are
-// offline shows unknown in the list, as the Management API says
-// (decisions.md 7), not the last verdict.
+// offline shows unknown in the list, as the Management API says, not the
+// last verdict.
 func TestOfflineRegionShowsUnknown(t *testing.T) {
 	n := newNode(t)
 	a := n.signUp("ops@example.com", nil)

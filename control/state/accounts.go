@@ -59,7 +59,7 @@ func applyCreateAccount(txn *badger.Txn, now int64, c *raftv1.CreateAccount) (*r
 }
 
 // applySetPlan replaces an account's plan. A quota suspension ends at once
-// when the account is no longer over the new limit (api.md 3.4, "plan
+// when the account is no longer over the new limit (the quota rule "plan
 // upgraded"); see quotaAfterPlanChange.
 func applySetPlan(txn *badger.Txn, now int64, c *raftv1.SetPlan) (*raftv1.Result, error) {
 	if c.GetPlan() == nil {

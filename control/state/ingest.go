@@ -59,8 +59,8 @@ type ingest struct {
 // usedKey is an ingest key that an event of the batch carried.
 type usedKey struct{ account, key string }
 
-// applyIngestBatch stores a batch of pings (api.md 2.1, 3.1, 3.2, 3.4;
-// decisions.md 3). Events apply in order, each seeing the writes of those
+// applyIngestBatch stores a batch of pings (docs/api.md, Ingest API).
+// Events apply in order, each seeing the writes of those
 // before it; the result holds one EventResult per event. Per event:
 //
 //  1. The account must exist. It does, as the receiving node authenticated

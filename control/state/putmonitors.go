@@ -12,7 +12,7 @@ import (
 	"lookout/internal/pingstate"
 )
 
-// The codes a refused PutMonitors carries (api.md 7.2).
+// The codes a refused PutMonitors carries (the Management API's 422 codes).
 const (
 	CodeNameAlreadyExists     = "name_already_exists"
 	CodeNameTakenByOtherKind  = "name_taken_by_other_kind"

@@ -35,7 +35,7 @@ const (
 	Paused  = "paused"
 )
 
-// Alerts (decisions.md section 5).
+// Alerts, the type of the alert raised.
 const (
 	AlertFailed    = "monitor.failed"
 	AlertTimeout   = "monitor.timeout"

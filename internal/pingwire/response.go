@@ -99,7 +99,7 @@ func WriteError(w http.ResponseWriter, status int, msg string) {
 	WriteJSON(w, status, ErrorBody{Error: msg})
 }
 
-// SetQuotaHeaders sets the X-Quota-* headers (api.md 3.4) from q as of
+// SetQuotaHeaders sets the X-Quota-* headers (docs/api.md, "Answers") from q as of
 // now.
 func SetQuotaHeaders(h http.Header, q *raftv1.QuotaStatus, now time.Time) {
 	// Set on every ping's answer: the keys are written in canonical form

@@ -2366,7 +2366,7 @@ func (x *RecordDelivery) GetGiveUp() bool {
 	return false
 }
 
-// RecordExecutions stores check executions (decisions.md section 6), each
+// RecordExecutions stores check executions, each
 // keyed by (check, region, slot): a repeat is stored once, and a final
 // verdict (success, failed) is never changed. At most
 // MaxExecutionsPerCommand executions, each with bounded fields
