@@ -11,8 +11,8 @@ import (
 	"lookout/internal/cli"
 )
 
-// agentFlagsDocumented are the flags of `lookout agent` that decisions.md
-// (sections 1, 7 and 9) fixes; the files are checked against them until
+// agentFlagsDocumented are the flags of `lookout agent` that agent/README.md
+// documents; the files are checked against them until
 // the command exists, then against its own -h.
 var agentFlagsDocumented = []string{
 	"control", "token", "region", "data-dir", "name", "http-addr", "gossip-addr", "join",
@@ -59,7 +59,7 @@ func agentFlags(t *testing.T) flagSet {
 	if f, ok := commandFlags(t, "agent"); ok {
 		return f
 	}
-	t.Log("lookout agent is not built: agent flags checked against the ones decisions.md fixes")
+	t.Log("lookout agent is not built: agent flags checked against the documented ones")
 	f := flagSet{}
 	for _, n := range agentFlagsDocumented {
 		f[n] = true
@@ -114,7 +114,7 @@ func TestFlagsOfTheCommandLine(t *testing.T) {
 	a := agentFlags(t)
 	for _, n := range agentFlagsDocumented {
 		if _, ok := a[n]; !ok {
-			t.Errorf("lookout agent does not have --%s, which decisions.md fixes", n)
+			t.Errorf("lookout agent does not have --%s, which agent/README.md documents", n)
 		}
 	}
 }

@@ -6,7 +6,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// registerMetrics registers the buffer's metrics on reg (decisions.md 9):
+// registerMetrics registers the buffer's metrics on reg (the agent's
+// /metrics):
 // each is read from Stats when scraped.
 func registerMetrics(reg prometheus.Registerer, b *Buffer) {
 	gauge := func(name, help string, f func(Stats) float64) prometheus.Collector {

@@ -1,6 +1,6 @@
 // Package ingest is the edge agent's local Ingest API on --http-addr:
 // POST /ping, GET|HEAD /ping/{monitor} and GET /health, with the control
-// plane's contract (api.md 2 and 4.1, decisions.md 3 and 7). It shares
+// plane's Ingest API (docs/api.md, "On an edge agent"). It shares
 // internal/pingwire with control/ingest, so the same request gets the same
 // 400, 401 and 429 answers from both.
 //

@@ -115,7 +115,9 @@ func (a *API) accept(w http.ResponseWriter, r *http.Request, key *agentv1.Ingest
 	switch {
 	case err == nil:
 		a.count("buffered")
-		pingwire.WriteSuccess(w)
+		// The control plane has not seen it yet: whether it creates a
+		// monitor is not known here.
+		pingwire.WriteSuccess(w, false)
 	case errors.Is(err, buffer.ErrFull):
 		a.count("buffer_full")
 		w.Header().Set("Retry-After", fullRetryAfter)

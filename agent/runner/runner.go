@@ -2,7 +2,7 @@
 // agent owns in its region, an execution at every slot of the check's
 // schedule (internal/schedule: interval slots from a stable per-check
 // offset, cron in UTC), with the probes of internal/probe and the retry
-// policy of decisions.md section 6 (up to 3 retries, 1, 2 and 4 s apart,
+// policy of every check (up to 3 retries, 1, 2 and 4 s apart,
 // after a transient failure). Each verdict (success or failed) becomes a
 // raftv1.Execution appended to the buffer, which forwards it.
 //

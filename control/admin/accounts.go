@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/mail"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -164,20 +163,9 @@ func checkEmail(email string) error {
 // consistent (it reflects every acknowledged write) unless the query says
 // stale=true, which answers from this node's copy even without a leader.
 func (a *API) handleGetAccount(w http.ResponseWriter, r *http.Request) {
-	stale := false
-	if v := r.URL.Query().Get("stale"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			a.fail(w, r, invalidField("stale", "must be true or false"))
-			return
-		}
-		stale = b
-	}
-	if !stale {
-		if err := a.cluster.ConsistentRead(r.Context()); err != nil {
-			a.fail(w, r, fmt.Errorf("consistent read: %w", err))
-			return
-		}
+	if err := a.readConsistency(r); err != nil {
+		a.fail(w, r, err)
+		return
 	}
 	id := r.PathValue("id")
 	acct, err := a.state.Account(id)
@@ -200,7 +188,7 @@ func (a *API) handleGetAccount(w http.ResponseWriter, r *http.Request) {
 		Plan:  PlanFromProto(acct.GetPlan()),
 		// The period is the calendar month in UTC.
 		Usage:     usage{Monitors: monitors, EventsThisPeriod: events, PeriodResetsAt: nextMonthUTC(a.now()).Format(time.RFC3339)},
-		CreatedAt: time.UnixMilli(acct.GetCreatedUnixMs()).UTC().Format(time.RFC3339),
+		CreatedAt: createdAt(acct),
 	})
 }
 

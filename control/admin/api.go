@@ -47,6 +47,13 @@ type State interface {
 	// Account returns the account with id, or an error wrapping
 	// state.ErrNotFound.
 	Account(id string) (*statev1.Account, error)
+	// AccountsAfter returns up to limit accounts in id order after the
+	// id after ("" from the first), and whether more follow.
+	AccountsAfter(after string, limit int) ([]*statev1.Account, bool, error)
+	// Keys returns the account's keys in id order; KeysLastUsed the
+	// recorded last use (Unix ms) of those that were used, by key id.
+	Keys(accountID string) ([]*raftv1.Key, error)
+	KeysLastUsed(accountID string) (map[string]int64, error)
 	// Usage counts the account's monitors and the events stored in the
 	// period of nowMs.
 	Usage(accountID string, nowMs int64) (monitors, eventsThisPeriod int64, err error)
@@ -138,10 +145,12 @@ func New(o Options) *API {
 func (a *API) Register(mux *http.ServeMux) {
 	routes := http.NewServeMux()
 	routes.HandleFunc("POST /admin/v1/accounts", a.handleCreateAccount)
+	routes.HandleFunc("GET /admin/v1/accounts", a.handleListAccounts)
 	routes.HandleFunc("GET /admin/v1/accounts/{id}", a.handleGetAccount)
 	routes.HandleFunc("PUT /admin/v1/accounts/{id}/plan", a.handleSetPlan)
 	routes.HandleFunc("PUT /admin/v1/accounts/{id}/password", a.handleSetPassword)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/keys", a.handleCreateKey)
+	routes.HandleFunc("GET /admin/v1/accounts/{id}/keys", a.handleListKeys)
 	routes.HandleFunc("DELETE /admin/v1/accounts/{id}/keys/{key_id}", a.handleRevokeKey)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/notification-groups", a.handleCreateGroup)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/channels", a.handleCreateChannel)

@@ -11,7 +11,8 @@ import (
 	"lookout/internal/plans"
 )
 
-// The default plan (decisions.md section 2; the numbers are the contract's).
+// The default plan: no limits, 3 days of quota grace, config as code on,
+// 10 pings a second per ingest key with a burst of 20.
 const (
 	defaultPlanName          = "default"
 	defaultQuotaGraceSeconds = 3 * 24 * 60 * 60

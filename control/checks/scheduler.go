@@ -1,6 +1,6 @@
 // Package checks is the leader's check scheduler: it runs every enabled
-// http_check and ssl_check without regions on its schedule (decisions.md
-// section 6), with retries, and records each execution through raft.
+// http_check and ssl_check without regions on its schedule, with retries,
+// and records each execution through raft.
 //
 // Executions run in a pool shared fairly by the accounts
 // (internal/fairshare): one account has at most AccountShare executions

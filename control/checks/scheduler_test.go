@@ -435,7 +435,7 @@ func TestBurstDrainsThroughBusyWorkers(t *testing.T) {
 }
 
 // TestRegionChecksAreLeftToAgents: the control plane runs only checks
-// without regions (decisions.md 6): a check with regions is never probed
+// without regions: a check with regions is never probed
 // by the scheduler, and one that gains regions stops being run, while one
 // that loses them is run at once.
 func TestRegionChecksAreLeftToAgents(t *testing.T) {

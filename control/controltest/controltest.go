@@ -24,6 +24,7 @@ import (
 	"lookout/control/alert/channel/channeltest"
 	"lookout/control/alert/channels"
 	"lookout/control/state"
+	"lookout/internal/apikey"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -227,6 +228,20 @@ func (c *Cluster) MustApply(t testing.TB, cmd *raftv1.Command) {
 	if res, err := c.Apply(context.Background(), cmd); err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
 		t.Fatalf("apply %T: %v %v", cmd.GetOp(), res, err)
 	}
+}
+
+// MarkKeyUsed records that the key whose secret is given was used at the
+// server's time, as the Management API does on its first request: a test
+// that counts what requests write starts from there.
+func (s *Server) MarkKeyUsed(t testing.TB, secret string) {
+	t.Helper()
+	key, err := s.Store.KeyByHash(apikey.Hash(secret))
+	if err != nil {
+		t.Fatalf("mark key used: %v", err)
+	}
+	s.Cluster.MustApply(t, &raftv1.Command{Op: &raftv1.Command_RecordKeyUsed{RecordKeyUsed: &raftv1.RecordKeyUsed{
+		AccountId: key.GetAccountId(), KeyId: key.GetId(),
+	}}})
 }
 
 // NewServer starts the operator API; it stops when the test ends.

@@ -33,8 +33,12 @@ type RetentionOptions struct {
 	// BatchSize bounds the deletions of one raft entry (default 1000, at
 	// most state.MaxPruneEvents and state.MaxPruneAlerts).
 	BatchSize int64
-	Logger    hclog.Logger
-	Now       func() time.Time
+	// NoteworthyPrune is how many records one sweep must delete for it to
+	// be logged at info (default 10,000): less is routine housekeeping,
+	// logged at debug.
+	NoteworthyPrune int64
+	Logger          hclog.Logger
+	Now             func() time.Time
 }
 
 // Retention is the background clean-up through raft: events older than
@@ -58,6 +62,9 @@ func NewRetention(o RetentionOptions) *Retention {
 	}
 	if o.BatchSize <= 0 || o.BatchSize > min(state.MaxPruneEvents, state.MaxPruneAlerts) {
 		o.BatchSize = 1000
+	}
+	if o.NoteworthyPrune <= 0 {
+		o.NoteworthyPrune = 10_000
 	}
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
@@ -87,16 +94,24 @@ func (r *Retention) Run(ctx context.Context) {
 	}
 }
 
-// Sweep deletes every event older than MaxAge, BatchSize per raft entry,
-// and returns how many it deleted.
+// Sweep deletes every event older than MaxAge, and the expired request
+// ids, event ids and ended sessions the state remembers, BatchSize per
+// raft entry, and returns how many records it deleted.
 func (r *Retention) Sweep(ctx context.Context) (int64, error) {
 	before := r.o.Now().Add(-r.o.MaxAge).UnixMilli()
+	var by raftv1.PruneCounts
 	total, err := r.prune(ctx, "prune events", &raftv1.Command{Op: &raftv1.Command_PruneEvents{
 		PruneEvents: &raftv1.PruneEvents{BeforeUnixMs: before, Max: r.o.BatchSize},
-	}})
-	if total > 0 {
-		r.o.Logger.Info("pruned old events", "deleted", total, "before", time.UnixMilli(before).UTC())
-	}
+	}}, func(res *raftv1.Result) {
+		p := res.GetPruned()
+		by.Events += p.GetEvents()
+		by.EventIds += p.GetEventIds()
+		by.RequestIds += p.GetRequestIds()
+		by.Sessions += p.GetSessions()
+	})
+	r.logPruned("pruned expired records", []pruned{
+		{"events", by.GetEvents()}, {"event_ids", by.GetEventIds()}, {"request_ids", by.GetRequestIds()}, {"sessions", by.GetSessions()},
+	}, "events_before", time.UnixMilli(before).UTC())
 	return total, err
 }
 
@@ -107,16 +122,44 @@ func (r *Retention) SweepAlerts(ctx context.Context) (int64, error) {
 	before := r.o.Now().Add(-r.o.AlertMaxAge).UnixMilli()
 	total, err := r.prune(ctx, "prune alerts", &raftv1.Command{Op: &raftv1.Command_PruneAlerts{
 		PruneAlerts: &raftv1.PruneAlerts{BeforeUnixMs: before, Max: r.o.BatchSize},
-	}})
-	if total > 0 {
-		r.o.Logger.Info("pruned finished alerts", "deleted", total, "finished_before", time.UnixMilli(before).UTC())
-	}
+	}}, nil)
+	r.logPruned("pruned finished alerts", []pruned{{"alerts", total}}, "finished_before", time.UnixMilli(before).UTC())
 	return total, err
 }
 
+// pruned is how many records of a kind a sweep deleted.
+type pruned struct {
+	kind string
+	n    int64
+}
+
+// logPruned logs what a sweep deleted, each kind that was by its name,
+// then kv: nothing when it deleted nothing, at debug when it is routine
+// housekeeping (fewer than NoteworthyPrune records), else at info.
+func (r *Retention) logPruned(msg string, kinds []pruned, kv ...any) {
+	var total int64
+	var args []any
+	for _, k := range kinds {
+		if k.n > 0 {
+			total += k.n
+			args = append(args, k.kind, k.n)
+		}
+	}
+	if total == 0 {
+		return
+	}
+	args = append(args, kv...)
+	if total >= r.o.NoteworthyPrune {
+		r.o.Logger.Info(msg, args...)
+	} else {
+		r.o.Logger.Debug(msg, args...)
+	}
+}
+
 // prune proposes cmd, whose result says how many records it deleted,
-// until an entry deletes fewer than BatchSize, and returns the total.
-func (r *Retention) prune(ctx context.Context, what string, cmd *raftv1.Command) (int64, error) {
+// until an entry deletes fewer than BatchSize, and returns the total;
+// seen, when not nil, gets each entry's result.
+func (r *Retention) prune(ctx context.Context, what string, cmd *raftv1.Command, seen func(*raftv1.Result)) (int64, error) {
 	var total int64
 	for ctx.Err() == nil {
 		res, err := r.o.Cluster.Apply(ctx, proto.Clone(cmd).(*raftv1.Command))
@@ -125,6 +168,9 @@ func (r *Retention) prune(ctx context.Context, what string, cmd *raftv1.Command)
 		}
 		if res.GetStatus() != raftv1.Status_STATUS_OK {
 			return total, fmt.Errorf("%s: %v: %s", what, res.GetStatus(), res.GetMessage())
+		}
+		if seen != nil {
+			seen(res)
 		}
 		n := res.GetDeleted()
 		total += n

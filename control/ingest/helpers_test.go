@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -148,12 +149,17 @@ func (e *env) get(key, path string, headers ...string) response {
 	return e.do("GET", path, "", append([]string{"Authorization", "Bearer " + key}, headers...)...)
 }
 
-// json decodes the body as an object of strings.
+// json decodes the body as an object of strings (true for the boolean
+// true).
 func (r response) json(t *testing.T) map[string]string {
 	t.Helper()
-	var m map[string]string
-	if err := json.Unmarshal(r.body, &m); err != nil {
+	var raw map[string]any
+	if err := json.Unmarshal(r.body, &raw); err != nil {
 		t.Fatalf("decode %s: %v", r.body, err)
+	}
+	m := map[string]string{}
+	for k, v := range raw {
+		m[k] = fmt.Sprint(v)
 	}
 	return m
 }
@@ -185,7 +191,11 @@ func (r response) wantError(t *testing.T, status int, msg string) {
 	r.want(t, status, map[string]string{"error": msg})
 }
 
-var success = map[string]string{"status": "success"}
+var (
+	success = map[string]string{"status": "success"}
+	// created is the answer to a ping that created its monitor.
+	created = map[string]string{"status": "success", "created": "true"}
+)
 
 // cannedCluster is the edge fake: it answers each event of an IngestBatch
 // with answer(event) (STORED with an ok quota by default) and records what

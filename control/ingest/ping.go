@@ -106,7 +106,7 @@ func (a *API) ingest(w http.ResponseWriter, r *http.Request, c *caller, now time
 	a.setQuotaHeaders(w, c, res.GetQuota(), now)
 	switch res.GetOutcome() {
 	case raftv1.EventOutcome_EVENT_OUTCOME_STORED, raftv1.EventOutcome_EVENT_OUTCOME_DUPLICATE:
-		pingwire.WriteSuccess(w)
+		pingwire.WriteSuccess(w, res.GetCreated())
 	case raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT:
 		pingwire.WriteJSON(w, http.StatusForbidden, limitBody{
 			Status: "error", Code: "monitor_limit_reached",

@@ -15,7 +15,7 @@ import (
 var ErrMalformed = apikey.ErrMalformed
 
 // BearerToken returns the token of the request's Authorization header
-// (api.md section 5) and whether the request has the header at all; see
+// (Authorization: Bearer <key>) and whether the request has the header at all; see
 // apikey.BearerToken, which the edge agent shares.
 func BearerToken(r *http.Request) (token string, present bool, err error) {
 	return apikey.BearerToken(r)

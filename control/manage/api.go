@@ -34,6 +34,9 @@ type Cluster interface {
 // State is the local copy of the replicated state.
 type State interface {
 	KeyByHash(hash []byte) (*raftv1.Key, error)
+	// KeysLastUsed returns the recorded last use (Unix ms) of the
+	// account's keys that were used, by key id.
+	KeysLastUsed(accountID string) (map[string]int64, error)
 	Account(id string) (*statev1.Account, error)
 	Usage(accountID string, nowMs int64) (monitors, eventsThisPeriod int64, err error)
 	QuotaStatus(accountID string, nowMs int64) (*raftv1.QuotaStatus, error)
@@ -79,6 +82,7 @@ type API struct {
 	now     func() time.Time
 	panel   string
 	limits  *limiters
+	uses    *keyUses
 }
 
 // New makes the Management API.
@@ -92,6 +96,7 @@ func New(o Options) *API {
 	return &API{
 		cluster: o.Cluster, state: o.State, keys: keyauth.New(o.State, o.Cluster, o.KeyCheckTimeout),
 		log: o.Logger, now: o.Now, panel: o.PanelURL, limits: newLimiters(o.Limits),
+		uses: newKeyUses(o.Cluster, o.State, o.Logger, o.Now),
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 	"lookout/internal/manifest"
 )
 
-// change is one entry of an apply report (api.md 2.4).
+// change is one entry of an apply report.
 type change struct {
 	Name   string            `json:"name"`
 	Kind   string            `json:"kind"`

@@ -13,7 +13,8 @@ import (
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
-// The scopes of a management key (api.md section 5).
+// The scopes of a management key: read for GET, write for POST and PUT,
+// delete for DELETE.
 const (
 	scopeRead   = "read"
 	scopeWrite  = "write"
@@ -61,6 +62,7 @@ func (a *API) auth(scope string, next http.HandlerFunc) http.Handler {
 			writeError(w, http.StatusUnauthorized, "unauthenticated", problem)
 			return
 		}
+		a.uses.note(r.Context(), key)
 		if scope != anyScope && !slices.Contains(key.GetScopes(), scope) {
 			writeScopeError(w, scope)
 			return

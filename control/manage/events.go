@@ -16,7 +16,7 @@ const (
 	maxEventLimit     = 1000
 )
 
-// eventJSON is one event of a monitor's history (decisions.md section 4).
+// eventJSON is one event of a monitor's history.
 // timestamp is the event's time in Unix seconds (the sender's, or the
 // receipt time); received_at is when a node accepted it, RFC 3339 UTC.
 type eventJSON struct {

@@ -8,7 +8,7 @@ import (
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
-// executionJSON is one execution of a check (decisions.md section 6).
+// executionJSON is one execution of a check.
 // duration_ms is the last attempt's; error is there when an attempt
 // failed (a failed or retrying execution).
 type executionJSON struct {
@@ -50,7 +50,7 @@ type executionSSLJSON struct {
 }
 
 // checkStatus is the read-only status of an http_check or ssl_check in
-// GET /api/v1/monitors/{uuid} (decisions.md section 6). Like a ping
+// GET /api/v1/monitors/{uuid}. Like a ping
 // monitor's, it is not part of the manifest.
 type checkStatus struct {
 	State           string  `json:"state"`

@@ -12,14 +12,24 @@ import (
 	"lookout/internal/manifest"
 )
 
-// handleList serves GET /api/v1/monitors[?kind=][&limit=&cursor=]: every
-// monitor, in (kind, name) order; with limit (1 to 1000) a page, and
-// next_cursor while more remain.
+// handleList serves GET /api/v1/monitors[?kind=][&limit=&cursor=]
+// [&include=status]: every monitor, in (kind, name) order; with limit (1
+// to 1000) a page, and next_cursor while more remain; with include=status
+// each with its read-only status, as GET /api/v1/monitors/{uuid} has it.
 func (a *API) handleList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	kind := q.Get("kind")
 	if kind != "" && kind != manifest.KindPing && kind != manifest.KindHTTP && kind != manifest.KindSSL {
 		writeError(w, http.StatusBadRequest, "invalid_request", "invalid field: kind: ping, http_check or ssl_check")
+		return
+	}
+	withStatus := false
+	switch q.Get("include") {
+	case "":
+	case "status":
+		withStatus = true
+	default:
+		writeError(w, http.StatusBadRequest, "invalid_request", "invalid field: include: status is the only value")
 		return
 	}
 	limit := 0
@@ -57,17 +67,21 @@ func (a *API) handleList(w http.ResponseWriter, r *http.Request) {
 		a.internal(w, err)
 		return
 	}
-	out := []manifest.Manifest{}
+	out := []monitorWithStatus{}
 	next := ""
 	for _, m := range all {
 		if kind != "" && m.GetKind() != kind {
 			continue
 		}
 		if limit > 0 && len(out) == limit {
-			next = base64.RawURLEncoding.EncodeToString([]byte(cursorOf(out[len(out)-1])))
+			next = base64.RawURLEncoding.EncodeToString([]byte(cursorOf(out[len(out)-1].Manifest)))
 			break
 		}
-		out = append(out, toManifest(m))
+		if withStatus {
+			out = append(out, a.withStatus(m))
+		} else {
+			out = append(out, monitorWithStatus{Manifest: toManifest(m)})
+		}
 	}
 	body := map[string]any{"monitors": out}
 	if next != "" {

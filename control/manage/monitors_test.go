@@ -34,6 +34,7 @@ func newAPI(t *testing.T) *api {
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv.MarkKeyUsed(t, acct.ManagementKey) // so that requests write only what they are for
 	mux := http.NewServeMux()
 	manage.New(manage.Options{Cluster: srv.Cluster, State: srv.Store, Now: func() time.Time { return srv.Now }}).Register(mux)
 	hs := httptest.NewServer(mux)

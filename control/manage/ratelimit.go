@@ -9,7 +9,7 @@ import (
 	"lookout/internal/ratelimit"
 )
 
-// Management rate limit (api.md 8): 60 requests per minute per key, as a
+// Management rate limit: 60 requests per minute per key, as a
 // token bucket of 60 refilled at one per second. Requests without a valid
 // key are limited the same way per client address, so every response
 // carries the headers and guessing keys is slow.

@@ -22,7 +22,8 @@ func writeError(w http.ResponseWriter, status int, code, message string) {
 }
 
 // writeScopeError writes the 403 of a named key without the needed scope:
-// api.md puts its code in error_code.
+// its code is in error_code, not code (as the Management API has always
+// answered it).
 func writeScopeError(w http.ResponseWriter, scope string) {
 	writeJSON(w, http.StatusForbidden, map[string]string{
 		"message":    fmt.Sprintf("this key lacks the %q scope", scope),

@@ -35,15 +35,15 @@ func (a *API) withStatus(m *statev1.Monitor) monitorWithStatus {
 		return a.withCheckStatus(m)
 	}
 	out := withStatus(m)
-	if a.inOfflineRegion(m) {
+	if m.GetEnabled() && a.inOfflineRegion(m) {
 		out.Status.(*monitorStatus).State = stateUnknown
 	}
 	return out
 }
 
-// stateUnknown is the status of a monitor whose agent region is offline
-// (decisions.md sections 6 and 7): a ping monitor whose newest ping came
-// through it, a check all of whose regions are offline.
+// stateUnknown is the status of an enabled monitor whose agent region is
+// offline: a ping monitor whose newest ping came through it, a check all of
+// whose regions are offline.
 const stateUnknown = "unknown"
 
 // inOfflineRegion tells whether m is shown unknown (false when it cannot

@@ -141,6 +141,7 @@ func cases(f *fixture) []endpointCase {
 			body:   `{"event_type":"ping","monitor":"backup","status":"complete","duration":1.5,"exit_code":0,"host":"db1","project":"infra","message":"done","timestamp":1773577800,"series":"s9","event_id":"evt-1"}`,
 			status: 200, contains: `"success"`},
 		{name: "ping repeated event_id", method: "POST", path: "/ping", headers: bearer(ck, "Idempotency-Key", "evt-1"), body: `{"event_type":"ping","monitor":"backup","status":"complete"}`, status: 200, contains: `"success"`},
+		{name: "ping creating its monitor", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"brand-new","status":"run"}`, status: 200, contains: `"created":true`},
 		{name: "ping stream event", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"stream_event","monitor":"etl","state":"loading started"}`, status: 200},
 		{name: "ping custom event, nulls absent", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"deploy","monitor":"etl","status":null,"host":null,"version":"1.2"}`, status: 200},
 		{name: "ping bearer scheme in lower case", method: "POST", path: "/ping", headers: headers("Authorization", "bearer "+ck), body: `{"event_type":"ping","monitor":"backup","status":"skip"}`, status: 200},
@@ -241,6 +242,11 @@ func cases(f *fixture) []endpointCase {
 		{name: "create account without leader", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"s@example.com"}`, status: 503, setup: failApply(noLeader)},
 
 		// Operator API: GET /admin/v1/accounts/{id}.
+		{name: "list accounts", method: "GET", path: "/admin/v1/accounts", headers: bearer(admin), status: 200, contains: `"accounts":[{"id":`},
+		{name: "list accounts page", method: "GET", path: "/admin/v1/accounts?limit=1&stale=true", headers: bearer(admin), status: 200, contains: `"next_cursor":`},
+		{name: "list accounts bad limit", method: "GET", path: "/admin/v1/accounts?limit=0", headers: bearer(admin), status: 400, invalidRequest: true},
+		{name: "list accounts without token", method: "GET", path: "/admin/v1/accounts", status: 401},
+		{name: "list accounts without leader", method: "GET", path: "/admin/v1/accounts", headers: bearer(admin), status: 503, setup: failReads(noLeader)},
 		{name: "get account", method: "GET", path: acct, headers: bearer(admin), status: 200},
 		{name: "get account stale", method: "GET", path: acct + "?stale=true", headers: bearer(admin), status: 200},
 		{name: "get account stale not a boolean", method: "GET", path: acct + "?stale=maybe", headers: bearer(admin), status: 400, invalidRequest: true},
@@ -277,6 +283,8 @@ func cases(f *fixture) []endpointCase {
 		{name: "create ingest key", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"ingest","name":"cron hosts","scopes":[]}`, status: 201},
 		{name: "create ingest key with scopes", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"ingest","name":"x","scopes":["read"]}`, status: 400, contains: "invalid field: scopes", invalidRequest: true},
 		{name: "create management key without scopes", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"management","name":"x","scopes":[]}`, status: 400, contains: "invalid field: scopes", invalidRequest: true},
+		{name: "list keys", method: "GET", path: acct + "/keys", headers: bearer(admin), status: 200, contains: `"last_used_at":`},
+		{name: "list keys unknown account", method: "GET", path: "/admin/v1/accounts/" + unknownID + "/keys", headers: bearer(admin), status: 404},
 		{name: "create key duplicate scope", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"management","name":"x","scopes":["read","read"]}`, status: 400, contains: "scopes[1]", invalidRequest: true},
 		{name: "create key unknown type", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"admin","name":"x"}`, status: 400, contains: "invalid field: type", invalidRequest: true},
 		{name: "create key blank name", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"ingest","name":"   "}`, status: 400, contains: "invalid field: name", invalidRequest: true},
@@ -425,6 +433,8 @@ func cases(f *fixture) []endpointCase {
 
 		// Management API: GET /api/v1/monitors.
 		{name: "list monitors", method: "GET", path: mon, headers: bearer(mk), status: 200, contains: `"uuid"`},
+		{name: "list monitors with status", method: "GET", path: mon + "?include=status", headers: bearer(mk), status: 200, contains: `"status":{"state":`},
+		{name: "list monitors include unknown", method: "GET", path: mon + "?include=all", headers: bearer(mk), status: 400, invalidRequest: true},
 		{name: "list monitors of a kind", method: "GET", path: mon + "?kind=ssl_check", headers: bearer(f.readKey), status: 200, contains: `"ssl_check"`},
 		{name: "list monitors first page", method: "GET", path: mon + "?limit=1", headers: bearer(mk), status: 200, contains: `"next_cursor"`},
 		{name: "list monitors next page", method: "GET", path: mon + "?limit=2&cursor=" + f.cursor, headers: bearer(mk), status: 200},

@@ -3,8 +3,7 @@
 // /health), the Management API (/api/v1) and the operator API (/admin/v1).
 //
 // The document, openapi.json, is a source file written by hand from the
-// contract (shared/spec/api.md, settled by shared/spec/decisions.md and
-// docs/api.md), not generated from the handlers: it says what the service
+// contract docs/api.md describes, not generated from the handlers: it says what the service
 // promises, and the package's tests drive every endpoint the handlers
 // serve and check each real request and answer against it, so the two
 // cannot drift apart unnoticed. An endpoint of the document that no

@@ -11,7 +11,7 @@ type accountView struct {
 	Email    string
 	Plan     admin.Plan
 	Monitors int64
-	// Quota is ok, warning, exceeded or suspended (api.md 3.4).
+	// Quota is ok, warning, exceeded or suspended.
 	Quota      string
 	QuotaColor string
 	Used       int64

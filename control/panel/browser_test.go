@@ -181,6 +181,32 @@ func TestInABrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("revoke a key through the confirmation", func(t *testing.T) {
+		keys, _ := n.Store.Keys(a.ID)
+		var id string
+		for _, k := range keys {
+			if k.GetName() == "deploy" {
+				id = k.GetId()
+			}
+		}
+		run(t, ctx, 10*time.Second, "ask",
+			chromedp.Navigate(n.URL+"/keys"),
+			chromedp.Click(chromedp.CSS(`input[name=revoke][value="`+id+`"] + button`)),
+			chromedp.WaitVisible(chromedp.CSS(`#revoke button`)),
+		)
+		if keys, _ := n.Store.Keys(a.ID); len(keys) != 3 {
+			t.Fatalf("%d keys after asking, want 3: nothing revoked yet", len(keys))
+		}
+		run(t, ctx, 10*time.Second, "confirm",
+			chromedp.Click(chromedp.CSS(`#revoke button`)),
+			chromedp.WaitVisible(chromedp.CSS(`table.keys`)),
+			chromedp.WaitNotPresent(chromedp.CSS(`#revoke`)),
+		)
+		if keys, _ := n.Store.Keys(a.ID); len(keys) != 2 {
+			t.Fatalf("%d keys after confirming, want 2", len(keys))
+		}
+	})
+
 	t.Run("delete through the confirmation", func(t *testing.T) {
 		run(t, ctx, 10*time.Second, "wrong name",
 			chromedp.Navigate(n.URL+"/monitors/"+id),

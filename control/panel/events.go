@@ -11,8 +11,8 @@ import (
 )
 
 // eventRow is one event of a monitor's log. Color is the stored display
-// class (api.md 3.1 for pings, 3.2 for stream events; red for a missed
-// run, gray for custom types).
+// class (a ping's by its status, a stream event's by keyword; red for a
+// missed run, gray for custom types).
 type eventRow struct {
 	Seq    uint64
 	TimeMs int64
@@ -81,7 +81,7 @@ type execRow struct {
 	SSL     *raftv1.ExecutionSSL
 }
 
-// execColors are the display classes of execution statuses (api.md 3.3).
+// execColors are the display classes of execution statuses.
 var execColors = map[string]string{"success": "green", "failed": "red", "running": "blue", "retrying": "amber", "pending": "gray"}
 
 func toExecRow(e *raftv1.Execution) execRow {

@@ -79,7 +79,7 @@ func TestMonitorPage(t *testing.T) {
 	b.signIn(a)
 	p := b.get("/monitors/" + id)
 	p.want(t, http.StatusOK, "<title>backup · Lookout</title>",
-		// Colours of api.md 3.1 and 3.2.
+		// The colours of ping statuses and of stream events by keyword.
 		`<span class="pill blue">run</span>`, `<span class="pill green">complete</span>`, `<span class="pill gray">skip</span>`,
 		`<span class="pill red">loading error</span>`, `<span class="pill blue">pending</span>`,
 		"12.5s", "db1", "&lt;b&gt;done&lt;/b&gt;",
@@ -246,7 +246,16 @@ func TestKeysShownOnceAndRevoked(t *testing.T) {
 			keyID = k.GetId()
 		}
 	}
-	p = b.post("/keys/"+keyID+"/revoke", nil)
+	// Revoke asks first: the row's button shows a confirmation; a POST
+	// without it revokes nothing and shows the confirmation again.
+	b.get("/keys").want(t, http.StatusOK, `<input type="hidden" name="revoke" value="`+keyID+`">`)
+	b.get("/keys?revoke="+keyID).want(t, http.StatusOK, "Revoke the management key “ci-read”?", `name="confirm" value="yes"`, `action="/keys/`+keyID+`/revoke"`)
+	b.post("/keys/"+keyID+"/revoke", nil).want(t, http.StatusUnprocessableEntity, "Revoke the management key “ci-read”?")
+	if st, _ := n.api(a2, "GET", "/api/v1/monitors", ""); st != 200 {
+		t.Fatalf("the key stopped working without a confirmation: %d", st)
+	}
+	b.get("/keys?revoke=no-such-key").want(t, http.StatusNotFound)
+	p = b.post("/keys/"+keyID+"/revoke", url.Values{"confirm": {"yes"}})
 	if p.Status != http.StatusSeeOther {
 		t.Fatalf("revoke: %d %s", p.Status, p.Body)
 	}
@@ -260,7 +269,30 @@ func TestKeysShownOnceAndRevoked(t *testing.T) {
 	other := n.signUp("other@example.com", nil)
 	okeys, _ := n.Store.Keys(other.ID)
 	b.get("/keys")
+	b.post("/keys/"+okeys[0].GetId()+"/revoke", url.Values{"confirm": {"yes"}}).want(t, http.StatusNotFound)
 	b.post("/keys/"+okeys[0].GetId()+"/revoke", nil).want(t, http.StatusNotFound)
+}
+
+// Keys show when they were made and when they were last used ("never"
+// before any use).
+func TestKeysShowCreatedAndLastUsed(t *testing.T) {
+	n := newNode(t)
+	a := n.signUp("ops@example.com", nil)
+	b := n.browser()
+	b.signIn(a)
+	p := b.get("/keys")
+	p.want(t, http.StatusOK, "<th>Created</th><th>Last used</th>", `<td data-label="Last used">never</td>`)
+	if strings.Count(p.Body, `<td data-label="Created"><time datetime="`) != 2 {
+		t.Fatalf("the two keys' creation times are not shown:\n%s", p.Body)
+	}
+	// A request with the management key records its use.
+	if st, _ := n.api(a, "GET", "/api/v1/monitors", ""); st != 200 {
+		t.Fatalf("GET monitors: %d", st)
+	}
+	p = b.get("/keys")
+	if strings.Count(p.Body, `<td data-label="Last used"><time datetime="`) != 1 || strings.Count(p.Body, `<td data-label="Last used">never</td>`) != 1 {
+		t.Fatalf("after one use of the management key:\n%s", p.Body)
+	}
 }
 
 func secretIn(t *testing.T, body string) string {
@@ -339,8 +371,8 @@ func TestAPIsStillServedBesideThePanel(t *testing.T) {
 }
 
 // TestOfflineRegionShowsUnknown: a check all of whose agent regions are
-// offline shows unknown in the list, as the Management API says
-// (decisions.md 7), not the last verdict.
+// offline shows unknown in the list, as the Management API says, not the
+// last verdict.
 func TestOfflineRegionShowsUnknown(t *testing.T) {
 	n := newNode(t)
 	a := n.signUp("ops@example.com", nil)

@@ -78,6 +78,9 @@ type State interface {
 	UnknownSince(m *statev1.Monitor) (int64, error)
 	StatusPage(accountID string) (*statev1.StatusPage, error)
 	Keys(accountID string) ([]*raftv1.Key, error)
+	// KeysLastUsed is the last recorded use (Unix ms) of the account's
+	// keys that were used, by key id.
+	KeysLastUsed(accountID string) (map[string]int64, error)
 	Channels(accountID string) ([]*statev1.Channel, error)
 	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)
 	NewFeed() *state.Feed

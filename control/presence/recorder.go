@@ -1,5 +1,4 @@
-// Package presence keeps track of the edge agents (decisions.md section
-// 7). A Recorder, on every control node, turns the heartbeats of the agents
+// Package presence keeps track of the edge agents. A Recorder, on every control node, turns the heartbeats of the agents
 // connected to that node into RecordAgentSeen commands, at most one per
 // agent every MinInterval unless what matters changed. A Watcher, a
 // leader-only task, judges each agent region from those records: it

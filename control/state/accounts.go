@@ -2,9 +2,11 @@ package state
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
+	"google.golang.org/protobuf/proto"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
@@ -49,7 +51,7 @@ func applyCreateAccount(txn *badger.Txn, now int64, c *raftv1.CreateAccount) (*r
 		return nil, err
 	}
 	for _, key := range []*raftv1.Key{c.GetIngestKey(), c.GetManagementKey()} {
-		if err := putKey(txn, key); err != nil {
+		if err := putKey(txn, key, now); err != nil {
 			return nil, err
 		}
 	}
@@ -57,7 +59,7 @@ func applyCreateAccount(txn *badger.Txn, now int64, c *raftv1.CreateAccount) (*r
 }
 
 // applySetPlan replaces an account's plan. A quota suspension ends at once
-// when the account is no longer over the new limit (api.md 3.4, "plan
+// when the account is no longer over the new limit (the quota rule "plan
 // upgraded"); see quotaAfterPlanChange.
 func applySetPlan(txn *badger.Txn, now int64, c *raftv1.SetPlan) (*raftv1.Result, error) {
 	if c.GetPlan() == nil {
@@ -127,6 +129,34 @@ func (s *Store) AccountByEmail(email string) (*statev1.Account, error) {
 		return nil, err
 	}
 	return &acct, nil
+}
+
+// AccountsAfter returns up to limit accounts in id order, from the first
+// id after after ("" for the first page), and whether more follow.
+func (s *Store) AccountsAfter(after string, limit int) ([]*statev1.Account, bool, error) {
+	var out []*statev1.Account
+	more := false
+	err := s.view(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixAccount, PrefetchValues: true, PrefetchSize: min(limit+1, 100)})
+		defer it.Close()
+		start := prefixAccount
+		if after != "" {
+			start = append(k(prefixAccount, after), 0) // the first key after the account's own
+		}
+		for it.Seek(start); it.Valid(); it.Next() {
+			if len(out) == limit {
+				more = true
+				return nil
+			}
+			a := new(statev1.Account)
+			if err := it.Item().Value(func(v []byte) error { return proto.Unmarshal(v, a) }); err != nil {
+				return fmt.Errorf("account %q: %w", it.Item().Key(), err)
+			}
+			out = append(out, a)
+		}
+		return nil
+	})
+	return out, more, err
 }
 
 // Accounts returns every account in id order.

@@ -14,7 +14,7 @@ import (
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
-// Agent presence and region verdicts (decisions.md section 7). Agents'
+// Agent presence and region verdicts. Agents'
 // heartbeats become RecordAgentSeen commands (control/presence throttles
 // them); the leader's region watcher judges each region from them and
 // writes its verdict with SetRegionState, which raises one agent.offline
@@ -200,7 +200,7 @@ func (s *Store) RegionOffline(region string) (bool, error) {
 }
 
 // InOfflineRegion tells whether m is shown unknown because its agent
-// region is offline (decisions.md sections 6 and 7): an enabled ping
+// region is offline: an enabled ping
 // monitor whose newest ping came through an offline region, or an enabled
 // check all of whose regions are offline.
 func (s *Store) InOfflineRegion(m *statev1.Monitor) (bool, error) {

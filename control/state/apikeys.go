@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/dgraph-io/badger/v4"
+	"google.golang.org/protobuf/proto"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
@@ -23,8 +24,10 @@ func checkNewKey(txn *badger.Txn, key *raftv1.Key) (*raftv1.Result, error) {
 	return nil, nil
 }
 
-// putKey stores key and its id index.
-func putKey(txn *badger.Txn, key *raftv1.Key) error {
+// putKey stores key, made at nowMs (the command's time), and its id index.
+func putKey(txn *badger.Txn, key *raftv1.Key, nowMs int64) error {
+	key = proto.Clone(key).(*raftv1.Key) // the command's stays as it was proposed
+	key.CreatedUnixMs = nowMs
 	if err := setProto(txn, kb(prefixKeyHash, key.GetHash()), key); err != nil {
 		return err
 	}
@@ -32,7 +35,7 @@ func putKey(txn *badger.Txn, key *raftv1.Key) error {
 }
 
 // applyCreateKey adds a named key to an existing account.
-func applyCreateKey(txn *badger.Txn, key *raftv1.Key) (*raftv1.Result, error) {
+func applyCreateKey(txn *badger.Txn, nowMs int64, key *raftv1.Key) (*raftv1.Result, error) {
 	var acct statev1.Account
 	err := getProto(txn, k(prefixAccount, key.GetAccountId()), &acct)
 	if errors.Is(err, ErrNotFound) {
@@ -44,11 +47,11 @@ func applyCreateKey(txn *badger.Txn, key *raftv1.Key) (*raftv1.Result, error) {
 	if res, err := checkNewKey(txn, key); res != nil || err != nil {
 		return res, err
 	}
-	return ok(), putKey(txn, key)
+	return ok(), putKey(txn, key, nowMs)
 }
 
-// applyRevokeKey deletes a key of an account.
-func applyRevokeKey(txn *badger.Txn, c *raftv1.RevokeKey) (*raftv1.Result, error) {
+// applyRevokeKey deletes a key of an account, with its last use.
+func applyRevokeKey(txn *badger.Txn, values *valueCache, c *raftv1.RevokeKey) (*raftv1.Result, error) {
 	idKey := k(prefixKeyID, c.GetAccountId(), c.GetKeyId())
 	hash, err := getRaw(txn, idKey)
 	if errors.Is(err, ErrNotFound) {
@@ -58,6 +61,9 @@ func applyRevokeKey(txn *badger.Txn, c *raftv1.RevokeKey) (*raftv1.Result, error
 		return nil, err
 	}
 	if err := txn.Delete(kb(prefixKeyHash, hash)); err != nil {
+		return nil, err
+	}
+	if err := values.del(txn, keyUsedKey(c.GetAccountId(), c.GetKeyId())); err != nil {
 		return nil, err
 	}
 	return ok(), txn.Delete(idKey)

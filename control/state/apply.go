@@ -226,9 +226,11 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 	case *raftv1.Command_EndSession:
 		return applyEndSession(txn, now, op.EndSession)
 	case *raftv1.Command_CreateKey:
-		return applyCreateKey(txn, op.CreateKey.GetKey())
+		return applyCreateKey(txn, now, op.CreateKey.GetKey())
 	case *raftv1.Command_RevokeKey:
-		return applyRevokeKey(txn, op.RevokeKey)
+		return applyRevokeKey(txn, ctx.values, op.RevokeKey)
+	case *raftv1.Command_RecordKeyUsed:
+		return applyRecordKeyUsed(txn, ctx, op.RecordKeyUsed)
 	case *raftv1.Command_CreateNotificationGroup:
 		return applyCreateGroup(txn, now, op.CreateNotificationGroup)
 	case *raftv1.Command_CreateAgentToken:

@@ -100,6 +100,7 @@ func TestApplyCreateAccount(t *testing.T) {
 					t.Errorf("keys %v", ids)
 				}
 				for _, want := range []*raftv1.Key{key("a", "ik", raftv1.KeyType_KEY_TYPE_INGEST), key("a", "mk", raftv1.KeyType_KEY_TYPE_MANAGEMENT)} {
+					want.CreatedUnixMs = t0 // the command's time
 					got, err := s.KeyByHash(want.GetHash())
 					if err != nil || !proto.Equal(got, want) {
 						t.Errorf("KeyByHash(%s) = %v, %v", want.GetHash(), got, err)
@@ -150,8 +151,10 @@ func TestApplyCreateKey(t *testing.T) {
 	runApplyCases(t, []applyCase{
 		{name: "ok", setup: []*raftv1.Command{newAccount("a")}, cmd: createKey(k3), want: raftv1.Status_STATUS_OK,
 			check: func(t *testing.T, s *Store) {
+				want := proto.Clone(k3).(*raftv1.Key)
+				want.CreatedUnixMs = t0 // the command's time
 				got, err := s.KeyByHash(k3.GetHash())
-				if err != nil || !proto.Equal(got, k3) {
+				if err != nil || !proto.Equal(got, want) {
 					t.Errorf("KeyByHash = %v, %v", got, err)
 				}
 				if ids := keyIDs(t, s, "a"); !equalStrings(ids, []string{"ik", "k3", "mk"}) {

@@ -2,7 +2,7 @@ package state
 
 import raftv1 "lookout/internal/gen/lookout/raft/v1"
 
-// The alerts of checks (decisions.md sections 5 and 6).
+// The alerts of checks.
 const (
 	AlertCheckFailed    = "check.failed"
 	AlertCheckRecovered = "check.recovered"

@@ -81,7 +81,7 @@ func PingState(m *statev1.Monitor) pingstate.State {
 	return pingstate.State{
 		State: e.GetState(), Alerting: e.GetAlerting(), LastPingMs: e.GetLastPingUnixMs(),
 		RunStartMs: e.GetRunStartUnixMs(), TimeoutFired: e.GetTimeoutFired(), LateFired: e.GetLateFired(), MissedFired: e.GetMissedFired(),
-		LastDurationMs: e.GetLastDurationMs(), LastAlert: e.GetLastAlert(),
+		LastDurationMs: e.GetLastDurationMs(), LastAlert: e.GetLastAlert(), ResumedMs: e.GetResumedUnixMs(),
 	}
 }
 
@@ -96,7 +96,7 @@ func setPingState(m *statev1.Monitor, st pingstate.State) bool {
 	e := m.Engine // updated in place: this runs for every ping
 	e.State, e.Alerting, e.LastPingUnixMs, e.RunStartUnixMs = st.State, st.Alerting, st.LastPingMs, st.RunStartMs
 	e.TimeoutFired, e.LateFired, e.MissedFired = st.TimeoutFired, st.LateFired, st.MissedFired
-	e.LastDurationMs, e.LastAlert = st.LastDurationMs, st.LastAlert
+	e.LastDurationMs, e.LastAlert, e.ResumedUnixMs = st.LastDurationMs, st.LastAlert, st.ResumedMs
 	return true
 }
 

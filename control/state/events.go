@@ -29,7 +29,8 @@ const (
 	ColorGray  = "gray"
 )
 
-// streamColors is api.md 3.2 in table order: the first row with a keyword
+// streamColors is the stream events' colour table (docs/api.md, "What an
+// event does") in table order: the first row with a keyword
 // contained in the lower-cased state wins, so "not ok" and "failed_ok" are
 // green (they contain "ok") and "broken" is green too. We keep the table's
 // literal reading rather than guess at word boundaries.
@@ -42,7 +43,9 @@ var streamColors = []struct {
 	{[]string{"start", "running", "pending"}, ColorBlue},
 }
 
-// eventColor is the display colour of an event (api.md 3.1, 3.2); custom
+// eventColor is the display colour of an event: a ping's by its status
+// (run blue, complete green, fail red, skip gray), a stream event's by
+// streamColors; custom
 // event types are gray.
 func eventColor(ev *raftv1.Event) string {
 	switch ev.GetEventType() {

@@ -16,7 +16,7 @@ import (
 	"lookout/internal/schedule"
 )
 
-// Execution statuses (api.md 3.3); success and failed are final. Every
+// Execution statuses; success and failed are final. Every
 // runner of a check (control/checks, agent/runner) uses internal/checkrun's.
 const (
 	ExecPending  = "pending"
@@ -411,7 +411,7 @@ func (s *Store) Checks(fn func(*statev1.Monitor) error) error {
 var executionNamespace = uuid.MustParse("7c1f4a52-93d0-4a8e-b6a3-0d5e8c2f6b14")
 
 // ExecutionID is the id of the execution of check in region for the slot
-// (decisions.md section 6): derived from the three, so it is the same
+// derived from the three, so it is the same
 // whoever records it and however often.
 func ExecutionID(check, region string, slotMs int64) string {
 	return uuid.NewSHA1(executionNamespace, []byte(check+"\x00"+region+"\x00"+strconv.FormatInt(slotMs, 10))).String()

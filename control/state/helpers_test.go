@@ -196,6 +196,10 @@ func createKey(k *raftv1.Key) *raftv1.Command {
 	return cmd(&raftv1.Command{Op: &raftv1.Command_CreateKey{CreateKey: &raftv1.CreateKey{Key: k}}})
 }
 
+func recordKeyUsed(acct, id string, ms int64) *raftv1.Command {
+	return cmd(&raftv1.Command{TimeUnixMs: ms, Op: &raftv1.Command_RecordKeyUsed{RecordKeyUsed: &raftv1.RecordKeyUsed{AccountId: acct, KeyId: id}}})
+}
+
 func revokeKey(acct, id string) *raftv1.Command {
 	return cmd(&raftv1.Command{Op: &raftv1.Command_RevokeKey{RevokeKey: &raftv1.RevokeKey{AccountId: acct, KeyId: id}}})
 }

@@ -52,10 +52,14 @@ type ingest struct {
 	acctOrder []*acctState
 	names     map[string]*monState // account "\x00" ping name
 	mons      *monitorCache
+	keysUsed  []usedKey // the ingest keys of the batch's events, once each
 }
 
-// applyIngestBatch stores a batch of pings (api.md 2.1, 3.1, 3.2, 3.4;
-// decisions.md 3). Events apply in order, each seeing the writes of those
+// usedKey is an ingest key that an event of the batch carried.
+type usedKey struct{ account, key string }
+
+// applyIngestBatch stores a batch of pings (docs/api.md, Ingest API).
+// Events apply in order, each seeing the writes of those
 // before it; the result holds one EventResult per event. Per event:
 //
 //  1. The account must exist. It does, as the receiving node authenticated
@@ -106,6 +110,7 @@ func (in *ingest) event(pos int, ev *raftv1.Event) (*raftv1.EventResult, error) 
 	if allowed, err := in.keyAllowed(a, ev.GetKeyId()); err != nil || !allowed {
 		return &raftv1.EventResult{Outcome: raftv1.EventOutcome_EVENT_OUTCOME_UNAUTHORIZED}, err
 	}
+	in.keyUsed(a.id, ev.GetKeyId())
 	plan, at := a.acct.GetPlan(), ev.GetReceivedUnixMs()
 	quota := quotaStatus(plan, a.quota, at)
 	if quota.GetState() == QuotaSuspended {
@@ -122,7 +127,7 @@ func (in *ingest) event(pos int, ev *raftv1.Event) (*raftv1.EventResult, error) 
 		}
 		prevID = prev
 	}
-	m, refused, err := in.monitor(a, ev.GetMonitor(), pos)
+	m, created, refused, err := in.monitor(a, ev.GetMonitor(), pos)
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +154,7 @@ func (in *ingest) event(pos int, ev *raftv1.Event) (*raftv1.EventResult, error) 
 		Outcome:     raftv1.EventOutcome_EVENT_OUTCOME_STORED,
 		Quota:       quotaStatus(plan, a.quota, at),
 		MonitorUuid: m.mon.GetUuid(),
+		Created:     created,
 	}, nil
 }
 
@@ -189,12 +195,12 @@ func (in *ingest) account(id string) (*acctState, error) {
 }
 
 // monitor returns the account's ping monitor called name, creating it when
-// the plan's monitor limit and creation rate allow; when they do not, nil
-// and the outcome that says which (MONITOR_LIMIT, MONITOR_RATE).
-func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, raftv1.EventOutcome, error) {
+// the plan's monitor limit and creation rate allow (created); when they do
+// not, nil and the outcome that says which (MONITOR_LIMIT, MONITOR_RATE).
+func (in *ingest) monitor(a *acctState, name string, pos int) (m *monState, created bool, refused raftv1.EventOutcome, err error) {
 	nameKey := a.id + "\x00" + name
 	if m := in.names[nameKey]; m != nil {
-		return m, 0, nil
+		return m, false, 0, nil
 	}
 	id, err := in.ctx.values.get(in.txn, monitorNameKey(a.id, KindPing, name))
 	if err == nil {
@@ -203,25 +209,25 @@ func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, raftv1
 			err = fmt.Errorf("monitor name %q of account %s points to missing monitor %s", name, a.id, id)
 		}
 		in.names[nameKey] = m
-		return m, 0, err
+		return m, false, 0, err
 	}
 	if !errors.Is(err, ErrNotFound) {
-		return nil, 0, err
+		return nil, false, 0, err
 	}
 	if limit, has := monitorLimit(a.acct.GetPlan()); has && int64(a.monitors) >= limit {
-		return nil, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT, nil
+		return nil, false, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_LIMIT, nil
 	}
 	if !a.created.loaded {
 		// Read only when a monitor is about to be created: most batches
 		// create none.
-		created, err := readCreationWindow(in.txn, a.id)
+		window, err := readCreationWindow(in.txn, a.id)
 		if err != nil {
-			return nil, 0, err
+			return nil, false, 0, err
 		}
-		a.created = created
+		a.created = window
 	}
 	if !a.created.take(in.ctx.now, uint64(MonitorsCreatedPerMinute(a.acct.GetPlan()))) {
-		return nil, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_RATE, nil
+		return nil, false, raftv1.EventOutcome_EVENT_OUTCOME_MONITOR_RATE, nil
 	}
 	mon := &statev1.Monitor{
 		Uuid:           newMonitorUUID(in.ctx.index, pos, a.id, name),
@@ -234,17 +240,38 @@ func (in *ingest) monitor(a *acctState, name string, pos int) (*monState, raftv1
 		Ping:           &statev1.PingState{},
 	}
 	if err := in.ctx.values.set(in.txn, monitorNameKey(a.id, KindPing, name), []byte(mon.Uuid)); err != nil {
-		return nil, 0, err
+		return nil, false, 0, err
 	}
 	a.monitors++
 	a.countDirty = true
-	m := in.mons.add(mon)
+	m = in.mons.add(mon)
 	m.dirty, m.runsLoaded, m.lowLoaded = true, true, true
 	in.names[nameKey] = m
-	return m, 0, nil
+	return m, true, 0, nil
+}
+
+// keyUsed notes that an event authenticated by keyID was applied; flush
+// records the batch's keys' use.
+func (in *ingest) keyUsed(accountID, keyID string) {
+	if keyID == "" {
+		return
+	}
+	for _, u := range in.keysUsed {
+		if u.key == keyID && u.account == accountID {
+			return
+		}
+	}
+	in.keysUsed = append(in.keysUsed, usedKey{accountID, keyID})
 }
 
 func (in *ingest) flush() error {
+	// The keys' last use, at the entry's time: written only when the one
+	// recorded is an hour older (touchKey), so pings cost no write for it.
+	for _, u := range in.keysUsed {
+		if err := touchKey(in.txn, in.ctx.values, u.account, u.key, in.ctx.now); err != nil {
+			return err
+		}
+	}
 	for _, a := range in.acctOrder {
 		if a.quotaDirty {
 			if err := setProto(in.txn, quotaKey(a.id), a.quota); err != nil {

@@ -18,6 +18,7 @@ import (
 //	acct-email:<lower-case e-mail>      -> account id
 //	key:<sha-256 of the secret>         -> raftv1.Key
 //	key-id:<account id>:<key id>        -> sha-256 of the secret
+//	key-used:<account id>:<key id>      -> uint64 ms, the key's last recorded use (keyuse.go)
 //	group:<account id>:<group id>       -> statev1.NotificationGroup
 //	group-name:<account id>:<name>      -> group id
 //	chan:<account id>:<channel id>      -> statev1.Channel
@@ -95,6 +96,7 @@ var (
 	prefixEmail        = []byte("acct-email:")
 	prefixKeyHash      = []byte("key:")
 	prefixKeyID        = []byte("key-id:")
+	prefixKeyUsed      = []byte("key-used:")
 	prefixGroup        = []byte("group:")
 	prefixGroupName    = []byte("group-name:")
 	prefixChannel      = []byte("chan:")

@@ -128,6 +128,9 @@ func CheckCommand(cmd *raftv1.Command) error {
 	case *raftv1.Command_RevokeKey:
 		c := op.RevokeKey
 		return checkSmall("revoke key", c, c.GetAccountId(), c.GetKeyId())
+	case *raftv1.Command_RecordKeyUsed:
+		c := op.RecordKeyUsed
+		return checkSmall("record key used", c, c.GetAccountId(), c.GetKeyId())
 	case *raftv1.Command_CreateNotificationGroup:
 		c := op.CreateNotificationGroup
 		return checkSmall("create notification group", c, c.GetAccountId(), c.GetGroupId(), c.GetName())

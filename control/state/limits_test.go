@@ -153,6 +153,11 @@ func worstCases() map[string]worstCase {
 			want: raftv1.Status_STATUS_OK,
 			over: createKey(&raftv1.Key{Id: "k3", AccountId: "a", Hash: []byte(long(MaxKeyPartBytes + 1))}),
 		},
+		"record_key_used": {
+			worst: func(*testing.T, *Store) *raftv1.Command { return recordKeyUsed("a", "mk", t0) },
+			want:  raftv1.Status_STATUS_OK,
+			over:  recordKeyUsed("a", long(MaxKeyPartBytes+1), t0),
+		},
 		"revoke_key": {
 			worst: func(*testing.T, *Store) *raftv1.Command { return revokeKey("a", "ik") },
 			want:  raftv1.Status_STATUS_OK,

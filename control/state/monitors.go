@@ -77,7 +77,7 @@ func getMonitorIn(txn *badger.Txn, values *valueCache, id string) (*statev1.Moni
 //
 // Quota: when the deletion takes the account from its monitor limit (or
 // above) to below it and the account is suspended, the suspension ends
-// (api.md 3.4, "account drops back under its monitor limit"). We read
+// (the quota rule "the account drops back under its monitor limit"). We read
 // "drops back under" as crossing the limit, and require the plan to have
 // one: deleting a monitor is not a way out of a suspension otherwise.
 func applyDeleteMonitor(txn *badger.Txn, ctx applyCtx, c *raftv1.DeleteMonitor) (*raftv1.Result, error) {

@@ -104,26 +104,31 @@ func purgeEvents(txn *badger.Txn, values *valueCache, monitorID string, limit in
 // (expiredEvents), taking events of at most MaxPruneMonitors
 // monitors and keeping their counters right. The result's deleted is the
 // number deleted, or max when the entry stopped at MaxPruneMonitors
-// monitors with events left: the leader proposes again while it is max.
+// monitors with events left: the leader proposes again while it is max;
+// its pruned says what was deleted, by kind.
 func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*raftv1.Result, error) {
 	if c.GetMax() <= 0 || c.GetMax() > MaxPruneEvents {
 		return invalid("prune events: max must be 1 to %d", MaxPruneEvents), nil
 	}
 	budget := int(c.GetMax())
+	counts := &raftv1.PruneCounts{}
 	ids, err := pruneRequests(txn, ctx.now-requestTTLMillis, budget)
 	if err != nil {
 		return nil, err
 	}
+	counts.RequestIds = int64(ids)
 	n, err := pruneEventIDs(txn, ctx.now-eventIDTTLMillis, budget-ids)
 	if err != nil {
 		return nil, err
 	}
 	ids += n
+	counts.EventIds = int64(n)
 	n, err = pruneEndedSessions(txn, ctx.now-sessionEndGraceMillis, budget-ids)
 	if err != nil {
 		return nil, err
 	}
 	ids += n
+	counts.Sessions = int64(n)
 	budget -= ids
 	var purging []string
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixEventPurge})
@@ -167,11 +172,12 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 	if err := mons.flush(); err != nil {
 		return nil, err
 	}
+	counts.Events = int64(deleted)
 	n = ids + deleted
 	if full {
 		n = int(c.GetMax())
 	}
-	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Deleted: int64(n)}, nil
+	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Deleted: int64(n), Pruned: counts}, nil
 }
 
 // expiredEvent is an event with an ev-time: key: its monitor, seq and

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -145,4 +146,28 @@ func toTimeKeys(t *testing.T, s *Store, acct, name string) string {
 	}
 	s.values.reset()
 	return id
+}
+
+// A PruneEvents says what it deleted, by kind: expired request ids and
+// event ids, and events past the age.
+func TestPruneCountsByKind(t *testing.T) {
+	s := openStore(t)
+	mustOK(t, s, withRID(newAccount("a"), "rid-1", t0))
+	var events []*raftv1.Event
+	for i := range 3 {
+		events = append(events, &raftv1.Event{AccountId: "a", Monitor: "job", EventType: "ping", Status: "run", ReceivedUnixMs: t0, EventId: fmt.Sprint("id-", i)})
+	}
+	mustOK(t, s, cmd(&raftv1.Command{TimeUnixMs: t0, Op: &raftv1.Command_IngestBatch{IngestBatch: &raftv1.IngestBatch{RetentionCount: 100, Events: events}}}))
+
+	// Eight days on: the request id and the event ids have expired; the
+	// events are kept unless they are before the age.
+	later := t0 + 8*24*60*60*1000
+	res := apply(t, s, pruneAt(later, t0, 1000))[0]
+	if got := res.GetPruned(); res.GetDeleted() != 4 || got.GetRequestIds() != 1 || got.GetEventIds() != 3 || got.GetEvents() != 0 || got.GetSessions() != 0 {
+		t.Fatalf("pruned %v (deleted %d), want 1 request id and 3 event ids", got, res.GetDeleted())
+	}
+	res = apply(t, s, pruneAt(later, t0+1, 1000))[0]
+	if got := res.GetPruned(); res.GetDeleted() != 3 || got.GetEvents() != 3 || got.GetEventIds() != 0 {
+		t.Fatalf("pruned %v (deleted %d), want the 3 events", got, res.GetDeleted())
+	}
 }

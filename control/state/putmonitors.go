@@ -9,9 +9,10 @@ import (
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/pingstate"
 )
 
-// The codes a refused PutMonitors carries (api.md 7.2).
+// The codes a refused PutMonitors carries (the Management API's 422 codes).
 const (
 	CodeNameAlreadyExists     = "name_already_exists"
 	CodeNameTakenByOtherKind  = "name_taken_by_other_kind"
@@ -198,6 +199,11 @@ func writeSpec(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, s *raftv1.Moni
 		}
 		c := beforeChange(m, verdict)
 		uptime = &c
+	}
+	switched := created && !s.GetEnabled() || !created && s.GetEnabled() != m.GetEnabled()
+	if s.GetKind() == KindPing && switched {
+		// Paused at once when disabled, judged afresh when enabled again.
+		setPingState(m, pingstate.SetEnabled(PingState(m), s.GetEnabled(), ctx.now))
 	}
 	m.Kind, m.Name, m.Enabled = s.GetKind(), s.GetName(), s.GetEnabled()
 	m.Tags, m.NotificationGroup = s.GetTags(), s.GetNotificationGroup()

@@ -10,7 +10,7 @@ import (
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
-// Quota states (api.md 3.4), as carried in raftv1.QuotaStatus.state and the
+// Quota states, as carried in raftv1.QuotaStatus.state and the
 // X-Quota-State header.
 const (
 	QuotaOK        = "ok"
@@ -110,7 +110,7 @@ func countEvent(plan *raftv1.Plan, q *statev1.Quota, ms int64) {
 	q.Period, q.Used, q.ExceededUnixMs = period, used, exceeded
 }
 
-// quotaAfterPlanChange applies the plan rule of api.md 3.4 at time now: an
+// quotaAfterPlanChange applies the plan rule of the quota at time now: an
 // account no longer over its (new) limit resumes at once; one that is over
 // a lowered limit starts its grace period now.
 func quotaAfterPlanChange(txn *badger.Txn, accountID string, plan *raftv1.Plan, now int64) error {

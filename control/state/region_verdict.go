@@ -10,7 +10,7 @@ import (
 )
 
 // ConfirmRegions is how many of m's regions must see it fail in one slot
-// before it is down (decisions.md 6): its confirm_regions, 1 when unset,
+// before it is down: its confirm_regions, 1 when unset,
 // never more than its regions.
 func ConfirmRegions(m *statev1.Monitor) int {
 	n := int(m.GetConfirmRegions())

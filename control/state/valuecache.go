@@ -11,7 +11,8 @@ import (
 // valueCache keeps, across entries, the committed values of the keys that
 // every IngestBatch reads for each monitor it touches: mon-name: (the ping
 // monitor of a name), mon: (the monitor, with its retention start), runs:
-// (its open runs) and ev-lo: (a retention start in the former layout).
+// (its open runs) and ev-lo: (a retention start in the former layout); and
+// for each key it carries, key-used: (the key's last recorded use).
 // Without it, each monitor of each batch costs up to four Badger point reads
 // (each a memtable and LSM lookup).
 //
@@ -24,8 +25,8 @@ import (
 //     transaction's writes are dropped with it (pending belongs to one
 //     transaction, and another transaction starts afresh).
 //   - Every write of a cached key in an apply goes through set or del. The
-//     writers are monitorCache.flush, (*ingest).monitor and
-//     applyDeleteMonitor; TestValueCacheCoherent checks the cache against
+//     writers are monitorCache.flush, (*ingest).monitor,
+//     applyDeleteMonitor, touchKey and applyRevokeKey; TestValueCacheCoherent checks the cache against
 //     the database after a mixed workload.
 //   - A read that misses goes to the transaction; with no pending write of
 //     the key, the transaction sees the committed value, which is cached.
@@ -78,7 +79,7 @@ func newValueCache() *valueCache {
 // cacheable tells whether key is one of the cached kinds.
 func cacheable(key []byte) bool {
 	return bytes.HasPrefix(key, prefixMonitor) || bytes.HasPrefix(key, prefixMonitorName) ||
-		bytes.HasPrefix(key, prefixRuns) || bytes.HasPrefix(key, prefixEventLow)
+		bytes.HasPrefix(key, prefixRuns) || bytes.HasPrefix(key, prefixEventLow) || bytes.HasPrefix(key, prefixKeyUsed)
 }
 
 // own makes pending belong to txn, dropping what another transaction left.

@@ -11,7 +11,7 @@ import (
 var ErrMalformed = errors.New("malformed Authorization header")
 
 // BearerToken returns the token of the request's Authorization header
-// (api.md section 5) and whether the request has the header at all. The
+// (Authorization: Bearer <key>) and whether the request has the header at all. The
 // scheme is case-insensitive (RFC 9110 section 11.1); the header must be
 // there once, as "<scheme> <token>" with a non-empty token without
 // blanks, else the error is ErrMalformed.

@@ -15,7 +15,7 @@ import (
 	"lookout/internal/probe"
 )
 
-// Execution statuses (decisions.md section 6); control/state's Exec*
+// Execution statuses; control/state's Exec*
 // constants are these.
 const (
 	StatusRunning  = "running"

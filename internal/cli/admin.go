@@ -33,7 +33,19 @@ func adminCommands() []adminCommand {
 			password := fs.String("password", "", "panel password, at least 8 characters (default: none)")
 			plan := addPlanFlags(fs)
 			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) {
-				return c.CreateAccount(ctx, client.CreateAccountRequest{Email: *email, Password: *password, Plan: plan.request()})
+				created, err := c.CreateAccount(ctx, client.CreateAccountRequest{Email: *email, Password: *password, Plan: plan.request()})
+				if err != nil || *password != "" {
+					return created, err
+				}
+				return noted{created, fmt.Sprintf("The account has no password: nobody can sign in to the panel as %s until one is set:\n"+
+					"  lookout admin account password %s --password NEW", created.Email, created.ID)}, nil
+			}
+		}},
+		{name: "account list", synopsis: "[--stale]", about: "list the accounts (id, e-mail, plan, created_at)", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
+			stale := fs.Bool("stale", false, "answer from the node's own copy, even without a leader")
+			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) {
+				accounts, err := c.AllAccounts(ctx, *stale)
+				return map[string]any{"accounts": accounts}, err
 			}
 		}},
 		{name: "account get", synopsis: "ID [--stale]", about: "show an account", args: []string{"ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
@@ -83,6 +95,17 @@ func adminCommands() []adminCommand {
 					}
 				}
 				return c.CreateKey(ctx, *account, req)
+			}
+		}},
+		{name: "key list", synopsis: "--account ID [--stale]", about: "list an account's keys, with when each was made and last used", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
+			account := fs.String("account", "", "account id (required)")
+			stale := fs.Bool("stale", false, "answer from the node's own copy, even without a leader")
+			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) {
+				if *account == "" {
+					return nil, usageError{"--account is required"}
+				}
+				keys, err := c.ListKeys(ctx, *account, *stale)
+				return map[string]any{"keys": keys}, err
 			}
 		}},
 		{name: "key revoke", synopsis: "--account ID KEY_ID", about: "revoke a key at once", args: []string{"KEY_ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
@@ -253,6 +276,10 @@ func runAdminEnv(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return fmt.Errorf("admin %s: %w", cmd.name, err)
 	}
+	note := ""
+	if n, ok := out.(noted); ok {
+		out, note = n.answer, n.note
+	}
 	if out == nil {
 		return nil
 	}
@@ -260,8 +287,19 @@ func runAdminEnv(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return fmt.Errorf("print answer: %w", err)
 	}
-	_, err = fmt.Fprintf(stdout, "%s\n", b)
+	if _, err = fmt.Fprintf(stdout, "%s\n", b); err != nil || note == "" {
+		return err
+	}
+	_, err = fmt.Fprintf(stderr, "%s\n", note)
 	return err
+}
+
+// noted is an answer with a note for people: the answer is printed as JSON
+// to stdout, the note to stderr, so that programs reading the JSON are not
+// disturbed.
+type noted struct {
+	answer any
+	note   string
 }
 
 // newAdminFlagSet returns a flag set that prints nothing itself.

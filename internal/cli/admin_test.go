@@ -91,6 +91,15 @@ func TestAdminKeys(t *testing.T) {
 	if !reflect.DeepEqual(key.Scopes, []string{"read", "write"}) || !strings.HasPrefix(key.Key, apikey.Management) {
 		t.Errorf("key %+v", key)
 	}
+	var listed struct{ Keys []client.KeyInfo }
+	mustRunAdmin(t, srv, &listed, "key", "list", "--account", acct.ID)
+	names := map[string]bool{}
+	for _, k := range listed.Keys {
+		names[k.Name] = k.CreatedAt != nil && k.CreatedAt.Equal(srv.Now) && k.LastUsedAt == nil
+	}
+	if len(listed.Keys) != 3 || !names["ci"] || !names["default"] || !names["personal"] {
+		t.Errorf("key list: %+v", listed.Keys)
+	}
 	stdout, err := runAdminTest(t, adminEnv(srv), "key", "revoke", "--account", acct.ID, key.ID)
 	if err != nil || stdout != "" {
 		t.Fatalf("revoke: %q, %v", stdout, err)
@@ -325,5 +334,44 @@ func TestAdminAccountPassword(t *testing.T) {
 	mustRunAdmin(t, srv, &out, "account", "password", created.ID, "--password", "")
 	if acct, _ := srv.Store.Account(created.ID); out.PasswordSet || len(acct.GetPasswordHash()) != 0 {
 		t.Fatalf("password not removed: %+v", out)
+	}
+}
+
+// An account made without a password says, on stderr, that nobody can sign
+// in to it and how to set one; account list lists it.
+func TestAdminAccountWithoutPasswordAndList(t *testing.T) {
+	srv := controltest.NewServer(t)
+	var stdout, stderr bytes.Buffer
+	if err := runAdminEnv(context.Background(), []string{"account", "create", "--email", "ops@example.com"}, adminEnv(srv), &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var created client.CreatedAccount
+	if err := json.Unmarshal(stdout.Bytes(), &created); err != nil {
+		t.Fatalf("stdout is not the JSON answer: %v\n%s", err, stdout.String())
+	}
+	want := "The account has no password: nobody can sign in to the panel as ops@example.com until one is set:\n" +
+		"  lookout admin account password " + created.ID + " --password NEW\n"
+	if stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if err := runAdminEnv(context.Background(), []string{"account", "create", "--email", "dev@example.com", "--password", "s3cret-pass"}, adminEnv(srv), &stdout, &stderr); err != nil || stderr.Len() != 0 {
+		t.Fatalf("with a password: %v, stderr %q", err, stderr.String())
+	}
+
+	var listed struct{ Accounts []client.AccountSummary }
+	mustRunAdmin(t, srv, &listed, "account", "list")
+	emails := map[string]bool{}
+	for _, a := range listed.Accounts {
+		emails[a.Email] = a.Plan.Name == "default" && !a.CreatedAt.IsZero()
+	}
+	if len(listed.Accounts) != 2 || !emails["ops@example.com"] || !emails["dev@example.com"] {
+		t.Errorf("listed %+v", listed.Accounts)
+	}
+	reads := srv.Cluster.Reads()
+	mustRunAdmin(t, srv, &listed, "account", "list", "--stale")
+	if srv.Cluster.Reads() != reads || len(listed.Accounts) != 2 {
+		t.Errorf("--stale: %d consistent reads, %d accounts", srv.Cluster.Reads()-reads, len(listed.Accounts))
 	}
 }

@@ -150,9 +150,9 @@ func agentTLS(c *agentConfig) (*tls.Config, error) {
 // to the control plane, last assignments from disk, region pool, disk
 // buffer, the agent's loops, and the local HTTP listener (ingest and
 // metrics).
-func runAgent(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	cfg, err := parseAgent(args, getenv, stderr)
-	if err != nil {
+func runAgent(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, ok, err := parseRole(func(out io.Writer) (*agentConfig, error) { return parseAgent(args, getenv, out) }, stdout, stderr)
+	if !ok {
 		return err
 	}
 	return serveAgent(ctx, cfg, openAgentLocal, stderr, nil)

@@ -44,7 +44,7 @@ Usage:
   lookout exec MONITOR -- CMD run CMD and report its run, then its complete or fail
   lookout export [-o FILE]    print or save the account's monitors as a bundle (YAML or JSON)
   lookout apply -f FILE       make the account's monitors match a bundle (--dry-run for the plan)
-  lookout monitors COMMAND    list, get or delete the account's monitors
+  lookout monitors COMMAND    the account's monitors: list, get NAME (with its status), events, executions, delete
   lookout sync                turn a crontab into ping monitors (--rewrite, --write: wrap its jobs in lookout exec)
   lookout version             print the version
 
@@ -61,7 +61,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "control":
 		return runControl(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "agent":
-		return runAgent(ctx, args[1:], os.Getenv, stderr)
+		return runAgent(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "admin":
 		return runAdmin(ctx, args[1:], stdout, stderr)
 	case "ping":

@@ -202,8 +202,8 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 // listener, cluster node (stores, raft, gossip, leader tasks), the APIs on
 // one mux, the HTTP server, and in dev mode the demo account.
 func runControl(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := parseControl(args, getenv, stderr)
-	if err != nil {
+	cfg, ok, err := parseRole(func(out io.Writer) (*controlConfig, error) { return parseControl(args, getenv, out) }, stdout, stderr)
+	if !ok {
 		return err
 	}
 

@@ -50,6 +50,7 @@ func devWelcome(ctx context.Context, node *cluster.Node, st *state.Store, api *a
 	} else {
 		b.WriteString("  private targets: refused: checks and channels may not reach localhost or private networks\n")
 	}
+	ingestKey, managementKey := "<the ingest key printed on first start>", "<the management key printed on first start>"
 	if len(accounts) == 0 {
 		password, err := randomSecret("")
 		if err != nil {
@@ -63,6 +64,7 @@ func devWelcome(ctx context.Context, node *cluster.Node, st *state.Store, api *a
 		fmt.Fprintf(&b, "  account id:      %s\n", created.ID)
 		fmt.Fprintf(&b, "  e-mail:          %s\n  password:        %s\n", created.Email, password)
 		fmt.Fprintf(&b, "  ingest key:      %s\n  management key:  %s\n", created.IngestKey, created.ManagementKey)
+		ingestKey, managementKey = created.IngestKey, created.ManagementKey
 	} else {
 		fmt.Fprintf(&b, "  Secrets were shown on first start; the admin token is in %s.\n", filepath.Join(w.dataDir, "admin-token"))
 		for _, a := range accounts {
@@ -74,6 +76,8 @@ func devWelcome(ctx context.Context, node *cluster.Node, st *state.Store, api *a
 	}
 	fmt.Fprintf(&b, "\nNext:\n")
 	fmt.Fprintf(&b, "  curl %s/health\n", w.base)
+	fmt.Fprintf(&b, "  LOOKOUT_ADDR=%s LOOKOUT_INGEST_KEY=%s bin/lookout ping nightly-backup --status complete\n", w.base, ingestKey)
+	fmt.Fprintf(&b, "  LOOKOUT_ADDR=%s LOOKOUT_MANAGEMENT_KEY=%s bin/lookout monitors get nightly-backup\n", w.base, managementKey)
 	fmt.Fprintf(&b, "  LOOKOUT_ADDR=%s LOOKOUT_ADMIN_TOKEN=$(cat %s) bin/lookout admin cluster\n\n",
 		w.base, filepath.Join(w.dataDir, "admin-token"))
 	_, err = io.WriteString(stdout, b.String())

@@ -43,7 +43,8 @@ or fail with the duration, exit code, host and last 64 KiB of output, both
 with one random series. Stdin, stdout and stderr are passed through, SIGINT
 and SIGTERM passed on. Exits with COMMAND's exit code (128+N when signal N
 ended it, 127 when not found, 126 when it could not start). Every flag also
-reads LOOKOUT_<FLAG>.
+reads LOOKOUT_<FLAG>. Stdout is the command's; when the run created its
+monitor (a name the account did not have, perhaps mistyped), stderr says so.
 
 Flags:
 `
@@ -92,8 +93,12 @@ func runExecEnv(ctx context.Context, args []string, env ingestEnv) error {
 	runReported := make(chan struct{})
 	go func() {
 		defer close(runReported)
-		if _, err := env.retry.send(ctx, ing, run, conn.retryFor, nil); err != nil && ctx.Err() == nil {
+		res, err := env.retry.send(ctx, ing, run, conn.retryFor, nil)
+		if err != nil && ctx.Err() == nil {
 			warn("could not report the start of %s (the command runs all the same): %v", monitor, err)
+		}
+		if err == nil && res.Created {
+			warn("created monitor %s: a new name; was it mistyped? (lookout monitors list shows the account's monitors)", monitor)
 		}
 	}()
 

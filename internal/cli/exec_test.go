@@ -228,3 +228,16 @@ func TestTailBuffer(t *testing.T) {
 		t.Errorf("%q", b.String())
 	}
 }
+
+// A run that created its monitor says so on stderr; stdout stays the
+// command's.
+func TestExecCreatedMonitor(t *testing.T) {
+	srv := newIngestServer(t, answer{status: 200, body: `{"status":"success","created":true}`})
+	env := newTestEnv(srv.URL)
+	if err := runExecTest(t, env, "nightly-bakup", "--", "sh", "-c", "echo out"); err != nil {
+		t.Fatal(err)
+	}
+	if env.stdout.String() != "out\n" || !strings.Contains(env.stderr.String(), "lookout exec: created monitor nightly-bakup: a new name; was it mistyped?") {
+		t.Errorf("stdout %q, stderr %q", env.stdout, env.stderr)
+	}
+}

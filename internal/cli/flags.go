@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -53,4 +56,21 @@ func (l *listFlag) Set(v string) error {
 		}
 	}
 	return nil
+}
+
+// parseRole runs parse (the flags of lookout control or agent, whose flag
+// set prints to the writer it is given) and routes what the flag set
+// printed: -h's usage to stdout, and the answer is done (ok true, no
+// error: exit 0); a mistake's message and usage to stderr.
+func parseRole[C any](parse func(out io.Writer) (C, error), stdout, stderr io.Writer) (cfg C, ok bool, err error) {
+	var out bytes.Buffer
+	cfg, err = parse(&out)
+	if errors.Is(err, flag.ErrHelp) {
+		_, err = stdout.Write(out.Bytes())
+		return cfg, false, err
+	}
+	if _, werr := stderr.Write(out.Bytes()); werr != nil && err == nil {
+		err = werr
+	}
+	return cfg, err == nil, err
 }

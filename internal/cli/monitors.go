@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"lookout/internal/client"
 	"lookout/internal/manifest"
@@ -21,6 +23,17 @@ type manageEnv struct {
 	getenv         func(string) string
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// now is the clock relative times are shown against (nil: the
+	// system's).
+	now func() time.Time
+}
+
+// clock is the time now.
+func (e manageEnv) clock() time.Time {
+	if e.now == nil {
+		return time.Now()
+	}
+	return e.now()
 }
 
 func processManageEnv(getenv func(string) string, stdout, stderr io.Writer) manageEnv {
@@ -87,16 +100,39 @@ func printJSON(w io.Writer, v any) error {
 	return err
 }
 
-const monitorsUsage = `Usage: lookout monitors COMMAND [flags]
+// monitorsCommand is one command of lookout monitors: setup adds its
+// flags to fs and returns what runs it once the flags are parsed.
+type monitorsCommand struct {
+	name, synopsis, about string
+	args                  []string // names of the positional arguments
+	setup                 func(fs *flag.FlagSet) func(ctx context.Context, c *client.Manage, args []string, env manageEnv) error
+}
 
-Commands:
-  list [--kind K] [--json]    the account's monitors: a table (KIND NAME UUID ENABLED SCHEDULE) or JSON
-  get UUID                    one monitor's manifest, as JSON
-  delete UUID --confirm       delete a monitor and its history (refused without --confirm)
+// monitorsCommands is the command table of lookout monitors. A monitor is
+// named by its name or its uuid (resolveMonitor).
+func monitorsCommands() []monitorsCommand {
+	return []monitorsCommand{
+		{name: "list", synopsis: "[--kind K] [--json]", about: "the account's monitors: a table with their state, or JSON", setup: setupList},
+		{name: "get", synopsis: "NAME|UUID [--kind K] [--json]", about: "one monitor: its status (state, last ping or execution, what comes next) and manifest", args: []string{"NAME|UUID"}, setup: setupGet},
+		{name: "events", synopsis: "NAME|UUID [--kind K] [--limit N] [--json]", about: "a monitor's newest events", args: []string{"NAME|UUID"}, setup: setupEvents},
+		{name: "executions", synopsis: "NAME|UUID [--kind K] [--limit N] [--json]", about: "a check's newest executions", args: []string{"NAME|UUID"}, setup: setupExecutions},
+		{name: "delete", synopsis: "NAME|UUID [--kind K] --confirm", about: "delete a monitor and its history (refused without --confirm)", args: []string{"NAME|UUID"}, setup: setupDelete},
+	}
+}
 
---addr and --management-key also read LOOKOUT_ADDR and LOOKOUT_MANAGEMENT_KEY.
-Run "lookout monitors COMMAND -h" for a command's flags.
-`
+// monitorsUsage is the usage of lookout monitors.
+func monitorsUsage() string {
+	var b strings.Builder
+	b.WriteString("Usage: lookout monitors COMMAND [flags]\n\nCommands:\n")
+	for _, c := range monitorsCommands() {
+		fmt.Fprintf(&b, "  %-12s %s\n", c.name, c.about)
+	}
+	b.WriteString("\nA monitor is named by its name or its uuid; --kind ping|http_check|ssl_check picks\n" +
+		"one when a ping monitor and a check share the name.\n" +
+		"--addr and --management-key also read LOOKOUT_ADDR and LOOKOUT_MANAGEMENT_KEY.\n" +
+		"Run \"lookout monitors COMMAND -h\" for a command's flags.\n")
+	return b.String()
+}
 
 // runMonitors runs lookout monitors with the process environment.
 func runMonitors(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -105,77 +141,124 @@ func runMonitors(ctx context.Context, args []string, getenv func(string) string,
 
 func runMonitorsEnv(ctx context.Context, args []string, env manageEnv) error {
 	if len(args) == 0 {
-		io.WriteString(env.stderr, monitorsUsage)
+		io.WriteString(env.stderr, monitorsUsage())
 		return usageError{"monitors: no command given"}
 	}
 	sub, args := args[0], args[1:]
+	var cmd *monitorsCommand
+	commands := monitorsCommands()
+	for i := range commands {
+		if commands[i].name == sub {
+			cmd = &commands[i]
+		}
+	}
+	switch {
+	case sub == "-h" || sub == "--help" || sub == "help":
+		_, err := io.WriteString(env.stdout, monitorsUsage())
+		return err
+	case cmd == nil:
+		io.WriteString(env.stderr, monitorsUsage())
+		return usageError{fmt.Sprintf("monitors: unknown command %q", sub)}
+	}
 	name := "monitors " + sub
 	fs, conn, err := manageFlags(name, env)
 	if err != nil {
 		return err
 	}
-	var kind *string
-	var asJSON, confirm *bool
-	var synopsis, arg string
-	switch sub {
-	case "list":
-		kind = fs.String("kind", "", "only monitors of this kind: ping, http_check or ssl_check")
-		asJSON = fs.Bool("json", false, `print {"monitors": [manifest, ...]} as JSON instead of a table`)
-		synopsis = "list [--kind K] [--json]\n\nList the account's monitors, in (kind, name) order."
-	case "get":
-		arg, synopsis = "UUID", "get UUID\n\nPrint one monitor's manifest as JSON."
-	case "delete":
-		arg = "UUID"
-		confirm = fs.Bool("confirm", false, "really delete (required)")
-		synopsis = "delete UUID --confirm\n\nDelete a monitor with its event history; a ping's name is released.\nNothing is sent without --confirm."
-	case "-h", "--help", "help":
-		_, err := io.WriteString(env.stdout, monitorsUsage)
-		return err
-	default:
-		io.WriteString(env.stderr, monitorsUsage)
-		return usageError{fmt.Sprintf("monitors: unknown command %q", sub)}
-	}
-	usage := "Usage: lookout monitors " + synopsis + "\n\nFlags:\n"
+	run := cmd.setup(fs)
+	usage := "Usage: lookout monitors " + sub + " " + cmd.synopsis + "\n\n" + strings.ToUpper(cmd.about[:1]) + cmd.about[1:] + ".\n\nFlags:\n"
 	positional, done, err := parseManage(fs, args, name, usage, env)
 	if done || err != nil {
 		return err
 	}
-	if want := len(strings.Fields(arg)); len(positional) != want {
-		return usageError{fmt.Sprintf("%s: want %d argument(s) %s, got %q (see lookout %s -h)", name, want, arg, positional, name)}
-	}
-	if confirm != nil && !*confirm {
-		return usageError{fmt.Sprintf("%s: deleting %s is permanent (its history goes too): add --confirm", name, positional[0])}
+	if len(positional) != len(cmd.args) {
+		return usageError{fmt.Sprintf("%s: want %d argument(s) %s, got %q (see lookout %s -h)", name, len(cmd.args), strings.Join(cmd.args, " "), positional, name)}
 	}
 	c, err := conn.client()
 	if err != nil {
 		return err
 	}
-	switch sub {
-	case "list":
-		ms, err := c.AllMonitors(ctx, *kind)
+	if err := run(ctx, c, positional, env); err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			return usageError{name + ": " + ue.msg}
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// kindFlag adds --kind: the kind of monitor a name means, or the kind to
+// list.
+func kindFlag(fs *flag.FlagSet) *string {
+	return fs.String("kind", "", "ping, http_check or ssl_check: the kind of monitor the name means (a ping monitor and a check may share a name)")
+}
+
+// listColumns are the columns of lookout monitors list, in order.
+var listColumns = []struct {
+	head  string
+	value func(m client.MonitorWithStatus) string
+}{
+	{"KIND", func(m client.MonitorWithStatus) string { return m.Kind }},
+	{"NAME", func(m client.MonitorWithStatus) string { return m.Name }},
+	{"STATE", func(m client.MonitorWithStatus) string {
+		if m.Status == nil {
+			return "-"
+		}
+		return m.Status.State
+	}},
+	{"ENABLED", func(m client.MonitorWithStatus) string { return strconv.FormatBool(m.Enabled) }},
+	{"SCHEDULE", func(m client.MonitorWithStatus) string { return scheduleLabel(m.Manifest) }},
+	{"UUID", func(m client.MonitorWithStatus) string { return m.UUID }},
+}
+
+func setupList(fs *flag.FlagSet) func(context.Context, *client.Manage, []string, manageEnv) error {
+	kind := fs.String("kind", "", "only monitors of this kind: ping, http_check or ssl_check")
+	asJSON := fs.Bool("json", false, `print {"monitors": [manifest with its status, ...]} as JSON instead of a table`)
+	return func(ctx context.Context, c *client.Manage, _ []string, env manageEnv) error {
+		ms, err := c.AllMonitorsWithStatus(ctx, *kind)
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return err
 		}
 		if *asJSON {
 			return printJSON(env.stdout, map[string]any{"monitors": ms})
 		}
 		tw := tabwriter.NewWriter(env.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "KIND\tNAME\tUUID\tENABLED\tSCHEDULE")
+		for i, col := range listColumns {
+			fmt.Fprint(tw, col.head, tabOrNewline(i, len(listColumns)))
+		}
 		for _, m := range ms {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%t\t%s\n", m.Kind, m.Name, m.UUID, m.Enabled, scheduleLabel(m))
+			for i, col := range listColumns {
+				fmt.Fprint(tw, col.value(m), tabOrNewline(i, len(listColumns)))
+			}
 		}
 		return tw.Flush()
-	case "get":
-		m, err := c.GetMonitor(ctx, positional[0])
+	}
+}
+
+// tabOrNewline ends column i of n.
+func tabOrNewline(i, n int) string {
+	if i == n-1 {
+		return "\n"
+	}
+	return "\t"
+}
+
+func setupDelete(fs *flag.FlagSet) func(context.Context, *client.Manage, []string, manageEnv) error {
+	kind := kindFlag(fs)
+	confirm := fs.Bool("confirm", false, "really delete (required): the monitor's history goes too, and a ping's name is released")
+	return func(ctx context.Context, c *client.Manage, args []string, env manageEnv) error {
+		if !*confirm {
+			return usageError{fmt.Sprintf("deleting %s is permanent (its history goes too): add --confirm", args[0])}
+		}
+		m, err := resolveMonitor(ctx, c, args[0], *kind)
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return err
 		}
-		return printJSON(env.stdout, m)
-	default: // delete
-		if err := c.DeleteMonitor(ctx, positional[0]); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+		if err := c.DeleteMonitor(ctx, m.UUID); err != nil {
+			return err
 		}
-		_, err := fmt.Fprintf(env.stdout, "Deleted monitor %s.\n", positional[0])
+		_, err = fmt.Fprintf(env.stdout, "Deleted monitor %s.\n", args[0])
 		return err
 	}
 }

@@ -28,6 +28,7 @@ type manageServer struct {
 	srv      *controltest.Server
 	url      string
 	key      string
+	account  string
 	requests atomic.Int64
 }
 
@@ -38,7 +39,8 @@ func newManageServer(t *testing.T) *manageServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.key = acct.ManagementKey
+	s.key, s.account = acct.ManagementKey, acct.ID
+	s.srv.MarkKeyUsed(t, s.key) // so that requests write only what they are for
 	mux := http.NewServeMux()
 	manage.New(manage.Options{Cluster: s.srv.Cluster, State: s.srv.Store, Now: func() time.Time { return s.srv.Now }}).Register(mux)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -68,7 +70,8 @@ func (s *manageServer) create(t *testing.T, m manifest.Manifest) string {
 func (s *manageServer) run(cmd, stdin string, args ...string) (stdout, stderr string, err error) {
 	vars := map[string]string{"LOOKOUT_ADDR": s.url, "LOOKOUT_MANAGEMENT_KEY": s.key}
 	var out, errOut bytes.Buffer
-	env := manageEnv{getenv: func(k string) string { return vars[k] }, stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut}
+	env := manageEnv{getenv: func(k string) string { return vars[k] }, stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut,
+		now: func() time.Time { return s.srv.Now.Add(5 * time.Minute) }}
 	run := map[string]func(context.Context, []string, manageEnv) error{"export": runExportEnv, "apply": runApplyEnv, "monitors": runMonitorsEnv, "sync": runSyncEnv}[cmd]
 	err = run(context.Background(), args, env)
 	return out.String(), errOut.String(), err
@@ -82,10 +85,10 @@ func TestMonitorsCommands(t *testing.T) {
 	hourly := s.create(t, manifest.Manifest{Kind: manifest.KindPing, Name: "hourly", Enabled: true, TimeoutSeconds: 60, ExpectedIntervalSeconds: new(int64(3600))})
 
 	out, _, err := s.run("monitors", "", "list")
-	want := "KIND        NAME    UUID                                  ENABLED  SCHEDULE\n" +
-		"http_check  site    " + site + "  false    every 5m\n" +
-		"ping        backup  " + backup + "  true     30 2 * * * (Europe/Berlin)\n" +
-		"ping        hourly  " + hourly + "  true     every 3600s\n"
+	want := "KIND        NAME    STATE   ENABLED  SCHEDULE                    UUID\n" +
+		"http_check  site    paused  false    every 5m                    " + site + "\n" +
+		"ping        backup  new     true     30 2 * * * (Europe/Berlin)  " + backup + "\n" +
+		"ping        hourly  new     true     every 3600s                 " + hourly + "\n"
 	if err != nil || out != want {
 		t.Fatalf("list: %v\n%s\nwant\n%s", err, out, want)
 	}
@@ -94,9 +97,10 @@ func TestMonitorsCommands(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(out), &listed) != nil || len(listed.Monitors) != 1 || listed.Monitors[0].UUID != site {
 		t.Fatalf("list --json: %v\n%s", err, out)
 	}
-	out, _, err = s.run("monitors", "", "get", backup)
-	var got manifest.Manifest
-	if err != nil || json.Unmarshal([]byte(out), &got) != nil || got.Name != "backup" || got.TimeoutSeconds != 600 || got.UUID != backup {
+	out, _, err = s.run("monitors", "", "get", backup, "--json")
+	var got client.MonitorWithStatus
+	if err != nil || json.Unmarshal([]byte(out), &got) != nil || got.Name != "backup" || got.TimeoutSeconds != 600 || got.UUID != backup ||
+		got.Status == nil || got.Status.State != "new" {
 		t.Fatalf("get: %v\n%s", err, out)
 	}
 

@@ -142,8 +142,11 @@ const pingUsage = `Usage: lookout ping MONITOR --status run|complete|fail|skip [
 
 Send one event to the Ingest API. Failures that may pass (no answer, 429,
 502, 503, 504) are retried with backoff for --retry-for; the event carries a
-random event_id so that retries never store it twice. Prints nothing on
-success unless --verbose. Every flag also reads LOOKOUT_<FLAG>.
+random event_id so that retries never store it twice. On success it prints
+one line ("ok: MONITOR STATUS"; nothing with -q), and says so when the ping
+created its monitor: a name the account did not have, perhaps mistyped.
+-v prints each request and its answer, with the X-Quota-* headers, to
+stderr. Every flag also reads LOOKOUT_<FLAG>.
 
 Flags:
 `
@@ -166,7 +169,11 @@ func runPingEnv(ctx context.Context, args []string, env ingestEnv) error {
 	fs.StringVar(&ev.Series, "series", "", "run id pairing a run with its complete or fail")
 	fs.StringVar(&ev.EventType, "event-type", "ping", "ping, stream_event or a custom type")
 	fs.StringVar(&ev.State, "state", "", "state of a stream_event (required for --event-type stream_event)")
-	verbose := fs.Bool("verbose", false, "print the answer and each retry")
+	var verbose, quiet bool
+	fs.BoolVar(&verbose, "verbose", false, "print each request, its answer with the quota headers, and each retry to stderr")
+	fs.BoolVar(&verbose, "v", false, "short for --verbose")
+	fs.BoolVar(&quiet, "quiet", false, "print nothing on success (a created monitor is still told, on stderr)")
+	fs.BoolVar(&quiet, "q", false, "short for --quiet")
 	if err := parseWithEnv(fs, nil, env.getenv); err != nil {
 		return usageError{fmt.Sprintf("ping: %v", err)}
 	}
@@ -213,7 +220,8 @@ func runPingEnv(ctx context.Context, args []string, env ingestEnv) error {
 	ev.EventID = newID()
 
 	var onRetry func(error, time.Duration)
-	if *verbose {
+	if verbose {
+		ing.SetTrace(func(x client.Exchange) { printExchange(env.stderr, x) })
 		onRetry = func(err error, wait time.Duration) {
 			fmt.Fprintf(env.stderr, "lookout ping: %v; retrying in %s\n", err, wait.Round(time.Millisecond))
 		}
@@ -224,18 +232,47 @@ func runPingEnv(ctx context.Context, args []string, env ingestEnv) error {
 	}
 	if res.Suspended {
 		fmt.Fprintf(env.stderr, "lookout ping: the account is suspended, the event was not stored: %s\n", describeQuota(res))
+		return nil
 	}
-	if *verbose {
-		what := ev.EventType + " " + ev.Status
-		if ev.State != "" {
-			what = ev.EventType + " " + ev.State
-		}
-		fmt.Fprintf(env.stdout, "%s for %s: %s\n", what, ev.Monitor, res.Status)
-		if res.Quota.State != "" {
-			fmt.Fprintf(env.stdout, "quota: %s\n", describeQuota(res))
-		}
+	out := env.stdout
+	if quiet {
+		out = env.stderr
+	} else {
+		fmt.Fprintf(out, "ok: %s %s\n", ev.Monitor, describeEvent(ev))
+	}
+	if res.Created {
+		fmt.Fprintf(out, "created monitor %s: a new name; was it mistyped? (lookout monitors list shows the account's monitors)\n", ev.Monitor)
 	}
 	return nil
+}
+
+// describeEvent names what an event reported: its status, a stream
+// event's state, or a custom type.
+func describeEvent(ev client.Event) string {
+	switch ev.EventType {
+	case "ping":
+		return ev.Status
+	case "stream_event":
+		return "stream_event " + ev.State
+	}
+	return ev.EventType
+}
+
+// printExchange prints a request and its answer as lookout ping -v shows
+// them: > for what was sent, < for what came back. The key is not shown.
+func printExchange(w io.Writer, x client.Exchange) {
+	fmt.Fprintf(w, "> %s %s\n> %s\n", x.Method, x.URL, x.RequestBody)
+	if x.Status == "" {
+		fmt.Fprintf(w, "< no answer: %v\n", x.Err)
+		return
+	}
+	fmt.Fprintf(w, "< %s\n", x.Status)
+	for _, h := range []string{"Content-Type", "Retry-After", "X-Quota-State", "X-Quota-Limit", "X-Quota-Used", "X-Quota-Reset", "X-Quota-Reset-In"} {
+		if v := x.Header.Get(h); v != "" {
+			fmt.Fprintf(w, "< %s: %s\n", h, v)
+		}
+	}
+	fmt.Fprintf(w, "< %s\n", strings.TrimRight(string(x.Body), "\n"))
 }
 
 // describeQuota says the quota state of an answer in one line.

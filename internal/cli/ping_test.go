@@ -141,14 +141,18 @@ func TestPingSendsEvent(t *testing.T) {
 	if !reflect.DeepEqual(ev, want) {
 		t.Errorf("event %+v\nwant  %+v", ev, want)
 	}
-	if env.stdout.Len()+env.stderr.Len() != 0 {
+	if env.stdout.String() != "ok: backup-db complete\n" || env.stderr.Len() != 0 {
 		t.Errorf("printed %q and %q", env.stdout, env.stderr)
 	}
 
 	// Flags may come first; the host defaults to this host's name; a
 	// stream event needs no status.
+	env.stdout.Reset()
 	if err := runPingEnv(context.Background(), []string{"--event-type", "stream_event", "--state", "deploying", "deploys"}, env.ingestEnv); err != nil {
 		t.Fatal(err)
+	}
+	if env.stdout.String() != "ok: deploys stream_event deploying\n" {
+		t.Errorf("printed %q", env.stdout)
 	}
 	ev = srv.received()[1]
 	if ev.Monitor != "deploys" || ev.EventType != "stream_event" || ev.State != "deploying" || ev.Status != "" ||
@@ -171,7 +175,7 @@ func TestPingRetries(t *testing.T) {
 	if got := env.clock.slept(); !reflect.DeepEqual(got, []time.Duration{500 * time.Millisecond, time.Second}) {
 		t.Errorf("slept %v", got)
 	}
-	if env.stdout.Len()+env.stderr.Len() != 0 {
+	if env.stdout.String() != "ok: nightly run\n" || env.stderr.Len() != 0 {
 		t.Errorf("printed %q and %q", env.stdout, env.stderr)
 	}
 }
@@ -185,8 +189,47 @@ func TestPingRetryAfter(t *testing.T) {
 	if got := env.clock.slept(); len(srv.received()) != 2 || !reflect.DeepEqual(got, []time.Duration{7 * time.Second}) {
 		t.Errorf("%d requests, slept %v", len(srv.received()), got)
 	}
-	if !strings.Contains(env.stderr.String(), "retrying in 7s") || env.stdout.String() != "ping run for nightly: success\n" {
-		t.Errorf("printed %q and %q", env.stdout, env.stderr)
+	if env.stdout.String() != "ok: nightly run\n" {
+		t.Errorf("printed %q", env.stdout)
+	}
+	// -v shows both attempts, the request and the answer with its
+	// headers, and the retry in between.
+	for _, want := range []string{"> POST " + srv.URL + "/ping\n> {\"event_type\":\"ping\",\"monitor\":\"nightly\"", "< 429 Too Many Requests\n", "< Retry-After: 7\n",
+		"< {\"error\":\"rate_limited\"}\nlookout ping: HTTP 429: rate_limited; retrying in 7s\n", "< 200 OK\n"} {
+		if !strings.Contains(env.stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, env.stderr)
+		}
+	}
+	if strings.Contains(env.stderr.String(), "ck_test") {
+		t.Errorf("-v printed the key:\n%s", env.stderr)
+	}
+}
+
+// A ping that created its monitor says so on stdout (on stderr with -q,
+// which prints nothing else); -v shows the quota headers.
+func TestPingCreated(t *testing.T) {
+	createdAnswer := answer{status: 200, body: `{"status":"success","created":true}`, header: map[string]string{
+		"X-Quota-State": "ok", "X-Quota-Used": "1", "X-Quota-Reset": "2026-04-01T00:00:00Z", "X-Quota-Reset-In": "2592000"}}
+	srv := newIngestServer(t, createdAnswer, createdAnswer)
+	env := newTestEnv(srv.URL)
+	if err := runPingEnv(context.Background(), []string{"nightly-bakup", "--status", "complete", "-v"}, env.ingestEnv); err != nil {
+		t.Fatal(err)
+	}
+	want := "ok: nightly-bakup complete\ncreated monitor nightly-bakup: a new name; was it mistyped? (lookout monitors list shows the account's monitors)\n"
+	if env.stdout.String() != want {
+		t.Errorf("stdout %q, want %q", env.stdout, want)
+	}
+	for _, h := range []string{"< X-Quota-State: ok\n", "< X-Quota-Used: 1\n", "< X-Quota-Reset: 2026-04-01T00:00:00Z\n", "< X-Quota-Reset-In: 2592000\n", `< {"status":"success","created":true}`} {
+		if !strings.Contains(env.stderr.String(), h) {
+			t.Errorf("stderr lacks %q:\n%s", h, env.stderr)
+		}
+	}
+	env = newTestEnv(srv.URL)
+	if err := runPingEnv(context.Background(), []string{"nightly-bakup", "--status", "complete", "-q"}, env.ingestEnv); err != nil {
+		t.Fatal(err)
+	}
+	if env.stdout.Len() != 0 || !strings.Contains(env.stderr.String(), "created monitor nightly-bakup") {
+		t.Errorf("-q printed %q and %q", env.stdout, env.stderr)
 	}
 }
 

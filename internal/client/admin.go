@@ -2,8 +2,10 @@ package client
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 )
 
 // Admin calls the operator API, /admin/v1, with the operator token.
@@ -41,6 +43,49 @@ func (a *Admin) GetAccount(ctx context.Context, id string, stale bool) (*Account
 	return &out, nil
 }
 
+// ListAccounts returns one page of accounts, in id order.
+func (a *Admin) ListAccounts(ctx context.Context, opts AccountListOptions) (*AccountPage, error) {
+	q := url.Values{}
+	if opts.Limit > 0 {
+		q.Set("limit", strconv.Itoa(opts.Limit))
+	}
+	if opts.Cursor != "" {
+		q.Set("cursor", opts.Cursor)
+	}
+	if opts.Stale {
+		q.Set("stale", "true")
+	}
+	path := "/admin/v1/accounts"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out AccountPage
+	if err := a.t.do(ctx, http.MethodGet, path, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// AllAccounts returns every account, page by page, following next_cursor.
+func (a *Admin) AllAccounts(ctx context.Context, stale bool) ([]AccountSummary, error) {
+	out := []AccountSummary{}
+	opts := AccountListOptions{Limit: 1000, Stale: stale}
+	for {
+		page, err := a.ListAccounts(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Accounts...)
+		if page.NextCursor == "" {
+			return out, nil
+		}
+		if page.NextCursor == opts.Cursor {
+			return nil, errors.New("GET /admin/v1/accounts: the answer repeats its cursor")
+		}
+		opts.Cursor = page.NextCursor
+	}
+}
+
 // SetPlan replaces an account's plan; fields left nil take their defaults.
 func (a *Admin) SetPlan(ctx context.Context, accountID string, plan PlanRequest) (*Plan, error) {
 	var out struct {
@@ -73,6 +118,22 @@ func (a *Admin) CreateKey(ctx context.Context, accountID string, req CreateKeyRe
 func (a *Admin) RevokeKey(ctx context.Context, accountID, keyID string) error {
 	path := "/admin/v1/accounts/" + url.PathEscape(accountID) + "/keys/" + url.PathEscape(keyID)
 	return a.t.do(ctx, http.MethodDelete, path, nil, nil)
+}
+
+// ListKeys returns an account's keys with when each was made and last
+// used. A stale read answers from the node's own copy.
+func (a *Admin) ListKeys(ctx context.Context, accountID string, stale bool) ([]KeyInfo, error) {
+	path := "/admin/v1/accounts/" + url.PathEscape(accountID) + "/keys"
+	if stale {
+		path += "?stale=true"
+	}
+	var out struct {
+		Keys []KeyInfo `json:"keys"`
+	}
+	if err := a.t.do(ctx, http.MethodGet, path, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Keys, nil
 }
 
 // CreateNotificationGroup adds a notification group to an account.

@@ -271,3 +271,26 @@ func TestOtherErrorBodies(t *testing.T) {
 		}
 	}
 }
+
+// ListAccounts pages; AllAccounts follows the cursors to the end.
+func TestListAccounts(t *testing.T) {
+	ctx := context.Background()
+	c, _ := newAdmin(t)
+	for i := range 3 {
+		if _, err := c.CreateAccount(ctx, client.CreateAccountRequest{Email: fmt.Sprintf("u%d@example.com", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := c.ListAccounts(ctx, client.AccountListOptions{Limit: 2})
+	if err != nil || len(page.Accounts) != 2 || page.NextCursor == "" {
+		t.Fatalf("first page %+v, %v", page, err)
+	}
+	rest, err := c.ListAccounts(ctx, client.AccountListOptions{Limit: 2, Cursor: page.NextCursor, Stale: true})
+	if err != nil || len(rest.Accounts) != 1 || rest.NextCursor != "" || rest.Accounts[0].ID <= page.Accounts[1].ID {
+		t.Fatalf("second page %+v, %v", rest, err)
+	}
+	all, err := c.AllAccounts(ctx, false)
+	if err != nil || len(all) != 3 || all[0].Email == "" || all[0].Plan.Name != "default" {
+		t.Fatalf("all %+v, %v", all, err)
+	}
+}

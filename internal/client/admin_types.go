@@ -69,6 +69,32 @@ type Account struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
+// AccountSummary is an account as GET /admin/v1/accounts lists it.
+type AccountSummary struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Plan      Plan      `json:"plan"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// AccountPage is one page of GET /admin/v1/accounts, in id order.
+type AccountPage struct {
+	Accounts []AccountSummary `json:"accounts"`
+	// NextCursor is set while more accounts follow; pass it as
+	// AccountListOptions.Cursor.
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// AccountListOptions narrows GET /admin/v1/accounts.
+type AccountListOptions struct {
+	// Limit is the page size, 1 to 1000; 0 is the service's 100.
+	Limit int
+	// Cursor is the NextCursor of the previous page.
+	Cursor string
+	// Stale answers from the node's own copy, even without a leader.
+	Stale bool
+}
+
 // Usage is what an account used in the current period (a UTC calendar
 // month).
 type Usage struct {
@@ -92,6 +118,20 @@ type CreatedKey struct {
 	Type   string   `json:"type"`
 	Scopes []string `json:"scopes"`
 	Key    string   `json:"key"`
+}
+
+// KeyInfo is a key as GET /admin/v1/accounts/{id}/keys lists it: never its
+// secret.
+type KeyInfo struct {
+	ID     string   `json:"id"`
+	Name   string   `json:"name"`
+	Type   string   `json:"type"`
+	Scopes []string `json:"scopes"`
+	// CreatedAt is nil for keys made before it was recorded.
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+	// LastUsedAt is the last use recorded, to the hour; nil until the key
+	// is used.
+	LastUsedAt *time.Time `json:"last_used_at"`
 }
 
 // Channel is one alert channel of a notification group. Type is one of

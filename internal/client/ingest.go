@@ -16,8 +16,27 @@ import (
 // Ingest sends events to the Ingest API (POST /ping) with an ingest key
 // (ck_...).
 type Ingest struct {
-	t transport
+	t     transport
+	trace func(Exchange)
 }
+
+// Exchange is one request Ping sent and the answer it got, as they went
+// over the wire (lookout ping -v prints them).
+type Exchange struct {
+	Method, URL string
+	// RequestBody is the JSON event sent.
+	RequestBody []byte
+	// Status is the answer's status line, such as "200 OK"; empty when no
+	// answer came (Err says why).
+	Status string
+	Header http.Header
+	Body   []byte
+	Err    error
+}
+
+// SetTrace makes Ping call fn with every request it sends and the answer
+// it got (nil: none). Call it before the first Ping.
+func (c *Ingest) SetTrace(fn func(Exchange)) { c.trace = fn }
 
 // NewIngest returns a client of the Ingest API at baseURL (for example
 // http://127.0.0.1:8080). A nil httpClient means one with a 30 s timeout.
@@ -25,8 +44,8 @@ func NewIngest(baseURL, key string, httpClient *http.Client) *Ingest {
 	return &Ingest{t: newTransport(baseURL, key, httpClient)}
 }
 
-// Event is the body of POST /ping (api.md 2.1, decisions.md 3). Fields left
-// at their zero value are not sent.
+// Event is the body of POST /ping (docs/api.md, Ingest API, Fields).
+// Fields left at their zero value are not sent.
 type Event struct {
 	// EventType is "ping", "stream_event" or a custom type (required).
 	EventType string `json:"event_type,omitempty"`
@@ -69,6 +88,9 @@ type PingResult struct {
 	// Quota is the account's monthly event quota, from the X-Quota-*
 	// headers.
 	Quota Quota
+	// Created is true when the ping named a monitor the account did not
+	// have, and the service created it (the answer's "created": true).
+	Created bool
 }
 
 // Quota is the monthly event quota of an account as the X-Quota-*
@@ -105,12 +127,17 @@ func (c *Ingest) Ping(ctx context.Context, ev Event) (*PingResult, error) {
 	req.Header.Set("Authorization", "Bearer "+c.t.token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
+	x := Exchange{Method: req.Method, URL: req.URL.String(), RequestBody: b}
 	resp, err := c.t.http.Do(req)
 	if err != nil {
+		x.Err = err
+		c.traced(x)
 		return nil, &netError{fmt.Errorf("POST /ping: %w", err)}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxIngestAnswer))
+	x.Status, x.Header, x.Body, x.Err = resp.Status, resp.Header, data, err
+	c.traced(x)
 	if err != nil {
 		return nil, &netError{fmt.Errorf("POST /ping: read answer: %w", err)}
 	}
@@ -119,12 +146,13 @@ func (c *Ingest) Ping(ctx context.Context, ev Event) (*PingResult, error) {
 	}
 	var body struct {
 		Status   string    `json:"status"`
+		Created  bool      `json:"created"`
 		Quota    string    `json:"quota"`
 		ResetsAt time.Time `json:"resets_at"`
 		Message  string    `json:"message"`
 	}
 	_ = json.Unmarshal(data, &body) // the event was accepted even if the body is odd
-	res := &PingResult{Status: body.Status, Message: body.Message, Quota: quotaHeaders(resp.Header)}
+	res := &PingResult{Status: body.Status, Message: body.Message, Quota: quotaHeaders(resp.Header), Created: body.Created}
 	if body.Quota != "" && res.Quota.State == "" {
 		res.Quota.State = body.Quota
 	}
@@ -133,6 +161,12 @@ func (c *Ingest) Ping(ctx context.Context, ev Event) (*PingResult, error) {
 	}
 	res.Suspended = body.Quota == "suspended" || res.Quota.State == "suspended"
 	return res, nil
+}
+
+func (c *Ingest) traced(x Exchange) {
+	if c.trace != nil {
+		c.trace(x)
+	}
 }
 
 // quotaHeaders reads the X-Quota-* headers; missing or unreadable ones stay

@@ -77,6 +77,29 @@ func TestIngestPing(t *testing.T) {
 	}
 }
 
+// A ping that created its monitor says so; the trace hears the request and
+// the answer as they went over the wire.
+func TestIngestCreatedAndTrace(t *testing.T) {
+	srv, _, _ := answerWith(t, 200, map[string]string{"X-Quota-State": "ok"}, `{"status":"success","created":true}`)
+	c := client.NewIngest(srv.URL, "ck_test", nil)
+	var seen []client.Exchange
+	c.SetTrace(func(x client.Exchange) { seen = append(seen, x) })
+	res, err := c.Ping(context.Background(), client.Event{EventType: "ping", Monitor: "m", Status: "run"})
+	if err != nil || !res.Created {
+		t.Fatalf("result %+v, %v: want Created", res, err)
+	}
+	if len(seen) != 1 || seen[0].Method != "POST" || seen[0].URL != srv.URL+"/ping" || seen[0].Status != "200 OK" ||
+		string(seen[0].RequestBody) != `{"event_type":"ping","monitor":"m","status":"run"}` ||
+		seen[0].Header.Get("X-Quota-State") != "ok" || string(seen[0].Body) != `{"status":"success","created":true}` {
+		t.Fatalf("trace %+v", seen)
+	}
+	// No answer: the trace has the error.
+	srv.Close()
+	if _, err := c.Ping(context.Background(), client.Event{EventType: "ping", Monitor: "m", Status: "run"}); err == nil || len(seen) != 2 || seen[1].Err == nil || seen[1].Status != "" {
+		t.Fatalf("after close: %v, trace %+v", err, seen)
+	}
+}
+
 func TestIngestSuspended(t *testing.T) {
 	srv, _, _ := answerWith(t, 200, map[string]string{"X-Quota-State": "suspended", "X-Quota-Used": "5000"},
 		`{"status":"ok","quota":"suspended","resets_at":"2026-04-01T00:00:00Z","message":"monthly quota used up"}`)

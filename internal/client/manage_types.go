@@ -47,7 +47,7 @@ const (
 	ActionUpdate = "update"
 )
 
-// ApplyReport is the answer of POST /api/v1/monitors/apply (api.md 2.4),
+// ApplyReport is the answer of POST /api/v1/monitors/apply,
 // the same for a dry run and a real one.
 type ApplyReport struct {
 	DryRun  bool          `json:"dry_run"`
@@ -111,7 +111,7 @@ type MonitorEvent struct {
 	ReceivedAt time.Time `json:"received_at"`
 }
 
-// ValidationError is a 422 answer of the Management API (api.md 7.2): an
+// ValidationError is a 422 answer of the Management API: an
 // invalid manifest or bundle, a duplicate or immutable name, a plan limit.
 // errors.As finds it, and the *APIError it wraps.
 type ValidationError struct {

@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// Bundle is a whole account's monitors (api.md 2.3). Entries are matched by (kind, name),
+// Bundle is a whole account's monitors. Entries are matched by (kind, name),
 // never by uuid; http_check and ssl_check share one name space, ping has its own.
 type Bundle struct {
 	ManifestVersion int        `json:"manifest_version"`

@@ -2,7 +2,7 @@ package manifest
 
 import "strconv"
 
-// Validation codes of the Management API (api.md 7.2). Codes are stable: they are never
+// Validation codes of the Management API's 422. Codes are stable: they are never
 // renamed or repurposed. Codes marked "added" are Lookout's additions to the list.
 const (
 	CodeManifestVersionUnsupported = "manifest_version_unsupported"
@@ -36,7 +36,8 @@ const (
 )
 
 // Codes that the API layer reports about a manifest in the context of the account
-// (api.md 4.2 and 7.2), and the bundle-level codes of ParseBundle.
+// (a taken name, the plan's limit, an immutable field), and the bundle-level codes of
+// ParseBundle.
 const (
 	CodeNameAlreadyExists    = "name_already_exists"
 	CodeNameTakenByOtherKind = "name_taken_by_other_kind"
@@ -71,7 +72,7 @@ type Error struct {
 }
 
 // Errors is the ordered list of the problems of one manifest (or one key of a bundle).
-// The order is stable: fields in the order of api.md, then unknown fields by name.
+// The order is stable: fields in the order of the field tables, then unknown fields by name.
 type Errors []Error
 
 // Has reports whether e contains code.
@@ -159,7 +160,7 @@ func (b BundleErrors) Body(message string) ErrorBody {
 	return body
 }
 
-// ErrorBody is the 422 validation body of the Management API (api.md 7.2): errors and
+// ErrorBody is the 422 validation body of the Management API: errors and
 // error_codes have the same keys, and the same positions within each key.
 type ErrorBody struct {
 	Message    string              `json:"message"`

@@ -6,7 +6,8 @@ import (
 	"lookout/internal/names"
 )
 
-// Bounds of the manifest fields (decisions.md 4 and DESIGN.md).
+// Bounds of the manifest fields (docs/api.md, "Manifest rules", and
+// DESIGN.md).
 const (
 	MaxPingName        = 64
 	MaxCheckName       = 255

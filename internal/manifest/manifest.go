@@ -1,9 +1,10 @@
 // Package manifest is the one source of truth for monitor manifests and bundles
-// (api.md 2.2 and 2.3, decisions.md 4): their types, how they are decoded and validated,
+// (docs/api.md, Management API): their types, how they are decoded and validated,
 // their canonical form, comparison and field-level diff, and their YAML form. The API,
 // apply and the CLI all validate through Parse and ParseBundle.
 //
-// See DESIGN.md beside this file for the decisions the contract leaves open.
+// See DESIGN.md beside this file for why it decides as it does where the field tables
+// leave a choice open.
 package manifest
 
 import (
@@ -22,7 +23,7 @@ const (
 	kindsList = "ping, http_check or ssl_check"
 )
 
-// Manifest is one monitor. JSON field names are those of api.md 2.2. Only the fields of
+// Manifest is one monitor. JSON field names are the Management API's. Only the fields of
 // its kind are set; Canonical clears the others.
 type Manifest struct {
 	// UUID is read-only: set in responses, ignored in requests and absent from bundles.
@@ -56,7 +57,7 @@ type Manifest struct {
 	// Check fields.
 	Regions []string `json:"regions,omitempty"`
 	// ConfirmRegions is how many of Regions must see the check fail in the
-	// same slot before it is down (decisions.md 6): 1 to len(Regions), only
+	// same slot before it is down: 1 to len(Regions), only
 	// with regions; canonical form fills in 1.
 	ConfirmRegions int64  `json:"confirm_regions,omitempty"`
 	Config         Config `json:"config,omitzero"`

@@ -7,8 +7,9 @@
 // States: new (no ping yet), up, running (a run is open), late (the
 // expected ping is overdue but within its grace time), down (a run passed
 // its timeout, or the expected ping did not come within interval + grace),
-// failed (the last run failed), paused (disabled). Alerts: one per change of
-// state, never one per event:
+// failed (the last run failed), paused (disabled: at once, and judged
+// afresh when enabled again, SetEnabled). Alerts: one per change of state,
+// never one per event:
 //
 //   - fail -> failed; alert monitor.failed unless already failed.
 //   - a run open longer than the timeout -> down; alert monitor.timeout.
@@ -35,7 +36,7 @@ const (
 	Paused  = "paused"
 )
 
-// Alerts (decisions.md section 5).
+// Alerts, the type of the alert raised.
 const (
 	AlertFailed    = "monitor.failed"
 	AlertTimeout   = "monitor.timeout"
@@ -97,6 +98,10 @@ type State struct {
 	LastDurationMs int64
 	// LastAlert is the last alert raised.
 	LastAlert string
+	// ResumedMs is when the monitor was last enabled again (0: never
+	// disabled): deadlines count from then at the earliest, not from a ping
+	// or a run start before the pause.
+	ResumedMs int64
 }
 
 // Ping is one ping event: status run, complete, fail or skip, at AtMs (the
@@ -201,10 +206,12 @@ func Deadlines(s Settings, st State) (timeoutMs, lateMs, missedMs int64) {
 		return 0, 0, 0
 	}
 	if st.RunStartMs > 0 && !st.TimeoutFired && s.TimeoutMs > 0 {
-		timeoutMs = st.RunStartMs + s.TimeoutMs
+		timeoutMs = max(st.RunStartMs, st.ResumedMs) + s.TimeoutMs
 	}
 	if st.LastPingMs > 0 && !st.MissedFired {
-		if expected := s.ExpectedAfter(st.LastPingMs); expected > 0 {
+		// Enabled again after a pause: judged afresh from that moment.
+		from := max(st.LastPingMs, st.ResumedMs)
+		if expected := s.ExpectedAfter(from); expected > 0 {
 			missedMs = expected + s.GraceMs
 			if s.GraceMs > 0 && !st.LateFired {
 				lateMs = expected
@@ -212,6 +219,32 @@ func Deadlines(s Settings, st State) (timeoutMs, lateMs, missedMs int64) {
 		}
 	}
 	return timeoutMs, lateMs, missedMs
+}
+
+// SetEnabled is what switching the monitor's enabled flag does, at nowMs:
+// disabled, it is paused at once (its pings are still recorded, and its
+// deadlines are not judged: Deadlines has none); enabled again, it is
+// judged afresh from nowMs: new when it never had a ping, else up, with
+// no alert pending (a failure before the pause does not recover, nor
+// alert again) and its next deadlines counted from nowMs.
+func SetEnabled(st State, enabled bool, nowMs int64) State {
+	if !enabled {
+		st.State = Paused
+		return st
+	}
+	if st.State != Paused {
+		return st
+	}
+	st.State = Up
+	if st.LastPingMs == 0 {
+		st.State = New
+	}
+	if st.RunStartMs > 0 {
+		st.State = Running
+	}
+	st.Alerting, st.TimeoutFired, st.LateFired, st.MissedFired = false, false, false, false
+	st.ResumedMs = nowMs
+	return st
 }
 
 // Earliest is the earliest of the deadlines that are set (not 0), or 0

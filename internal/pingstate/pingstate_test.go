@@ -152,3 +152,41 @@ func TestEarliest(t *testing.T) {
 		}
 	}
 }
+
+// Disabled: paused at once with no deadline. Enabled again: judged afresh,
+// its deadlines counted from the moment it was enabled, no alert pending.
+func TestSetEnabled(t *testing.T) {
+	s := Settings{Enabled: true, TimeoutMs: 10 * min, IntervalMs: hour, GraceMs: 5 * min}
+	st, _ := OnPing(s, State{State: New}, Ping{Status: "fail", AtMs: t0, DurationMs: -1}, false)
+	st = SetEnabled(st, false, t0+min)
+	s.Enabled = false
+	if timeout, late, missed := Deadlines(s, st); st.State != Paused || timeout+late+missed != 0 {
+		t.Fatalf("disabled: %+v, deadlines %d %d %d", st, timeout, late, missed)
+	}
+	back := t0 + 3*hour
+	st = SetEnabled(st, true, back)
+	s.Enabled = true
+	if st.State != Up || st.Alerting || st.ResumedMs != back {
+		t.Fatalf("enabled again: %+v", st)
+	}
+	if _, late, missed := Deadlines(s, st); late != back+hour || missed != back+hour+5*min {
+		t.Fatalf("deadlines late %d missed %d, want from %d", late, missed, back)
+	}
+	// A deadline of the last ping before the pause is stale.
+	if got, alert := OnDeadline(s, st, DeadlineMissed, t0+hour+5*min, back, false); got != st || alert != "" {
+		t.Fatalf("old deadline: %+v %q", got, alert)
+	}
+	// A run open across the pause times out a timeout after the resume;
+	// a monitor that never had a ping is new again.
+	open := SetEnabled(State{State: Paused, LastPingMs: t0, RunStartMs: t0}, true, back)
+	if timeout, _, _ := Deadlines(s, open); open.State != Running || timeout != back+10*min {
+		t.Fatalf("open run: %+v, timeout %d", open, timeout)
+	}
+	if fresh := SetEnabled(State{State: Paused}, true, back); fresh.State != New {
+		t.Fatalf("never pinged: %+v", fresh)
+	}
+	// Enabling a monitor that is not paused changes nothing.
+	if up := (State{State: Up, LastPingMs: t0}); SetEnabled(up, true, back) != up {
+		t.Fatal("enabling an enabled monitor changed it")
+	}
+}

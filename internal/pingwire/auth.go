@@ -11,7 +11,7 @@ import (
 // ErrUnauthorized is a missing, malformed or invalid key.
 var ErrUnauthorized = errors.New("unauthorized")
 
-// SecretOf returns the key a request carries (api.md section 5): the
+// SecretOf returns the key a request carries: the
 // Authorization header when the request has one, else the api_key query
 // parameter (on GET and POST). A header that is present but not
 // "Bearer <token>" is refused: the query parameter is then never looked at.

@@ -17,7 +17,7 @@ import (
 	"lookout/internal/names"
 )
 
-// The bounds of an event's fields (api.md 2.1, decisions.md 3). Lengths
+// The bounds of an event's fields (docs/api.md, Ingest API, "Fields"). Lengths
 // count characters, except message, which counts bytes.
 const (
 	MaxBodyBytes     = 1 << 20

@@ -39,9 +39,11 @@ type (
 	ErrorBody struct {
 		Error string `json:"error"`
 	}
-	// SuccessBody is {"status": "success"} (decisions.md 3).
+	// SuccessBody is {"status": "success"}, with "created": true when
+	// the ping created its monitor.
 	SuccessBody struct {
-		Status string `json:"status"`
+		Status  string `json:"status"`
+		Created bool   `json:"created,omitempty"`
 	}
 )
 
@@ -55,8 +57,12 @@ var (
 	cacheNoStore    = []string{"no-store"}
 )
 
-// successBody is Success as WriteJSON encodes it, byte for byte.
-var successBody = []byte(`{"status":"success"}` + "\n")
+// successBody is Success as WriteJSON encodes it, byte for byte;
+// createdBody the answer of a ping that created its monitor.
+var (
+	successBody = []byte(`{"status":"success"}` + "\n")
+	createdBody = []byte(`{"status":"success","created":true}` + "\n")
+)
 
 // WriteJSON writes v as the JSON body of a status answer.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
@@ -68,11 +74,17 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // WriteSuccess writes the 200 answer of an accepted ping (Success) without
-// encoding it: the hot path of the Ingest API.
-func WriteSuccess(w http.ResponseWriter) {
+// encoding it: the hot path of the Ingest API. created adds
+// "created": true: the ping named a monitor the account did not have, and
+// made it (a mistyped name shows up at once).
+func WriteSuccess(w http.ResponseWriter, created bool) {
 	setJSONHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(successBody) // a broken connection, which the client sees
+	body := successBody
+	if created {
+		body = createdBody
+	}
+	_, _ = w.Write(body) // a broken connection, which the client sees
 }
 
 // setJSONHeaders sets the Content-Type and Cache-Control of a JSON answer.
@@ -87,7 +99,7 @@ func WriteError(w http.ResponseWriter, status int, msg string) {
 	WriteJSON(w, status, ErrorBody{Error: msg})
 }
 
-// SetQuotaHeaders sets the X-Quota-* headers (api.md 3.4) from q as of
+// SetQuotaHeaders sets the X-Quota-* headers (docs/api.md, "Answers") from q as of
 // now.
 func SetQuotaHeaders(h http.Header, q *raftv1.QuotaStatus, now time.Time) {
 	// Set on every ping's answer: the keys are written in canonical form

@@ -1,6 +1,6 @@
 // Package probe is the one interface every check kind implements (an HTTP
 // request, a TLS handshake), and the Result an attempt produces: what the
-// execution object of decisions.md section 6 records, and whether a failure
+// execution object of the Management API records, and whether a failure
 // is transient (worth a retry).
 //
 // A probe makes one attempt; retries, schedules and executions belong to

@@ -20,8 +20,8 @@ type Result struct {
 func (r Result) OK() bool { return r.Err == nil }
 
 // Transient reports whether the attempt failed in a way worth retrying
-// (decisions.md section 6: a network error, a timeout, or a 5xx answer
-// that is not the expected status).
+// (a network error, a timeout, or a 5xx answer that is not the expected
+// status).
 func (r Result) Transient() bool { return r.Err != nil && r.Err.Transient }
 
 // Kind names why an attempt failed. It is stable: the scheduler, the

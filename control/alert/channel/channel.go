@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// The alert types (decisions.md section 5).
+// The alert types.
 const (
 	MonitorFailed    = "monitor.failed"
 	MonitorTimeout   = "monitor.timeout"
@@ -104,7 +104,7 @@ type Event struct {
 }
 
 // Execution is the check execution behind a check alert, as in the
-// Management API (decisions.md section 6).
+// Management API's executions list.
 type Execution struct {
 	ID         string         `json:"id"`
 	Region     string         `json:"region"`

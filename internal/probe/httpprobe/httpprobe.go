@@ -1,5 +1,4 @@
-// Package httpprobe is the probe of an http_check (decisions.md section
-// 6): one request of the check's method to its URL, redirects followed (at
+// Package httpprobe is the probe of an http_check: one request of the check's method to its URL, redirects followed (at
 // most MaxRedirects), the whole attempt within the check's timeout, then
 // the status and content assertions. It measures each phase with
 // net/http/httptrace and names TLS errors.

@@ -1,4 +1,4 @@
-// Package tlsprobe is the probe of an ssl_check (decisions.md section 6): a
+// Package tlsprobe is the probe of an ssl_check: a
 // TLS handshake with the check's domain (port 443 unless given), then the
 // server's certificate inspected and verified against the trusted roots
 // and the host name, each reported separately, and days_left counted on

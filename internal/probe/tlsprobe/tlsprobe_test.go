@@ -142,8 +142,8 @@ func TestDaysLeftFollowsTheVerifiedChain(t *testing.T) {
 	want(t, r, probe.KindCertExpiring, 3, probe.LevelAlert, true, true)
 
 	// The root is the trust anchor, not part of what the server sends:
-	// its own expiry does not count (decisions.md 6: leaf and
-	// intermediates).
+	// its own expiry does not count (days_left counts the leaf and the
+	// intermediates of the verified chain).
 	brief := probetest.NewRoot(t, "Brief Root", probetest.For(3*day))
 	r = check(t, probetest.Chain(brief.Leaf(t, year, "a.test")), "a.test", probetest.Pool(brief), probe.Target{})
 	want(t, r, "", 365, probe.LevelOK, true, true)

@@ -1,5 +1,5 @@
 // Package webhook is the generic webhook channel: it POSTs the alert as
-// the JSON body of decisions.md section 5, signed in the Standard
+// the JSON body docs/api.md describes (Routing and delivery), signed in the Standard
 // Webhooks scheme (https://www.standardwebhooks.com).
 //
 // Config: {"url": "https://...", "secret": "whsec_...", "api_url": "..."}.
@@ -32,7 +32,7 @@ import (
 // Type is the channel type in configs and the registry.
 const Type = "webhook"
 
-// Payload is the body of a generic webhook (decisions.md section 5).
+// Payload is the body of a generic webhook.
 // Receivers written in Go may decode into it.
 type Payload struct {
 	ID         string    `json:"id"`

@@ -254,6 +254,7 @@ type Command struct {
 	//	*Command_EndSession
 	//	*Command_SetBadgeKey
 	//	*Command_PutStatusPage
+	//	*Command_RecordKeyUsed
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -524,6 +525,15 @@ func (x *Command) GetPutStatusPage() *PutStatusPage {
 	return nil
 }
 
+func (x *Command) GetRecordKeyUsed() *RecordKeyUsed {
+	if x != nil {
+		if x, ok := x.Op.(*Command_RecordKeyUsed); ok {
+			return x.RecordKeyUsed
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -620,6 +630,10 @@ type Command_PutStatusPage struct {
 	PutStatusPage *PutStatusPage `protobuf:"bytes,276,opt,name=put_status_page,json=putStatusPage,proto3,oneof"`
 }
 
+type Command_RecordKeyUsed struct {
+	RecordKeyUsed *RecordKeyUsed `protobuf:"bytes,1250,opt,name=record_key_used,json=recordKeyUsed,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -665,6 +679,8 @@ func (*Command_EndSession) isCommand_Op() {}
 func (*Command_SetBadgeKey) isCommand_Op() {}
 
 func (*Command_PutStatusPage) isCommand_Op() {}
+
+func (*Command_RecordKeyUsed) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -778,8 +794,11 @@ type Key struct {
 	Type      KeyType                `protobuf:"varint,3,opt,name=type,proto3,enum=lookout.raft.v1.KeyType" json:"type,omitempty"`
 	Name      string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
 	// scopes of a management key: read, write, delete.
-	Scopes        []string `protobuf:"bytes,5,rep,name=scopes,proto3" json:"scopes,omitempty"`
-	Hash          []byte   `protobuf:"bytes,6,opt,name=hash,proto3" json:"hash,omitempty"`
+	Scopes []string `protobuf:"bytes,5,rep,name=scopes,proto3" json:"scopes,omitempty"`
+	Hash   []byte   `protobuf:"bytes,6,opt,name=hash,proto3" json:"hash,omitempty"`
+	// created_unix_ms is set by the state machine from the time of the
+	// command that stored the key; 0 for keys stored before it was.
+	CreatedUnixMs int64 `protobuf:"varint,1250,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -854,6 +873,13 @@ func (x *Key) GetHash() []byte {
 		return x.Hash
 	}
 	return nil
+}
+
+func (x *Key) GetCreatedUnixMs() int64 {
+	if x != nil {
+		return x.CreatedUnixMs
+	}
+	return 0
 }
 
 // CreateAccount makes an account with its plan and its two personal keys.
@@ -1421,6 +1447,64 @@ func (x *RevokeKey) GetKeyId() string {
 	return ""
 }
 
+// RecordKeyUsed records that a management key authenticated a request at
+// the command's time. The state machine keeps it only when the stored
+// last use is older than state.KeyUseResolution, so the time is coarse and
+// a proposal that crossed another one writes nothing. (Ingest keys are
+// recorded by the IngestBatch that carries their events, by the same
+// rule.)
+type RecordKeyUsed struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	KeyId         string                 `protobuf:"bytes,2,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordKeyUsed) Reset() {
+	*x = RecordKeyUsed{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordKeyUsed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordKeyUsed) ProtoMessage() {}
+
+func (x *RecordKeyUsed) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordKeyUsed.ProtoReflect.Descriptor instead.
+func (*RecordKeyUsed) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RecordKeyUsed) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *RecordKeyUsed) GetKeyId() string {
+	if x != nil {
+		return x.KeyId
+	}
+	return ""
+}
+
 // CreateNotificationGroup adds a named group of alert channels to an account.
 type CreateNotificationGroup struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -1435,7 +1519,7 @@ type CreateNotificationGroup struct {
 
 func (x *CreateNotificationGroup) Reset() {
 	*x = CreateNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +1531,7 @@ func (x *CreateNotificationGroup) String() string {
 func (*CreateNotificationGroup) ProtoMessage() {}
 
 func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +1544,7 @@ func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateNotificationGroup.ProtoReflect.Descriptor instead.
 func (*CreateNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateNotificationGroup) GetAccountId() string {
@@ -1508,7 +1592,7 @@ type CreateAgentToken struct {
 
 func (x *CreateAgentToken) Reset() {
 	*x = CreateAgentToken{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1520,7 +1604,7 @@ func (x *CreateAgentToken) String() string {
 func (*CreateAgentToken) ProtoMessage() {}
 
 func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1533,7 +1617,7 @@ func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAgentToken.ProtoReflect.Descriptor instead.
 func (*CreateAgentToken) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CreateAgentToken) GetId() string {
@@ -1582,7 +1666,7 @@ type RevokeAgentToken struct {
 
 func (x *RevokeAgentToken) Reset() {
 	*x = RevokeAgentToken{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1594,7 +1678,7 @@ func (x *RevokeAgentToken) String() string {
 func (*RevokeAgentToken) ProtoMessage() {}
 
 func (x *RevokeAgentToken) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1607,7 +1691,7 @@ func (x *RevokeAgentToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeAgentToken.ProtoReflect.Descriptor instead.
 func (*RevokeAgentToken) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RevokeAgentToken) GetId() string {
@@ -1632,7 +1716,7 @@ type IngestBatch struct {
 
 func (x *IngestBatch) Reset() {
 	*x = IngestBatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1644,7 +1728,7 @@ func (x *IngestBatch) String() string {
 func (*IngestBatch) ProtoMessage() {}
 
 func (x *IngestBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1657,7 +1741,7 @@ func (x *IngestBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestBatch.ProtoReflect.Descriptor instead.
 func (*IngestBatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *IngestBatch) GetEvents() []*Event {
@@ -1715,7 +1799,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1727,7 +1811,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1740,7 +1824,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Event) GetAccountId() string {
@@ -1867,7 +1951,7 @@ type PruneEvents struct {
 
 func (x *PruneEvents) Reset() {
 	*x = PruneEvents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1879,7 +1963,7 @@ func (x *PruneEvents) String() string {
 func (*PruneEvents) ProtoMessage() {}
 
 func (x *PruneEvents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1892,7 +1976,7 @@ func (x *PruneEvents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneEvents.ProtoReflect.Descriptor instead.
 func (*PruneEvents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *PruneEvents) GetBeforeUnixMs() int64 {
@@ -1920,7 +2004,7 @@ type DeleteMonitor struct {
 
 func (x *DeleteMonitor) Reset() {
 	*x = DeleteMonitor{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1932,7 +2016,7 @@ func (x *DeleteMonitor) String() string {
 func (*DeleteMonitor) ProtoMessage() {}
 
 func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1945,7 +2029,7 @@ func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMonitor.ProtoReflect.Descriptor instead.
 func (*DeleteMonitor) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DeleteMonitor) GetAccountId() string {
@@ -1979,7 +2063,7 @@ type CheckConfig struct {
 
 func (x *CheckConfig) Reset() {
 	*x = CheckConfig{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1991,7 +2075,7 @@ func (x *CheckConfig) String() string {
 func (*CheckConfig) ProtoMessage() {}
 
 func (x *CheckConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2004,7 +2088,7 @@ func (x *CheckConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConfig.ProtoReflect.Descriptor instead.
 func (*CheckConfig) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CheckConfig) GetUrl() string {
@@ -2094,7 +2178,7 @@ type MonitorSpec struct {
 
 func (x *MonitorSpec) Reset() {
 	*x = MonitorSpec{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2106,7 +2190,7 @@ func (x *MonitorSpec) String() string {
 func (*MonitorSpec) ProtoMessage() {}
 
 func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2119,7 +2203,7 @@ func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MonitorSpec.ProtoReflect.Descriptor instead.
 func (*MonitorSpec) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *MonitorSpec) GetUuid() string {
@@ -2251,7 +2335,7 @@ type PutMonitors struct {
 
 func (x *PutMonitors) Reset() {
 	*x = PutMonitors{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2263,7 +2347,7 @@ func (x *PutMonitors) String() string {
 func (*PutMonitors) ProtoMessage() {}
 
 func (x *PutMonitors) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2276,7 +2360,7 @@ func (x *PutMonitors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMonitors.ProtoReflect.Descriptor instead.
 func (*PutMonitors) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *PutMonitors) GetAccountId() string {
@@ -2318,7 +2402,7 @@ type CreateChannel struct {
 
 func (x *CreateChannel) Reset() {
 	*x = CreateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2330,7 +2414,7 @@ func (x *CreateChannel) String() string {
 func (*CreateChannel) ProtoMessage() {}
 
 func (x *CreateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2343,7 +2427,7 @@ func (x *CreateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateChannel.ProtoReflect.Descriptor instead.
 func (*CreateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CreateChannel) GetAccountId() string {
@@ -2404,7 +2488,7 @@ type FireDeadline struct {
 
 func (x *FireDeadline) Reset() {
 	*x = FireDeadline{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2416,7 +2500,7 @@ func (x *FireDeadline) String() string {
 func (*FireDeadline) ProtoMessage() {}
 
 func (x *FireDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2429,7 +2513,7 @@ func (x *FireDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
 func (*FireDeadline) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *FireDeadline) GetAccountId() string {
@@ -2478,7 +2562,7 @@ type RecordDelivery struct {
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2490,7 +2574,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2503,7 +2587,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -2548,7 +2632,7 @@ func (x *RecordDelivery) GetGiveUp() bool {
 	return false
 }
 
-// RecordExecutions stores check executions (decisions.md section 6), each
+// RecordExecutions stores check executions, each
 // keyed by (check, region, slot): a repeat is stored once, and a final
 // verdict (success, failed) is never changed. At most
 // MaxExecutionsPerCommand executions, each with bounded fields
@@ -2566,7 +2650,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2578,7 +2662,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2591,7 +2675,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -2641,7 +2725,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2653,7 +2737,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2666,7 +2750,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -2790,7 +2874,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2802,7 +2886,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2815,7 +2899,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -2885,7 +2969,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2897,7 +2981,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2910,7 +2994,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -2984,7 +3068,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2996,7 +3080,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3009,7 +3093,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -3051,7 +3135,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3063,7 +3147,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3076,7 +3160,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -3170,7 +3254,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3182,7 +3266,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3195,7 +3279,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -3256,7 +3340,7 @@ type ForgetAgents struct {
 
 func (x *ForgetAgents) Reset() {
 	*x = ForgetAgents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3268,7 +3352,7 @@ func (x *ForgetAgents) String() string {
 func (*ForgetAgents) ProtoMessage() {}
 
 func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3281,7 +3365,7 @@ func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForgetAgents.ProtoReflect.Descriptor instead.
 func (*ForgetAgents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ForgetAgents) GetAgentIds() []string {
@@ -3316,7 +3400,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3328,7 +3412,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3341,7 +3425,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -3375,7 +3459,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3387,7 +3471,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3400,7 +3484,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -3439,14 +3523,17 @@ type EventResult struct {
 	// monitor_uuid is the monitor the event went to (empty when none).
 	MonitorUuid string `protobuf:"bytes,3,opt,name=monitor_uuid,json=monitorUuid,proto3" json:"monitor_uuid,omitempty"`
 	// error says why an EVENT_OUTCOME_INVALID event was refused.
-	Error         string `protobuf:"bytes,210,opt,name=error,proto3" json:"error,omitempty"`
+	Error string `protobuf:"bytes,210,opt,name=error,proto3" json:"error,omitempty"`
+	// created is set on a STORED event that created its ping monitor (the
+	// ping named a monitor the account did not have).
+	Created       bool `protobuf:"varint,1250,opt,name=created,proto3" json:"created,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3458,7 +3545,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3471,7 +3558,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -3502,6 +3589,13 @@ func (x *EventResult) GetError() string {
 	return ""
 }
 
+func (x *EventResult) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
+}
+
 // Result is what applying one command produced. Every node computes the same
 // Result for the same entry.
 type Result struct {
@@ -3524,14 +3618,16 @@ type Result struct {
 	// deleted is how many records a PruneEvents deleted (expired request
 	// ids and event ids, and events), or how many alerts a PruneAlerts
 	// deleted.
-	Deleted       int64 `protobuf:"varint,161,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	Deleted int64 `protobuf:"varint,161,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	// pruned says what a PruneEvents deleted, by kind.
+	Pruned        *PruneCounts `protobuf:"bytes,1250,opt,name=pruned,proto3" json:"pruned,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3543,7 +3639,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3556,7 +3652,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *Result) GetStatus() Status {
@@ -3608,11 +3704,93 @@ func (x *Result) GetDeleted() int64 {
 	return 0
 }
 
+func (x *Result) GetPruned() *PruneCounts {
+	if x != nil {
+		return x.Pruned
+	}
+	return nil
+}
+
+// PruneCounts are the records one PruneEvents entry deleted, by kind.
+type PruneCounts struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// request_ids: ids of applied commands past their retry window.
+	RequestIds int64 `protobuf:"varint,1,opt,name=request_ids,json=requestIds,proto3" json:"request_ids,omitempty"`
+	// event_ids: event ids past their deduplication window.
+	EventIds int64 `protobuf:"varint,2,opt,name=event_ids,json=eventIds,proto3" json:"event_ids,omitempty"`
+	// sessions: records of panel sessions ended before their expiry, once
+	// the session would have expired anyway.
+	Sessions int64 `protobuf:"varint,3,opt,name=sessions,proto3" json:"sessions,omitempty"`
+	// events: events past the retention age, and events of deleted
+	// monitors.
+	Events        int64 `protobuf:"varint,4,opt,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PruneCounts) Reset() {
+	*x = PruneCounts{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PruneCounts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PruneCounts) ProtoMessage() {}
+
+func (x *PruneCounts) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PruneCounts.ProtoReflect.Descriptor instead.
+func (*PruneCounts) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *PruneCounts) GetRequestIds() int64 {
+	if x != nil {
+		return x.RequestIds
+	}
+	return 0
+}
+
+func (x *PruneCounts) GetEventIds() int64 {
+	if x != nil {
+		return x.EventIds
+	}
+	return 0
+}
+
+func (x *PruneCounts) GetSessions() int64 {
+	if x != nil {
+		return x.Sessions
+	}
+	return 0
+}
+
+func (x *PruneCounts) GetEvents() int64 {
+	if x != nil {
+		return x.Events
+	}
+	return 0
+}
+
 var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xf2\r\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xbd\x0e\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -3645,7 +3823,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\vend_session\x18\xf0\x01 \x01(\v2\x1b.lookout.raft.v1.EndSessionH\x00R\n" +
 	"endSession\x12C\n" +
 	"\rset_badge_key\x18\x93\x02 \x01(\v2\x1c.lookout.raft.v1.SetBadgeKeyH\x00R\vsetBadgeKey\x12I\n" +
-	"\x0fput_status_page\x18\x94\x02 \x01(\v2\x1e.lookout.raft.v1.PutStatusPageH\x00R\rputStatusPageB\x04\n" +
+	"\x0fput_status_page\x18\x94\x02 \x01(\v2\x1e.lookout.raft.v1.PutStatusPageH\x00R\rputStatusPage\x12I\n" +
+	"\x0frecord_key_used\x18\xe2\t \x01(\v2\x1e.lookout.raft.v1.RecordKeyUsedH\x00R\rrecordKeyUsedB\x04\n" +
 	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -3658,7 +3837,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x1bmonitors_created_per_minute\x18x \x01(\x03H\x02R\x18monitorsCreatedPerMinute\x88\x01\x01B\x10\n" +
 	"\x0e_monitor_limitB\x16\n" +
 	"\x14_monthly_event_limitB\x1e\n" +
-	"\x1c_monitors_created_per_minute\"\xa2\x01\n" +
+	"\x1c_monitors_created_per_minute\"\xcb\x01\n" +
 	"\x03Key\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -3666,7 +3845,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x04type\x18\x03 \x01(\x0e2\x18.lookout.raft.v1.KeyTypeR\x04type\x12\x12\n" +
 	"\x04name\x18\x04 \x01(\tR\x04name\x12\x16\n" +
 	"\x06scopes\x18\x05 \x03(\tR\x06scopes\x12\x12\n" +
-	"\x04hash\x18\x06 \x01(\fR\x04hash\"\x86\x02\n" +
+	"\x04hash\x18\x06 \x01(\fR\x04hash\x12'\n" +
+	"\x0fcreated_unix_ms\x18\xe2\t \x01(\x03R\rcreatedUnixMs\"\x86\x02\n" +
 	"\rCreateAccount\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x14\n" +
@@ -3710,6 +3890,10 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\tCreateKey\x12&\n" +
 	"\x03key\x18\x01 \x01(\v2\x14.lookout.raft.v1.KeyR\x03key\"A\n" +
 	"\tRevokeKey\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x15\n" +
+	"\x06key_id\x18\x02 \x01(\tR\x05keyId\"E\n" +
+	"\rRecordKeyUsed\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x15\n" +
 	"\x06key_id\x18\x02 \x01(\tR\x05keyId\"\x8c\x01\n" +
@@ -3906,12 +4090,13 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x05limit\x18\x02 \x01(\x03H\x00R\x05limit\x88\x01\x01\x12\x12\n" +
 	"\x04used\x18\x03 \x01(\x03R\x04used\x12)\n" +
 	"\x11resets_at_unix_ms\x18\x04 \x01(\x03R\x0eresetsAtUnixMsB\b\n" +
-	"\x06_limit\"\xb4\x01\n" +
+	"\x06_limit\"\xcf\x01\n" +
 	"\vEventResult\x127\n" +
 	"\aoutcome\x18\x01 \x01(\x0e2\x1d.lookout.raft.v1.EventOutcomeR\aoutcome\x122\n" +
 	"\x05quota\x18\x02 \x01(\v2\x1c.lookout.raft.v1.QuotaStatusR\x05quota\x12!\n" +
 	"\fmonitor_uuid\x18\x03 \x01(\tR\vmonitorUuid\x12\x15\n" +
-	"\x05error\x18\xd2\x01 \x01(\tR\x05error\"\xe5\x01\n" +
+	"\x05error\x18\xd2\x01 \x01(\tR\x05error\x12\x19\n" +
+	"\acreated\x18\xe2\t \x01(\bR\acreated\"\x9c\x02\n" +
 	"\x06Result\x12/\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x17.lookout.raft.v1.StatusR\x06status\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x124\n" +
@@ -3919,7 +4104,14 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x04code\x18\x04 \x01(\tR\x04code\x12\x14\n" +
 	"\x05entry\x18\x05 \x01(\x03R\x05entry\x12\x15\n" +
 	"\x05stale\x18\xa0\x01 \x01(\bR\x05stale\x12\x19\n" +
-	"\adeleted\x18\xa1\x01 \x01(\x03R\adeleted*Q\n" +
+	"\adeleted\x18\xa1\x01 \x01(\x03R\adeleted\x125\n" +
+	"\x06pruned\x18\xe2\t \x01(\v2\x1c.lookout.raft.v1.PruneCountsR\x06pruned\"\x7f\n" +
+	"\vPruneCounts\x12\x1f\n" +
+	"\vrequest_ids\x18\x01 \x01(\x03R\n" +
+	"requestIds\x12\x1b\n" +
+	"\tevent_ids\x18\x02 \x01(\x03R\beventIds\x12\x1a\n" +
+	"\bsessions\x18\x03 \x01(\x03R\bsessions\x12\x16\n" +
+	"\x06events\x18\x04 \x01(\x03R\x06events*Q\n" +
 	"\aKeyType\x12\x18\n" +
 	"\x14KEY_TYPE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fKEY_TYPE_INGEST\x10\x01\x12\x17\n" +
@@ -3954,7 +4146,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -3971,80 +4163,84 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*StatusPageMatch)(nil),         // 12: lookout.raft.v1.StatusPageMatch
 	(*CreateKey)(nil),               // 13: lookout.raft.v1.CreateKey
 	(*RevokeKey)(nil),               // 14: lookout.raft.v1.RevokeKey
-	(*CreateNotificationGroup)(nil), // 15: lookout.raft.v1.CreateNotificationGroup
-	(*CreateAgentToken)(nil),        // 16: lookout.raft.v1.CreateAgentToken
-	(*RevokeAgentToken)(nil),        // 17: lookout.raft.v1.RevokeAgentToken
-	(*IngestBatch)(nil),             // 18: lookout.raft.v1.IngestBatch
-	(*Event)(nil),                   // 19: lookout.raft.v1.Event
-	(*PruneEvents)(nil),             // 20: lookout.raft.v1.PruneEvents
-	(*DeleteMonitor)(nil),           // 21: lookout.raft.v1.DeleteMonitor
-	(*CheckConfig)(nil),             // 22: lookout.raft.v1.CheckConfig
-	(*MonitorSpec)(nil),             // 23: lookout.raft.v1.MonitorSpec
-	(*PutMonitors)(nil),             // 24: lookout.raft.v1.PutMonitors
-	(*CreateChannel)(nil),           // 25: lookout.raft.v1.CreateChannel
-	(*FireDeadline)(nil),            // 26: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 27: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 28: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 29: lookout.raft.v1.Execution
-	(*ExecutionHTTP)(nil),           // 30: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 31: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 32: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 33: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 34: lookout.raft.v1.SetRegionState
-	(*ForgetAgents)(nil),            // 35: lookout.raft.v1.ForgetAgents
-	(*RegionAccount)(nil),           // 36: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 37: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 38: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 39: lookout.raft.v1.Result
+	(*RecordKeyUsed)(nil),           // 15: lookout.raft.v1.RecordKeyUsed
+	(*CreateNotificationGroup)(nil), // 16: lookout.raft.v1.CreateNotificationGroup
+	(*CreateAgentToken)(nil),        // 17: lookout.raft.v1.CreateAgentToken
+	(*RevokeAgentToken)(nil),        // 18: lookout.raft.v1.RevokeAgentToken
+	(*IngestBatch)(nil),             // 19: lookout.raft.v1.IngestBatch
+	(*Event)(nil),                   // 20: lookout.raft.v1.Event
+	(*PruneEvents)(nil),             // 21: lookout.raft.v1.PruneEvents
+	(*DeleteMonitor)(nil),           // 22: lookout.raft.v1.DeleteMonitor
+	(*CheckConfig)(nil),             // 23: lookout.raft.v1.CheckConfig
+	(*MonitorSpec)(nil),             // 24: lookout.raft.v1.MonitorSpec
+	(*PutMonitors)(nil),             // 25: lookout.raft.v1.PutMonitors
+	(*CreateChannel)(nil),           // 26: lookout.raft.v1.CreateChannel
+	(*FireDeadline)(nil),            // 27: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 28: lookout.raft.v1.RecordDelivery
+	(*RecordExecutions)(nil),        // 29: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 30: lookout.raft.v1.Execution
+	(*ExecutionHTTP)(nil),           // 31: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 32: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 33: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 34: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 35: lookout.raft.v1.SetRegionState
+	(*ForgetAgents)(nil),            // 36: lookout.raft.v1.ForgetAgents
+	(*RegionAccount)(nil),           // 37: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 38: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 39: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 40: lookout.raft.v1.Result
+	(*PruneCounts)(nil),             // 41: lookout.raft.v1.PruneCounts
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
 	7,  // 1: lookout.raft.v1.Command.set_plan:type_name -> lookout.raft.v1.SetPlan
 	13, // 2: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
 	14, // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
-	15, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
-	16, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
-	18, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
-	20, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
-	21, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
-	24, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
-	25, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	26, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	27, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	28, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	32, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
-	17, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
-	33, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	34, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
-	35, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
+	16, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
+	17, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
+	19, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
+	21, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
+	22, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
+	25, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
+	26, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
+	27, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	28, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	29, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	33, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	18, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
+	34, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	35, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	36, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
 	8,  // 19: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
 	9,  // 20: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
 	10, // 21: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
 	11, // 22: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
-	0,  // 23: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 24: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 25: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 26: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 27: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	12, // 28: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
-	5,  // 29: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	19, // 30: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	22, // 31: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	23, // 32: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	23, // 33: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	29, // 34: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	30, // 35: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	31, // 36: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	36, // 37: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	1,  // 38: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	37, // 39: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 40: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	38, // 41: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	42, // [42:42] is the sub-list for method output_type
-	42, // [42:42] is the sub-list for method input_type
-	42, // [42:42] is the sub-list for extension type_name
-	42, // [42:42] is the sub-list for extension extendee
-	0,  // [0:42] is the sub-list for field type_name
+	15, // 23: lookout.raft.v1.Command.record_key_used:type_name -> lookout.raft.v1.RecordKeyUsed
+	0,  // 24: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 25: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 26: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 27: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 28: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	12, // 29: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	5,  // 30: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	20, // 31: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	23, // 32: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	24, // 33: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	24, // 34: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	30, // 35: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	31, // 36: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	32, // 37: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	37, // 38: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	1,  // 39: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	38, // 40: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 41: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	39, // 42: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	41, // 43: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
+	44, // [44:44] is the sub-list for method output_type
+	44, // [44:44] is the sub-list for method input_type
+	44, // [44:44] is the sub-list for extension type_name
+	44, // [44:44] is the sub-list for extension extendee
+	0,  // [0:44] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -4076,19 +4272,20 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_EndSession)(nil),
 		(*Command_SetBadgeKey)(nil),
 		(*Command_PutStatusPage)(nil),
+		(*Command_RecordKeyUsed)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[16].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[19].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[20].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[34].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[21].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[35].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   37,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -618,8 +618,11 @@ type EngineState struct {
 	LastDurationMs int64                  `protobuf:"varint,7,opt,name=last_duration_ms,json=lastDurationMs,proto3" json:"last_duration_ms,omitempty"`
 	LastAlert      string                 `protobuf:"bytes,8,opt,name=last_alert,json=lastAlert,proto3" json:"last_alert,omitempty"`
 	LateFired      bool                   `protobuf:"varint,9,opt,name=late_fired,json=lateFired,proto3" json:"late_fired,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// resumed_unix_ms is when the monitor was last enabled again: its
+	// deadlines count from then, not from a ping before it was paused.
+	ResumedUnixMs int64 `protobuf:"varint,1250,opt,name=resumed_unix_ms,json=resumedUnixMs,proto3" json:"resumed_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EngineState) Reset() {
@@ -713,6 +716,13 @@ func (x *EngineState) GetLateFired() bool {
 		return x.LateFired
 	}
 	return false
+}
+
+func (x *EngineState) GetResumedUnixMs() int64 {
+	if x != nil {
+		return x.ResumedUnixMs
+	}
+	return 0
 }
 
 // Delivery is one alert's delivery to one channel.
@@ -2168,7 +2178,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\x12&\n" +
 	"\x0euptime_tracked\x18\xf5\x01 \x01(\bR\ruptimeTrackedB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
-	"\x0e_grace_seconds\"\xc5\x02\n" +
+	"\x0e_grace_seconds\"\xee\x02\n" +
 	"\vEngineState\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x1a\n" +
 	"\balerting\x18\x02 \x01(\bR\balerting\x12)\n" +
@@ -2180,7 +2190,8 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\n" +
 	"last_alert\x18\b \x01(\tR\tlastAlert\x12\x1d\n" +
 	"\n" +
-	"late_fired\x18\t \x01(\bR\tlateFired\"\xeb\x01\n" +
+	"late_fired\x18\t \x01(\bR\tlateFired\x12'\n" +
+	"\x0fresumed_unix_ms\x18\xe2\t \x01(\x03R\rresumedUnixMs\"\xeb\x01\n" +
 	"\bDelivery\x12\x1f\n" +
 	"\vchannel_ref\x18\x01 \x01(\tR\n" +
 	"channelRef\x12!\n" +
