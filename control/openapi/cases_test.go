@@ -322,6 +322,8 @@ func cases(f *fixture) []endpointCase {
 		// Operator API: POST /admin/v1/accounts/{id}/channels and .../test.
 		{name: "create channel", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"type":"webhook","name":"hook","config":{"url":"https://example.com/hook"}}`, status: 201, contains: `"secret":"whsec_`},
 		{name: "create channel invalid config", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"not a url"}}`, status: 400, contains: "config.webhook_url"},
+		{name: "create shoutrrr channel", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"type":"shoutrrr","name":"push","config":{"url":"ntfy://ntfy.example.com/alerts"}}`, status: 201, contains: `"type":"shoutrrr"`},
+		{name: "create shoutrrr channel of an unsupported service", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"type":"shoutrrr","name":"x","config":{"url":"matrix://u:p@matrix.example.com"}}`, status: 400, contains: "config.url"},
 		{name: "create channel without token", method: "POST", path: acct + "/channels", body: `{"type":"slack","name":"x","config":{}}`, status: 401},
 		{name: "create channel unknown account", method: "POST", path: "/admin/v1/accounts/" + unknownID + "/channels", headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"https://hooks.slack.com/x"}}`, status: 404},
 		{name: "create channel too large to store", method: "POST", path: acct + "/channels", headers: bearer(admin), body: `{"name":"x",` + bigWebhook[1:], status: 413, contains: "too large to store"},

@@ -136,7 +136,7 @@ func adminCommands() []adminCommand {
 		}},
 		{name: "channel create", synopsis: "--account ID --type T --name N --config JSON [--default=false]", about: "create an alert channel (a default channel unless --default=false)", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			account := fs.String("account", "", "account id (required)")
-			typ := fs.String("type", "", "email, slack, discord, teams, pagerduty, opsgenie, telegram or webhook (required)")
+			typ := fs.String("type", "", "email, slack, discord, teams, pagerduty, opsgenie, telegram, webhook or shoutrrr (required)")
 			name := fs.String("name", "", "the channel's name (required)")
 			config := fs.String("config", "", `the type's config as a JSON object, e.g. '{"webhook_url":"https://hooks.slack.com/..."}' (required)`)
 			isDefault := fs.Bool("default", true, "send it the alerts of monitors without a notification group")

@@ -106,8 +106,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.DurationVar(&c.agentOfflineAfter, "agent-offline-after", presence.DefaultOfflineAfter, "an agent region none of whose agents was seen this long is offline: one agent.offline alert per account, its monitors unknown (at least 10s)")
 	fs.DurationVar(&c.agentForgetAfter, "agent-forget-after", presence.DefaultForgetAfter, "forget an agent not seen this long (its record goes; a region left without agents is no longer judged); 0: never (at least 1h)")
 	fs.StringVar(&c.publicURL, "public-url", "", "the address people reach this service at, for links in alerts (default: http://<http-addr>, https:// with --tls-cert)")
-	fs.StringVar(&c.smtp.Addr, "smtp-addr", "", "SMTP server (host:port) for e-mail alerts; STARTTLS when offered (default: none, e-mail channels are refused)")
-	fs.StringVar(&c.smtp.User, "smtp-user", "", "SMTP user, AUTH PLAIN (default: no authentication)")
+	fs.StringVar(&c.smtp.Addr, "smtp-addr", "", "SMTP server (host:port) for e-mail alerts; port 465 is TLS from the start, other ports use --smtp-starttls (default: none, e-mail channels are refused)")
+	fs.StringVar(&c.smtp.StartTLS, "smtp-starttls", channel.StartTLSOpportunistic, "STARTTLS on an --smtp-addr port other than 465: opportunistic (when the server offers it), required (refuse to send without it) or off")
+	fs.StringVar(&c.smtp.User, "smtp-user", "", "SMTP user, AUTH PLAIN or LOGIN (whichever the server offers), sent only over TLS or to a server on loopback (default: no authentication)")
 	fs.StringVar(&c.smtp.Password, "smtp-password", "", "SMTP password (env LOOKOUT_SMTP_PASSWORD keeps it off the command line)")
 	fs.IntVar(&c.maxConnections, "max-connections", httpserver.DefaultMaxConnections, "open public HTTP connections served at once (node and agent RPC have a reserve of their own); more wait until one closes")
 	fs.StringVar(&c.metricsToken, "metrics-token", "", "bearer token GET /metrics requires (default: none, /metrics is open)")
@@ -139,10 +140,8 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	if c.tls.CA != "" && c.tls.Cert == "" {
 		return nil, usageError{"--tls-ca needs --tls-cert and --tls-key (the certificate the node presents to its peers)"}
 	}
-	if c.smtp.Addr != "" {
-		if _, _, err := net.SplitHostPort(c.smtp.Addr); err != nil {
-			return nil, usageError{fmt.Sprintf("--smtp-addr %q must be host:port, e.g. smtp.example.com:587", c.smtp.Addr)}
-		}
+	if err := checkSMTP(c.smtp); err != nil {
+		return nil, err
 	}
 	switch {
 	case c.dev:
@@ -399,6 +398,30 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 // targets is the dialer of every connection the node makes for a tenant
 // (checks without regions, alert channels): the address rule, off with
 // --allow-private-targets.
+// checkSMTP refuses --smtp-* settings that cannot work: an address that
+// is not host:port, an unknown --smtp-starttls, and a password that
+// would only ever go in clear (never sent: every e-mail would fail).
+func checkSMTP(s channel.SMTPSettings) error {
+	switch s.StartTLS {
+	case channel.StartTLSOpportunistic, channel.StartTLSRequired, channel.StartTLSOff:
+	default:
+		return usageError{fmt.Sprintf("--smtp-starttls %q must be opportunistic, required or off", s.StartTLS)}
+	}
+	if s.Addr == "" {
+		return nil
+	}
+	host, port, err := net.SplitHostPort(s.Addr)
+	if err != nil {
+		return usageError{fmt.Sprintf("--smtp-addr %q must be host:port, e.g. smtp.example.com:587", s.Addr)}
+	}
+	ip := net.ParseIP(host)
+	onLoopback := host == "localhost" || (ip != nil && ip.IsLoopback())
+	if s.User != "" && s.StartTLS == channel.StartTLSOff && port != "465" && !onLoopback {
+		return usageError{"--smtp-user with --smtp-starttls off: the password is only sent over TLS (port 465, or STARTTLS) or to a server on loopback"}
+	}
+	return nil
+}
+
 func (c *controlConfig) targets() *netguard.Guard {
 	return netguard.New(netguard.Options{AllowPrivate: c.allowPrivate})
 }

@@ -68,6 +68,9 @@ func TestParseControl(t *testing.T) {
 		{"agent forget after under offline after", []string{"--dev", "--agent-forget-after", "2h", "--agent-offline-after", "3h"}, nil, "--agent-forget-after must be 0"},
 		{"alert retention under 1h", []string{"--dev", "--alert-retention", "59m"}, nil, "--alert-retention must be at least 1h"},
 		{"trusted proxy not a CIDR", []string{"--dev", "--trusted-proxies", "10.0.0.0/8,lb.example"}, nil, "--trusted-proxies"},
+		{"smtp address not host:port", []string{"--dev", "--smtp-addr", "smtp.example.com"}, nil, "--smtp-addr"},
+		{"smtp starttls unknown", []string{"--dev", "--smtp-starttls", "always"}, nil, "--smtp-starttls \"always\" must be opportunistic, required or off"},
+		{"smtp password in clear", []string{"--dev", "--smtp-addr", "smtp.example.com:587", "--smtp-user", "u", "--smtp-starttls", "off"}, nil, "only sent over TLS"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseControl(tc.args, env(tc.env), io.Discard)
@@ -80,6 +83,31 @@ func TestParseControl(t *testing.T) {
 	_, err := parseControl([]string{"--admin-token", "t"}, env(nil), io.Discard)
 	if !errors.As(err, &ue) || ExitCode(err) != 2 {
 		t.Fatalf("a usage mistake should exit 2: %v", err)
+	}
+}
+
+// TestParseSMTP: --smtp-starttls defaults to opportunistic and takes
+// required and off, from the flag or LOOKOUT_SMTP_STARTTLS; a user with
+// STARTTLS off is fine on port 465 or to a server on loopback.
+func TestParseSMTP(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--dev", "--smtp-addr", "smtp.example.com:587"}, nil, "opportunistic"},
+		{[]string{"--dev", "--smtp-addr", "smtp.example.com:587", "--smtp-starttls", "required"}, nil, "required"},
+		{[]string{"--dev"}, map[string]string{"LOOKOUT_SMTP_STARTTLS": "off"}, "off"},
+		{[]string{"--dev", "--smtp-addr", "smtp.example.com:465", "--smtp-user", "u", "--smtp-starttls", "off"}, nil, "off"},
+		{[]string{"--dev", "--smtp-addr", "127.0.0.1:25", "--smtp-user", "u", "--smtp-starttls", "off"}, nil, "off"},
+	} {
+		c, err := parseControl(tc.args, func(k string) string { return tc.env[k] }, io.Discard)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		if c.smtp.StartTLS != tc.want {
+			t.Errorf("%q %v: --smtp-starttls %q, want %q", tc.args, tc.env, c.smtp.StartTLS, tc.want)
+		}
 	}
 }
 

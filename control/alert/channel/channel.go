@@ -1,6 +1,6 @@
 // Package channel is the one interface every alert channel implements
 // (e-mail, Slack, Discord, Teams, PagerDuty, Opsgenie, Telegram, signed
-// webhooks), and the Registry that finds a channel by its type. Each
+// webhooks, shoutrrr service URLs), and the Registry that finds a channel by its type. Each
 // channel is a subpackage exporting Type and New; control/alert/channels
 // lists them all, so a new channel touches its own folder and one line
 // there.
@@ -8,6 +8,7 @@ package channel
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -213,14 +214,37 @@ type Deps struct {
 
 // SMTPSettings is the operator's mail server.
 type SMTPSettings struct {
-	// Addr is host:port; empty means e-mail cannot be sent.
-	Addr     string
+	// Addr is host:port; empty means e-mail cannot be sent. Port 465 is
+	// TLS from the first byte (implicit TLS); any other port starts in
+	// clear and upgrades as StartTLS says.
+	Addr string
+	// User and Password, when User is set, authenticate with AUTH PLAIN
+	// or LOGIN, whichever the server offers (PLAIN first).
 	User     string
 	Password string
 	From     string
-	// InsecureSkipVerify is for tests with self-signed STARTTLS.
-	InsecureSkipVerify bool
+	// StartTLS is whether a server on a port other than 465 is asked for
+	// STARTTLS: StartTLSOpportunistic (also ""), StartTLSRequired or
+	// StartTLSOff.
+	StartTLS string
+	// ImplicitTLS makes any port TLS from the first byte, as 465 is.
+	ImplicitTLS bool
+	// RootCAs verify the server's certificate; nil means the system
+	// roots. For tests and private CAs.
+	RootCAs *x509.CertPool
 }
+
+// The values of SMTPSettings.StartTLS (--smtp-starttls).
+const (
+	// StartTLSOpportunistic upgrades when the server offers STARTTLS and
+	// goes on in clear when it does not.
+	StartTLSOpportunistic = "opportunistic"
+	// StartTLSRequired refuses to send to a server that does not offer
+	// STARTTLS.
+	StartTLSRequired = "required"
+	// StartTLSOff never asks for STARTTLS.
+	StartTLSOff = "off"
+)
 
 // Factory makes a channel from its JSON config, validating it: a config
 // error is returned wrapped in ErrInvalidConfig and names the field.

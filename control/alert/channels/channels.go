@@ -8,6 +8,7 @@ import (
 	"lookout/control/alert/channel/email"
 	"lookout/control/alert/channel/opsgenie"
 	"lookout/control/alert/channel/pagerduty"
+	"lookout/control/alert/channel/shoutrrr"
 	"lookout/control/alert/channel/slack"
 	"lookout/control/alert/channel/teams"
 	"lookout/control/alert/channel/telegram"
@@ -26,5 +27,6 @@ func Registry(deps channel.Deps) *channel.Registry {
 		opsgenie.Type:  opsgenie.New,
 		telegram.Type:  telegram.New,
 		webhook.Type:   webhook.New,
+		shoutrrr.Type:  shoutrrr.New,
 	}, deps)
 }

@@ -13,7 +13,7 @@ import (
 
 func TestTypes(t *testing.T) {
 	got := channels.Registry(channel.Deps{}).Types()
-	want := []string{"discord", "email", "opsgenie", "pagerduty", "slack", "teams", "telegram", "webhook"}
+	want := []string{"discord", "email", "opsgenie", "pagerduty", "shoutrrr", "slack", "teams", "telegram", "webhook"}
 	if !slices.Equal(got, want) {
 		t.Errorf("types %q, want %q", got, want)
 	}
@@ -47,6 +47,8 @@ func TestValidate(t *testing.T) {
 		{"webhook", `{"url": "https://example.com/hook", "secret": "whsec_c2VjcmV0"}`, ""},
 		{"webhook", `{"url": "https://example.com/hook"}`, "secret"},
 		{"webhook", `[]`, "-"},
+		{"shoutrrr", `{"url": "ntfy://ntfy.sh/alerts"}`, ""},
+		{"shoutrrr", `{"url": "matrix://user:pass@matrix.example.com"}`, "url"},
 		{"sms", `{}`, "type"},
 	} {
 		err := r.Validate(tc.typ, json.RawMessage(tc.config))

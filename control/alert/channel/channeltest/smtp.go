@@ -1,14 +1,9 @@
 package channeltest
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"io"
-	"math/big"
 	"net"
 	"sync"
 	"testing"
@@ -16,15 +11,26 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+
+	"lookout/internal/probe/probetest"
 )
 
 // SMTPOptions configure StartSMTP.
 type SMTPOptions struct {
-	// User and Password, when User is set, are required (AUTH PLAIN)
-	// before MAIL.
+	// User and Password, when User is set, are required before MAIL.
 	User, Password string
-	// TLS offers STARTTLS with a self-signed certificate.
+	// Mechanisms are the AUTH mechanisms offered: sasl.Plain, sasl.Login
+	// or both (default: PLAIN). AUTH is offered in clear too (the
+	// client's rules are under test, not the server's).
+	Mechanisms []string
+	// TLS offers STARTTLS, with a certificate for 127.0.0.1 and localhost
+	// that SMTPServer.Roots trusts.
 	TLS bool
+	// ImplicitTLS speaks TLS from the first byte (SMTPS, port 465), with
+	// the same certificate.
+	ImplicitTLS bool
+	// Addr is where to listen (default 127.0.0.1:0).
+	Addr string
 	// Refuse maps recipient addresses to the SMTP code (e.g. 451, 550)
 	// their RCPT is refused with; the key "*" refuses every recipient.
 	Refuse map[string]int
@@ -35,9 +41,10 @@ type Mail struct {
 	From string
 	To   []string
 	Data []byte
-	// User is who authenticated, if anyone.
-	User string
-	// TLS tells whether the message came over STARTTLS.
+	// User is who authenticated, if anyone, and Mechanism how.
+	User, Mechanism string
+	// TLS tells whether the message came over TLS (STARTTLS or
+	// implicit).
 	TLS bool
 }
 
@@ -46,6 +53,8 @@ type Mail struct {
 type SMTPServer struct {
 	// Addr is host:port.
 	Addr string
+	// Roots trust the server's certificate (channel.SMTPSettings.RootCAs).
+	Roots *x509.CertPool
 
 	opts SMTPOptions
 	mu   sync.Mutex
@@ -55,20 +64,33 @@ type SMTPServer struct {
 // StartSMTP starts an SMTP server, closed when the test ends.
 func StartSMTP(t testing.TB, opts SMTPOptions) *SMTPServer {
 	t.Helper()
-	s := &SMTPServer{opts: opts}
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	if len(opts.Mechanisms) == 0 {
+		opts.Mechanisms = []string{sasl.Plain}
+	}
+	root := probetest.NewRoot(t, "Lookout test SMTP CA", probetest.For(time.Hour))
+	leaf := root.Leaf(t, probetest.For(time.Hour), "127.0.0.1", "localhost")
+	s := &SMTPServer{opts: opts, Roots: probetest.Pool(root)}
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
 		return &smtpSession{server: s, conn: c}, nil
 	}))
 	srv.Domain = "localhost"
 	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
+	srv.AllowInsecureAuth = true
+	tlsConfig := &tls.Config{Certificates: []tls.Certificate{probetest.Chain(leaf)}}
 	if opts.TLS {
-		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}
+		srv.TLSConfig = tlsConfig
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Addr = l.Addr().String()
+	if opts.ImplicitTLS {
+		l = tls.NewListener(l, tlsConfig)
+	}
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Close() })
 	return s
@@ -85,20 +107,51 @@ type smtpSession struct {
 	server *SMTPServer
 	conn   *smtp.Conn
 	user   string
+	mech   string
 	from   string
 	to     []string
 }
 
-func (s *smtpSession) AuthMechanisms() []string { return []string{sasl.Plain} }
+func (s *smtpSession) AuthMechanisms() []string { return s.server.opts.Mechanisms }
 
 func (s *smtpSession) Auth(mech string) (sasl.Server, error) {
-	return sasl.NewPlainServer(func(identity, user, password string) error {
+	check := func(user, password string) error {
 		if user != s.server.opts.User || password != s.server.opts.Password {
 			return smtp.ErrAuthFailed
 		}
-		s.user = user
+		s.user, s.mech = user, mech
 		return nil
-	}), nil
+	}
+	switch mech {
+	case sasl.Plain:
+		return sasl.NewPlainServer(func(_, user, password string) error { return check(user, password) }), nil
+	case sasl.Login:
+		return &loginServer{check: check}, nil
+	}
+	return nil, smtp.ErrAuthUnknownMechanism
+}
+
+// loginServer is the server side of AUTH LOGIN, which go-sasl has only
+// a client of: the user name (in the AUTH command or after a
+// "Username:" challenge), then the password after "Password:".
+type loginServer struct {
+	check func(user, password string) error
+	user  []byte
+	// asked: "Username:" was sent; named: the user name came.
+	asked, named bool
+}
+
+func (l *loginServer) Next(response []byte) ([]byte, bool, error) {
+	switch {
+	case !l.named && response == nil && !l.asked:
+		l.asked = true
+		return []byte("Username:"), false, nil
+	case !l.named:
+		l.user, l.named = response, true
+		return []byte("Password:"), false, nil
+	default:
+		return nil, true, l.check(string(l.user), string(response))
+	}
 }
 
 func (s *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
@@ -129,34 +182,10 @@ func (s *smtpSession) Data(r io.Reader) error {
 	_, isTLS := s.conn.TLSConnectionState()
 	s.server.mu.Lock()
 	defer s.server.mu.Unlock()
-	s.server.mail = append(s.server.mail, Mail{From: s.from, To: s.to, Data: data, User: s.user, TLS: isTLS})
+	s.server.mail = append(s.server.mail, Mail{From: s.from, To: s.to, Data: data, User: s.user, Mechanism: s.mech, TLS: isTLS})
 	return nil
 }
 
 func (s *smtpSession) Reset() { s.from, s.to = "", nil }
 
 func (s *smtpSession) Logout() error { return nil }
-
-// selfSigned makes a certificate for 127.0.0.1 and localhost.
-func selfSigned(t testing.TB) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{CommonName: "localhost"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}

@@ -34,6 +34,7 @@ func TestNew(t *testing.T) {
 		{`{"to": ["a@example.com"]}`, channel.SMTPSettings{Addr: "smtp.example.com"}, "--smtp-addr"},
 		{`{"to": ["a@example.com"]}`, channel.SMTPSettings{Addr: "smtp:25", User: "lookout"}, "--smtp-from"},
 		{`{"to": ["a@example.com"]}`, channel.SMTPSettings{Addr: "smtp:25", From: "nobody"}, "--smtp-from"},
+		{`{"to": ["a@example.com"]}`, channel.SMTPSettings{Addr: "smtp:25", From: "a@example.com", StartTLS: "sometimes"}, "--smtp-starttls"},
 	} {
 		_, err := email.New(json.RawMessage(tc.config), channel.Deps{SMTP: tc.smtp})
 		if tc.field == "" {

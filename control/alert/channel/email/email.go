@@ -14,9 +14,11 @@
 //
 // The message is multipart/alternative (text and HTML), with Message-ID
 // <alert-id@lookout> so a repeat of the same alert can be recognised.
-// Delivery uses STARTTLS when the server offers it and AUTH PLAIN when a
-// user is set; SMTP 5xx replies are permanent, everything else (4xx,
-// network errors) is retried.
+// Delivery uses github.com/emersion/go-smtp's client: implicit TLS on
+// port 465, else STARTTLS as deps.SMTP.StartTLS says (when offered, by
+// default); AUTH PLAIN or LOGIN when a user is set, never in clear but
+// to a loopback server. SMTP 5xx replies are permanent, everything else
+// (4xx, network and TLS errors) is retried.
 package email
 
 import (
@@ -76,6 +78,11 @@ func New(raw json.RawMessage, deps channel.Deps) (channel.Channel, error) {
 	}
 	if _, _, err := net.SplitHostPort(deps.SMTP.Addr); err != nil {
 		return nil, channel.InvalidConfig("the operator's SMTP address (--smtp-addr) is not host:port")
+	}
+	switch deps.SMTP.StartTLS {
+	case "", channel.StartTLSOpportunistic, channel.StartTLSRequired, channel.StartTLSOff:
+	default:
+		return nil, channel.InvalidConfig("the operator's --smtp-starttls is not opportunistic, required or off")
 	}
 	from, err := sender(deps.SMTP)
 	if err != nil {

@@ -34,7 +34,7 @@ func newChannel(t *testing.T, smtp channel.SMTPSettings) channel.Channel {
 func TestSendSTARTTLSAndAuth(t *testing.T) {
 	srv := channeltest.StartSMTP(t, channeltest.SMTPOptions{User: "lookout", Password: "s3cret", TLS: true})
 	c := newChannel(t, channel.SMTPSettings{
-		Addr: srv.Addr, User: "lookout", Password: "s3cret", From: "Lookout <alerts@lookout.test>", InsecureSkipVerify: true,
+		Addr: srv.Addr, User: "lookout", Password: "s3cret", From: "Lookout <alerts@lookout.test>", RootCAs: srv.Roots,
 	})
 	if err := c.Send(context.Background(), channeltest.Alert(channel.MonitorFailed)); err != nil {
 		t.Fatal(err)
@@ -47,8 +47,8 @@ func TestSendSTARTTLSAndAuth(t *testing.T) {
 	if m.From != "alerts@lookout.test" || !slices.Equal(m.To, []string{"ops@example.com", "dev@example.com"}) {
 		t.Errorf("envelope: from %q to %q", m.From, m.To)
 	}
-	if !m.TLS || m.User != "lookout" {
-		t.Errorf("TLS %v, user %q; want STARTTLS and AUTH as lookout", m.TLS, m.User)
+	if !m.TLS || m.User != "lookout" || m.Mechanism != "PLAIN" {
+		t.Errorf("TLS %v, user %q by %q; want STARTTLS and AUTH PLAIN as lookout", m.TLS, m.User, m.Mechanism)
 	}
 	checkMessage(t, m.Data)
 }
@@ -162,20 +162,28 @@ func TestSendFailures(t *testing.T) {
 		name      string
 		opts      channeltest.SMTPOptions
 		smtp      channel.SMTPSettings
+		untrusted bool // the client does not trust the server's certificate
 		permanent bool
 		delivered bool
 	}{
-		{name: "untrusted certificate", opts: channeltest.SMTPOptions{TLS: true}},
+		{name: "untrusted certificate", opts: channeltest.SMTPOptions{TLS: true}, untrusted: true},
 		{name: "4xx recipient", opts: channeltest.SMTPOptions{Refuse: map[string]int{"dev@example.com": 451}}},
 		{name: "5xx every recipient", opts: channeltest.SMTPOptions{Refuse: map[string]int{"*": 550}}, permanent: true},
 		{name: "5xx one recipient", opts: channeltest.SMTPOptions{Refuse: map[string]int{"dev@example.com": 550}}, permanent: true, delivered: true},
+		{name: "untrusted certificate, implicit TLS", opts: channeltest.SMTPOptions{ImplicitTLS: true}, smtp: channel.SMTPSettings{ImplicitTLS: true}, untrusted: true},
 		{name: "wrong password", opts: channeltest.SMTPOptions{User: "lookout", Password: "right", TLS: true},
-			smtp: channel.SMTPSettings{User: "lookout", Password: "wrong", InsecureSkipVerify: true}, permanent: true},
+			smtp: channel.SMTPSettings{User: "lookout", Password: "wrong"}, permanent: true},
+		{name: "STARTTLS required, not offered", smtp: channel.SMTPSettings{StartTLS: channel.StartTLSRequired}, permanent: true},
+		{name: "no AUTH PLAIN or LOGIN", opts: channeltest.SMTPOptions{User: "lookout", Password: "right", TLS: true, Mechanisms: []string{"XOAUTH2"}},
+			smtp: channel.SMTPSettings{User: "lookout", Password: "right"}, permanent: true},
 		{name: "auth required", opts: channeltest.SMTPOptions{User: "lookout", Password: "right"}, permanent: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := channeltest.StartSMTP(t, tc.opts)
 			tc.smtp.Addr, tc.smtp.From = srv.Addr, "alerts@lookout.test"
+			if !tc.untrusted {
+				tc.smtp.RootCAs = srv.Roots
+			}
 			err := newChannel(t, tc.smtp).Send(context.Background(), channeltest.Alert(channel.MonitorFailed))
 			if err == nil {
 				t.Fatal("Send succeeded")
