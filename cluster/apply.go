@@ -140,10 +140,13 @@ func (n *Node) leaderHTTPAddr() (string, error) {
 }
 
 // withLeader runs fn, retrying with jitter while the failure is one that a
-// new or settled leader would fix, for up to LeaderWait.
+// new or settled leader would fix, for up to LeaderWait. A retry goes at
+// once when raft names a leader during its pause: a failover costs the
+// election, not the election and a pause.
 func (n *Node) withLeader(ctx context.Context, fn func(context.Context) error) error {
 	deadline := time.Now().Add(n.opts.LeaderWait)
 	for {
+		named := n.leaders.next()
 		err := fn(ctx)
 		if err == nil || !retryable(err) {
 			return err
@@ -160,6 +163,7 @@ func (n *Node) withLeader(ctx context.Context, fn func(context.Context) error) e
 			return fmt.Errorf("%w: %w", ErrNoLeader, ctx.Err())
 		case <-n.ctx.Done():
 			return ErrShutdown
+		case <-named:
 		case <-time.After(pause):
 		}
 	}

@@ -73,6 +73,9 @@ func (n *Node) watchHeartbeats() {
 					if l.LeaderID != "" && l.LeaderID != leader {
 						n.opts.Metrics.LeaderChange()
 					}
+					if l.LeaderID != "" {
+						n.leaders.named()
+					}
 					leader = l.LeaderID
 					continue
 				}

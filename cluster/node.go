@@ -146,6 +146,7 @@ type Node struct {
 	keys  clusterKeys
 
 	contact  *raftContact  // the leader's heartbeats to each server
+	leaders  *leaderWatch  // wakes writes waiting for a leader
 	caughtUp atomic.Bool   // applied up to the leader's index seen at start
 	raftDone chan struct{} // closed once raft has shut down
 
@@ -177,6 +178,7 @@ func New(opts Options) (n *Node, err error) {
 		memberCh: make(chan struct{}, 1),
 		peers:    newPeerSet(),
 		contact:  newRaftContact(),
+		leaders:  newLeaderWatch(),
 		raftDone: make(chan struct{}),
 	}
 	n.ctx, n.cancel = context.WithCancel(context.Background())

@@ -190,9 +190,16 @@ func (f *Forwarder) Run(ctx context.Context) {
 		}
 		if err != nil {
 			f.failures.Add(1)
+			first := f.o.Backoff.Fresh()
 			wait := f.o.Backoff.Next()
-			if link.IsUnauthenticated(err) {
+			switch {
+			case link.IsUnauthenticated(err):
 				wait = f.o.Revoked
+			case first:
+				// The first failure after a success: the link has moved to
+				// the next control URL (a node that died, or a leader
+				// change), so try it at once; back off from the second.
+				wait = 0
 			}
 			f.o.Logger.Debug("forwarding failed; the batch stays buffered", "retry_in", wait, "error", err)
 			link.Sleep(ctx.Done(), wait)

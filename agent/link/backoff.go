@@ -36,6 +36,10 @@ func (b *Backoff) Next() time.Duration {
 	return half + rand.N(d-half+1)
 }
 
+// Fresh tells whether no wait was taken since the last Reset: the failure
+// at hand is the first after a success.
+func (b *Backoff) Fresh() bool { return b.n == 0 }
+
 // Reset starts again from Min (after a success).
 func (b *Backoff) Reset() { b.n = 0 }
 

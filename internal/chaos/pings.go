@@ -92,6 +92,9 @@ func (c *pingClient) send(ctx context.Context, ev client.Event) {
 		if !client.Retryable(err) {
 			return
 		}
+		if client.IsNetworkError(err) {
+			continue // no answer (a node down): another node at once
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(100 * time.Millisecond):

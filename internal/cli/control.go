@@ -38,6 +38,10 @@ import (
 	"lookout/internal/tlsconf"
 )
 
+// defaultRaftTimeout is --raft-timeout's default: a failover within about
+// a second on a LAN, where raft's own default (1s) takes one to two.
+const defaultRaftTimeout = 500 * time.Millisecond
+
 // controlConfig is the parsed command line of lookout control.
 type controlConfig struct {
 	dev             bool
@@ -59,6 +63,10 @@ type controlConfig struct {
 	alertRetention  time.Duration
 	// agentOfflineAfter: a region with no agent seen this long is offline.
 	agentOfflineAfter time.Duration
+	// raftTimeout: how long followers go without the leader's heartbeats
+	// before they elect another (raft's heartbeat and election timeouts;
+	// the leader's lease is half of it).
+	raftTimeout time.Duration
 	// agentForgetAfter: an agent not seen this long is forgotten (0: never).
 	agentForgetAfter time.Duration
 
@@ -103,6 +111,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
 	fs.DurationVar(&c.alertRetryFor, "alert-retry-for", 24*time.Hour, "how long an alert's failed deliveries are retried")
 	fs.DurationVar(&c.alertRetention, "alert-retention", 30*24*time.Hour, "how long an alert is kept after its last delivery is delivered or given up")
+	fs.DurationVar(&c.raftTimeout, "raft-timeout", defaultRaftTimeout, "how long followers go without hearing from the leader before they elect another: a failover takes about one to two of it (raft's heartbeat and election timeouts; the leader's lease is half of it). The default suits a LAN; 1s to 2s for nodes in different data centres. At least 100ms")
 	fs.DurationVar(&c.agentOfflineAfter, "agent-offline-after", presence.DefaultOfflineAfter, "an agent region none of whose agents was seen this long is offline: one agent.offline alert per account, its monitors unknown (at least 10s)")
 	fs.DurationVar(&c.agentForgetAfter, "agent-forget-after", presence.DefaultForgetAfter, "forget an agent not seen this long (its record goes; a region left without agents is no longer judged); 0: never (at least 1h)")
 	fs.StringVar(&c.publicURL, "public-url", "", "the address people reach this service at, for links in alerts (default: http://<http-addr>, https:// with --tls-cert)")
@@ -172,6 +181,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if c.alertRetryFor < time.Minute {
 		return nil, usageError{"--alert-retry-for must be at least 1m"}
+	}
+	if c.raftTimeout < 100*time.Millisecond {
+		return nil, usageError{"--raft-timeout must be at least 100ms"}
 	}
 	if c.agentOfflineAfter < 10*time.Second {
 		return nil, usageError{"--agent-offline-after must be at least 10s (agents heartbeat every 5 s)"}
@@ -263,7 +275,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	defer st.Close()
 
-	// The cluster node: raft log in Badger, raft, gossip.
+	// The cluster node: raft log (raft-wal), raft, gossip.
 	node, err := cluster.New(cluster.Options{
 		NodeID:          cfg.nodeID,
 		DataDir:         cfg.dataDir,
@@ -277,6 +289,9 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 		BootstrapExpect: cfg.bootstrapExpect,
 		Secret:          []byte(cfg.adminToken),
 		RemoveGoneAfter: cfg.removeGoneAfter,
+		Raft: cluster.RaftTuning{
+			HeartbeatTimeout: cfg.raftTimeout, ElectionTimeout: cfg.raftTimeout, LeaderLeaseTimeout: cfg.raftTimeout / 2,
+		},
 		// Leader-only work: deadlines, alert delivery, retention.
 		LeaderTasks: leaderTasks(cfg, st, channelRegistry, publicURL, met, log),
 		Version:     Version,

@@ -20,6 +20,9 @@ const (
 	defaultRetryFor = time.Minute
 	// retryBase and retryMax bound the backoff between attempts.
 	retryBase = 500 * time.Millisecond
+	// firstNetRetry bounds the wait before the first retry of an attempt
+	// that got no answer.
+	firstNetRetry = 100 * time.Millisecond
 	retryMax  = 10 * time.Second
 	// ingestAttemptTimeout bounds one attempt to send an event.
 	ingestAttemptTimeout = 10 * time.Second
@@ -81,6 +84,12 @@ func (p retryPolicy) send(ctx context.Context, ing *client.Ingest, ev client.Eve
 			return res, err
 		}
 		wait := max(p.jitter(backoff), client.RetryAfter(err))
+		if attempt == 1 && client.IsNetworkError(err) {
+			// No answer at all (a node that just died, a connection
+			// reset): behind a load balancer the next attempt reaches
+			// another node, so it goes almost at once.
+			wait = p.jitter(firstNetRetry)
+		}
 		if p.now().Add(wait).After(deadline) {
 			return nil, fmt.Errorf("%w (gave up after %d attempts)", err, attempt)
 		}

@@ -258,6 +258,13 @@ func Retryable(err error) bool {
 	return errors.As(err, &ne)
 }
 
+// IsNetworkError tells whether err is a request that got no answer (a
+// refused or reset connection, a timeout), as opposed to an answer.
+func IsNetworkError(err error) bool {
+	var ne *netError
+	return errors.As(err, &ne)
+}
+
 // RetryAfter is how long the answer behind err asked the caller to wait
 // before trying again (its Retry-After header), 0 when it did not say.
 func RetryAfter(err error) time.Duration {
