@@ -251,6 +251,10 @@ type Command struct {
 	//	*Command_SetRegionState
 	//	*Command_SetPassword
 	//	*Command_EndSession
+	//	*Command_UpdateChannel
+	//	*Command_DeleteChannel
+	//	*Command_UpdateNotificationGroup
+	//	*Command_DeleteNotificationGroup
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -494,6 +498,42 @@ func (x *Command) GetEndSession() *EndSession {
 	return nil
 }
 
+func (x *Command) GetUpdateChannel() *UpdateChannel {
+	if x != nil {
+		if x, ok := x.Op.(*Command_UpdateChannel); ok {
+			return x.UpdateChannel
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetDeleteChannel() *DeleteChannel {
+	if x != nil {
+		if x, ok := x.Op.(*Command_DeleteChannel); ok {
+			return x.DeleteChannel
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetUpdateNotificationGroup() *UpdateNotificationGroup {
+	if x != nil {
+		if x, ok := x.Op.(*Command_UpdateNotificationGroup); ok {
+			return x.UpdateNotificationGroup
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetDeleteNotificationGroup() *DeleteNotificationGroup {
+	if x != nil {
+		if x, ok := x.Op.(*Command_DeleteNotificationGroup); ok {
+			return x.DeleteNotificationGroup
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -578,6 +618,22 @@ type Command_EndSession struct {
 	EndSession *EndSession `protobuf:"bytes,240,opt,name=end_session,json=endSession,proto3,oneof"`
 }
 
+type Command_UpdateChannel struct {
+	UpdateChannel *UpdateChannel `protobuf:"bytes,260,opt,name=update_channel,json=updateChannel,proto3,oneof"`
+}
+
+type Command_DeleteChannel struct {
+	DeleteChannel *DeleteChannel `protobuf:"bytes,261,opt,name=delete_channel,json=deleteChannel,proto3,oneof"`
+}
+
+type Command_UpdateNotificationGroup struct {
+	UpdateNotificationGroup *UpdateNotificationGroup `protobuf:"bytes,262,opt,name=update_notification_group,json=updateNotificationGroup,proto3,oneof"`
+}
+
+type Command_DeleteNotificationGroup struct {
+	DeleteNotificationGroup *DeleteNotificationGroup `protobuf:"bytes,263,opt,name=delete_notification_group,json=deleteNotificationGroup,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -617,6 +673,14 @@ func (*Command_SetRegionState) isCommand_Op() {}
 func (*Command_SetPassword) isCommand_Op() {}
 
 func (*Command_EndSession) isCommand_Op() {}
+
+func (*Command_UpdateChannel) isCommand_Op() {}
+
+func (*Command_DeleteChannel) isCommand_Op() {}
+
+func (*Command_UpdateNotificationGroup) isCommand_Op() {}
+
+func (*Command_DeleteNotificationGroup) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -2122,6 +2186,276 @@ func (x *CreateChannel) GetIsDefault() bool {
 	return false
 }
 
+// UpdateChannel replaces an alert channel's type, name, config and
+// default flag (the config validated by the proposer, as for
+// CreateChannel). Deliveries not yet made go to the new config.
+type UpdateChannel struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	ChannelId     string                 `protobuf:"bytes,2,opt,name=channel_id,json=channelId,proto3" json:"channel_id,omitempty"`
+	Type          string                 `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
+	Name          string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	ConfigJson    []byte                 `protobuf:"bytes,5,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	IsDefault     bool                   `protobuf:"varint,6,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateChannel) Reset() {
+	*x = UpdateChannel{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateChannel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateChannel) ProtoMessage() {}
+
+func (x *UpdateChannel) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateChannel.ProtoReflect.Descriptor instead.
+func (*UpdateChannel) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *UpdateChannel) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *UpdateChannel) GetChannelId() string {
+	if x != nil {
+		return x.ChannelId
+	}
+	return ""
+}
+
+func (x *UpdateChannel) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *UpdateChannel) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *UpdateChannel) GetConfigJson() []byte {
+	if x != nil {
+		return x.ConfigJson
+	}
+	return nil
+}
+
+func (x *UpdateChannel) GetIsDefault() bool {
+	if x != nil {
+		return x.IsDefault
+	}
+	return false
+}
+
+// DeleteChannel removes an alert channel and its delivery history, and
+// gives up its open deliveries (as many as state.MaxGiveUpBytes and
+// state.MaxGiveUpWrites allow; the dispatcher gives up any left when they
+// come due, as the channel is gone). A channel that a notification group names is not deleted
+// (CONFLICT, channel_in_use). Result.deleted counts the deliveries given up.
+type DeleteChannel struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	ChannelId     string                 `protobuf:"bytes,2,opt,name=channel_id,json=channelId,proto3" json:"channel_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteChannel) Reset() {
+	*x = DeleteChannel{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteChannel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteChannel) ProtoMessage() {}
+
+func (x *DeleteChannel) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteChannel.ProtoReflect.Descriptor instead.
+func (*DeleteChannel) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *DeleteChannel) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *DeleteChannel) GetChannelId() string {
+	if x != nil {
+		return x.ChannelId
+	}
+	return ""
+}
+
+// UpdateNotificationGroup replaces a group's name and channels. A group
+// that monitors name keeps its name (CONFLICT, notification_group_in_use):
+// monitors refer to it by name. Open deliveries to channels of the group
+// that changed are given up, as DeleteChannel gives them up.
+type UpdateNotificationGroup struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	GroupId       string                 `protobuf:"bytes,2,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	ChannelsJson  []byte                 `protobuf:"bytes,4,opt,name=channels_json,json=channelsJson,proto3" json:"channels_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateNotificationGroup) Reset() {
+	*x = UpdateNotificationGroup{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateNotificationGroup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateNotificationGroup) ProtoMessage() {}
+
+func (x *UpdateNotificationGroup) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateNotificationGroup.ProtoReflect.Descriptor instead.
+func (*UpdateNotificationGroup) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *UpdateNotificationGroup) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *UpdateNotificationGroup) GetGroupId() string {
+	if x != nil {
+		return x.GroupId
+	}
+	return ""
+}
+
+func (x *UpdateNotificationGroup) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *UpdateNotificationGroup) GetChannelsJson() []byte {
+	if x != nil {
+		return x.ChannelsJson
+	}
+	return nil
+}
+
+// DeleteNotificationGroup removes a group that no monitor names (CONFLICT,
+// notification_group_in_use, otherwise) and gives up its open deliveries.
+type DeleteNotificationGroup struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	GroupId       string                 `protobuf:"bytes,2,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteNotificationGroup) Reset() {
+	*x = DeleteNotificationGroup{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteNotificationGroup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteNotificationGroup) ProtoMessage() {}
+
+func (x *DeleteNotificationGroup) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteNotificationGroup.ProtoReflect.Descriptor instead.
+func (*DeleteNotificationGroup) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *DeleteNotificationGroup) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *DeleteNotificationGroup) GetGroupId() string {
+	if x != nil {
+		return x.GroupId
+	}
+	return ""
+}
+
 // FireDeadline is a ping monitor's deadline (timeout or missed) that the
 // leader saw pass. The state machine applies it only if it is still the
 // monitor's deadline, so a deadline proposed twice fires once.
@@ -2138,7 +2472,7 @@ type FireDeadline struct {
 
 func (x *FireDeadline) Reset() {
 	*x = FireDeadline{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2150,7 +2484,7 @@ func (x *FireDeadline) String() string {
 func (*FireDeadline) ProtoMessage() {}
 
 func (x *FireDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2163,7 +2497,7 @@ func (x *FireDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
 func (*FireDeadline) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *FireDeadline) GetAccountId() string {
@@ -2205,14 +2539,18 @@ type RecordDelivery struct {
 	NextTryUnixMs int64 `protobuf:"varint,5,opt,name=next_try_unix_ms,json=nextTryUnixMs,proto3" json:"next_try_unix_ms,omitempty"`
 	// give_up ends the retries (the retry time is over, or a permanent
 	// error).
-	GiveUp        bool `protobuf:"varint,6,opt,name=give_up,json=giveUp,proto3" json:"give_up,omitempty"`
+	GiveUp bool `protobuf:"varint,6,opt,name=give_up,json=giveUp,proto3" json:"give_up,omitempty"`
+	// permanent says the receiver refused the alert for good (give_up is
+	// set too), so the channel's history shows it failed rather than given
+	// up after the retry time.
+	Permanent     bool `protobuf:"varint,260,opt,name=permanent,proto3" json:"permanent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2224,7 +2562,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2237,7 +2575,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -2282,6 +2620,13 @@ func (x *RecordDelivery) GetGiveUp() bool {
 	return false
 }
 
+func (x *RecordDelivery) GetPermanent() bool {
+	if x != nil {
+		return x.Permanent
+	}
+	return false
+}
+
 // RecordExecutions stores check executions (decisions.md section 6), each
 // keyed by (check, region, slot): a repeat is stored once, and a final
 // verdict (success, failed) is never changed. At most
@@ -2300,7 +2645,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2312,7 +2657,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2325,7 +2670,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -2375,7 +2720,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2387,7 +2732,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2400,7 +2745,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -2524,7 +2869,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2536,7 +2881,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2549,7 +2894,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -2619,7 +2964,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2631,7 +2976,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2644,7 +2989,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -2718,7 +3063,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2730,7 +3075,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2743,7 +3088,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -2785,7 +3130,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2797,7 +3142,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2810,7 +3155,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -2904,7 +3249,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2916,7 +3261,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2929,7 +3274,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -2978,7 +3323,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2990,7 +3335,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3003,7 +3348,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -3037,7 +3382,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3049,7 +3394,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3062,7 +3407,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -3108,7 +3453,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3120,7 +3465,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3133,7 +3478,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -3193,7 +3538,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3205,7 +3550,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3218,7 +3563,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Result) GetStatus() Status {
@@ -3274,7 +3619,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\x9b\f\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\x81\x0f\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -3304,7 +3649,11 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x10set_region_state\x18\xdd\x01 \x01(\v2\x1f.lookout.raft.v1.SetRegionStateH\x00R\x0esetRegionState\x12B\n" +
 	"\fset_password\x18\xe6\x01 \x01(\v2\x1c.lookout.raft.v1.SetPasswordH\x00R\vsetPassword\x12?\n" +
 	"\vend_session\x18\xf0\x01 \x01(\v2\x1b.lookout.raft.v1.EndSessionH\x00R\n" +
-	"endSessionB\x04\n" +
+	"endSession\x12H\n" +
+	"\x0eupdate_channel\x18\x84\x02 \x01(\v2\x1e.lookout.raft.v1.UpdateChannelH\x00R\rupdateChannel\x12H\n" +
+	"\x0edelete_channel\x18\x85\x02 \x01(\v2\x1e.lookout.raft.v1.DeleteChannelH\x00R\rdeleteChannel\x12g\n" +
+	"\x19update_notification_group\x18\x86\x02 \x01(\v2(.lookout.raft.v1.UpdateNotificationGroupH\x00R\x17updateNotificationGroup\x12g\n" +
+	"\x19delete_notification_group\x18\x87\x02 \x01(\v2(.lookout.raft.v1.DeleteNotificationGroupH\x00R\x17deleteNotificationGroupB\x04\n" +
 	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -3453,13 +3802,39 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\vconfig_json\x18\x05 \x01(\fR\n" +
 	"configJson\x12\x1d\n" +
 	"\n" +
-	"is_default\x18\x06 \x01(\bR\tisDefault\"\x84\x01\n" +
+	"is_default\x18\x06 \x01(\bR\tisDefault\"\xb5\x01\n" +
+	"\rUpdateChannel\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
+	"\n" +
+	"channel_id\x18\x02 \x01(\tR\tchannelId\x12\x12\n" +
+	"\x04type\x18\x03 \x01(\tR\x04type\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x1f\n" +
+	"\vconfig_json\x18\x05 \x01(\fR\n" +
+	"configJson\x12\x1d\n" +
+	"\n" +
+	"is_default\x18\x06 \x01(\bR\tisDefault\"M\n" +
+	"\rDeleteChannel\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
+	"\n" +
+	"channel_id\x18\x02 \x01(\tR\tchannelId\"\x8c\x01\n" +
+	"\x17UpdateNotificationGroup\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x19\n" +
+	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12#\n" +
+	"\rchannels_json\x18\x04 \x01(\fR\fchannelsJson\"S\n" +
+	"\x17DeleteNotificationGroup\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x19\n" +
+	"\bgroup_id\x18\x02 \x01(\tR\agroupId\"\x84\x01\n" +
 	"\fFireDeadline\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12!\n" +
 	"\fmonitor_uuid\x18\x02 \x01(\tR\vmonitorUuid\x12\x12\n" +
 	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x1e\n" +
-	"\vdue_unix_ms\x18\x04 \x01(\x03R\tdueUnixMs\"\xc2\x01\n" +
+	"\vdue_unix_ms\x18\x04 \x01(\x03R\tdueUnixMs\"\xe1\x01\n" +
 	"\x0eRecordDelivery\x12\x19\n" +
 	"\balert_id\x18\x01 \x01(\tR\aalertId\x12\x1f\n" +
 	"\vchannel_ref\x18\x02 \x01(\tR\n" +
@@ -3467,7 +3842,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\tdelivered\x18\x03 \x01(\bR\tdelivered\x12\x14\n" +
 	"\x05error\x18\x04 \x01(\tR\x05error\x12'\n" +
 	"\x10next_try_unix_ms\x18\x05 \x01(\x03R\rnextTryUnixMs\x12\x17\n" +
-	"\agive_up\x18\x06 \x01(\bR\x06giveUp\"w\n" +
+	"\agive_up\x18\x06 \x01(\bR\x06giveUp\x12\x1d\n" +
+	"\tpermanent\x18\x84\x02 \x01(\bR\tpermanent\"w\n" +
 	"\x10RecordExecutions\x12:\n" +
 	"\n" +
 	"executions\x18\x01 \x03(\v2\x1a.lookout.raft.v1.ExecutionR\n" +
@@ -3592,7 +3968,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -3617,19 +3993,23 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*MonitorSpec)(nil),             // 20: lookout.raft.v1.MonitorSpec
 	(*PutMonitors)(nil),             // 21: lookout.raft.v1.PutMonitors
 	(*CreateChannel)(nil),           // 22: lookout.raft.v1.CreateChannel
-	(*FireDeadline)(nil),            // 23: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 24: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 25: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 26: lookout.raft.v1.Execution
-	(*ExecutionHTTP)(nil),           // 27: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 28: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 29: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 30: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 31: lookout.raft.v1.SetRegionState
-	(*RegionAccount)(nil),           // 32: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 33: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 34: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 35: lookout.raft.v1.Result
+	(*UpdateChannel)(nil),           // 23: lookout.raft.v1.UpdateChannel
+	(*DeleteChannel)(nil),           // 24: lookout.raft.v1.DeleteChannel
+	(*UpdateNotificationGroup)(nil), // 25: lookout.raft.v1.UpdateNotificationGroup
+	(*DeleteNotificationGroup)(nil), // 26: lookout.raft.v1.DeleteNotificationGroup
+	(*FireDeadline)(nil),            // 27: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 28: lookout.raft.v1.RecordDelivery
+	(*RecordExecutions)(nil),        // 29: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 30: lookout.raft.v1.Execution
+	(*ExecutionHTTP)(nil),           // 31: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 32: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 33: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 34: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 35: lookout.raft.v1.SetRegionState
+	(*RegionAccount)(nil),           // 36: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 37: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 38: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 39: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -3643,38 +4023,42 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	18, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
 	21, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
 	22, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	23, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	24, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	25, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	29, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	27, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	28, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	29, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	33, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
 	14, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
-	30, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	31, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	34, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	35, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
 	8,  // 18: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
 	9,  // 19: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
-	0,  // 20: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 21: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 22: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 23: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 24: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 25: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	16, // 26: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	19, // 27: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	20, // 28: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	20, // 29: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	26, // 30: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	27, // 31: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	28, // 32: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	32, // 33: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	1,  // 34: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	33, // 35: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 36: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	34, // 37: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	38, // [38:38] is the sub-list for method output_type
-	38, // [38:38] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	23, // 20: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
+	24, // 21: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
+	25, // 22: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
+	26, // 23: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
+	0,  // 24: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 25: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 26: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 27: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 28: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 29: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	16, // 30: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	19, // 31: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	20, // 32: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	20, // 33: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	30, // 34: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	31, // 35: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	32, // 36: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	36, // 37: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	1,  // 38: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	37, // 39: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 40: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	38, // 41: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	42, // [42:42] is the sub-list for method output_type
+	42, // [42:42] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -3703,19 +4087,23 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_SetRegionState)(nil),
 		(*Command_SetPassword)(nil),
 		(*Command_EndSession)(nil),
+		(*Command_UpdateChannel)(nil),
+		(*Command_DeleteChannel)(nil),
+		(*Command_UpdateNotificationGroup)(nil),
+		(*Command_DeleteNotificationGroup)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[16].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[30].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[34].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   33,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -747,8 +747,19 @@ type Alert struct {
 	// the account's monitors are in it.
 	Region         string `protobuf:"bytes,220,opt,name=region,proto3" json:"region,omitempty"`
 	RegionMonitors int64  `protobuf:"varint,221,opt,name=region_monitors,json=regionMonitors,proto3" json:"region_monitors,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// For a ping monitor's alerts: the time of its newest ping when the
+	// alert was raised, and when the run the alert is about was expected
+	// (monitor.missed: the run that did not come; the others: the next run
+	// after the newest ping; 0 when none is expected).
+	LastPingUnixMs int64 `protobuf:"varint,260,opt,name=last_ping_unix_ms,json=lastPingUnixMs,proto3" json:"last_ping_unix_ms,omitempty"`
+	ExpectedUnixMs int64 `protobuf:"varint,261,opt,name=expected_unix_ms,json=expectedUnixMs,proto3" json:"expected_unix_ms,omitempty"`
+	// problem_since_unix_ms and problem_type are, on a recovery, when the
+	// problem it ends began and the alert that began it (0 and "" when that
+	// is not known).
+	ProblemSinceUnixMs int64  `protobuf:"varint,262,opt,name=problem_since_unix_ms,json=problemSinceUnixMs,proto3" json:"problem_since_unix_ms,omitempty"`
+	ProblemType        string `protobuf:"bytes,263,opt,name=problem_type,json=problemType,proto3" json:"problem_type,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Alert) Reset() {
@@ -858,6 +869,205 @@ func (x *Alert) GetRegionMonitors() int64 {
 	return 0
 }
 
+func (x *Alert) GetLastPingUnixMs() int64 {
+	if x != nil {
+		return x.LastPingUnixMs
+	}
+	return 0
+}
+
+func (x *Alert) GetExpectedUnixMs() int64 {
+	if x != nil {
+		return x.ExpectedUnixMs
+	}
+	return 0
+}
+
+func (x *Alert) GetProblemSinceUnixMs() int64 {
+	if x != nil {
+		return x.ProblemSinceUnixMs
+	}
+	return 0
+}
+
+func (x *Alert) GetProblemType() string {
+	if x != nil {
+		return x.ProblemType
+	}
+	return ""
+}
+
+// OpenProblem is the first alert of a monitor's problem that no recovery
+// has ended yet (alert-since:<monitor uuid>): a recovery says how long the
+// problem lasted.
+type OpenProblem struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SinceUnixMs   int64                  `protobuf:"varint,1,opt,name=since_unix_ms,json=sinceUnixMs,proto3" json:"since_unix_ms,omitempty"`
+	Type          string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenProblem) Reset() {
+	*x = OpenProblem{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenProblem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenProblem) ProtoMessage() {}
+
+func (x *OpenProblem) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenProblem.ProtoReflect.Descriptor instead.
+func (*OpenProblem) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *OpenProblem) GetSinceUnixMs() int64 {
+	if x != nil {
+		return x.SinceUnixMs
+	}
+	return 0
+}
+
+func (x *OpenProblem) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+// DeliveryRecord is one alert's delivery to an alert channel as the
+// channel's history shows it (dlv:<account id>:<channel id>:...), written
+// at each attempt; the newest MaxChannelHistory of a channel are kept.
+type DeliveryRecord struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	AlertId        string                 `protobuf:"bytes,1,opt,name=alert_id,json=alertId,proto3" json:"alert_id,omitempty"`
+	AlertType      string                 `protobuf:"bytes,2,opt,name=alert_type,json=alertType,proto3" json:"alert_type,omitempty"`
+	OccurredUnixMs int64                  `protobuf:"varint,3,opt,name=occurred_unix_ms,json=occurredUnixMs,proto3" json:"occurred_unix_ms,omitempty"`
+	MonitorUuid    string                 `protobuf:"bytes,4,opt,name=monitor_uuid,json=monitorUuid,proto3" json:"monitor_uuid,omitempty"`
+	// monitor_name is the monitor's name (or the region's, for
+	// agent.offline and agent.online) when the delivery was recorded.
+	MonitorName string `protobuf:"bytes,5,opt,name=monitor_name,json=monitorName,proto3" json:"monitor_name,omitempty"`
+	// status is retrying, delivered, failed (the receiver refused it for
+	// good) or given_up (the retry time ran out, or the channel changed).
+	Status string `protobuf:"bytes,6,opt,name=status,proto3" json:"status,omitempty"`
+	// error is the last attempt's, never the receiver's answer.
+	Error             string `protobuf:"bytes,7,opt,name=error,proto3" json:"error,omitempty"`
+	Attempts          int64  `protobuf:"varint,8,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	LastAttemptUnixMs int64  `protobuf:"varint,9,opt,name=last_attempt_unix_ms,json=lastAttemptUnixMs,proto3" json:"last_attempt_unix_ms,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *DeliveryRecord) Reset() {
+	*x = DeliveryRecord{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeliveryRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeliveryRecord) ProtoMessage() {}
+
+func (x *DeliveryRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeliveryRecord.ProtoReflect.Descriptor instead.
+func (*DeliveryRecord) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *DeliveryRecord) GetAlertId() string {
+	if x != nil {
+		return x.AlertId
+	}
+	return ""
+}
+
+func (x *DeliveryRecord) GetAlertType() string {
+	if x != nil {
+		return x.AlertType
+	}
+	return ""
+}
+
+func (x *DeliveryRecord) GetOccurredUnixMs() int64 {
+	if x != nil {
+		return x.OccurredUnixMs
+	}
+	return 0
+}
+
+func (x *DeliveryRecord) GetMonitorUuid() string {
+	if x != nil {
+		return x.MonitorUuid
+	}
+	return ""
+}
+
+func (x *DeliveryRecord) GetMonitorName() string {
+	if x != nil {
+		return x.MonitorName
+	}
+	return ""
+}
+
+func (x *DeliveryRecord) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *DeliveryRecord) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *DeliveryRecord) GetAttempts() int64 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *DeliveryRecord) GetLastAttemptUnixMs() int64 {
+	if x != nil {
+		return x.LastAttemptUnixMs
+	}
+	return 0
+}
+
 // PingState is what the last pings of a monitor left behind.
 type PingState struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -894,7 +1104,7 @@ type PingState struct {
 
 func (x *PingState) Reset() {
 	*x = PingState{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -906,7 +1116,7 @@ func (x *PingState) String() string {
 func (*PingState) ProtoMessage() {}
 
 func (x *PingState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -919,7 +1129,7 @@ func (x *PingState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PingState.ProtoReflect.Descriptor instead.
 func (*PingState) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{8}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PingState) GetLastPingUnixMs() int64 {
@@ -989,7 +1199,7 @@ type Project struct {
 
 func (x *Project) Reset() {
 	*x = Project{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1001,7 +1211,7 @@ func (x *Project) String() string {
 func (*Project) ProtoMessage() {}
 
 func (x *Project) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1014,7 +1224,7 @@ func (x *Project) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Project.ProtoReflect.Descriptor instead.
 func (*Project) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{9}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Project) GetName() string {
@@ -1048,7 +1258,7 @@ type StoredEvent struct {
 
 func (x *StoredEvent) Reset() {
 	*x = StoredEvent{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1060,7 +1270,7 @@ func (x *StoredEvent) String() string {
 func (*StoredEvent) ProtoMessage() {}
 
 func (x *StoredEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1073,7 +1283,7 @@ func (x *StoredEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredEvent.ProtoReflect.Descriptor instead.
 func (*StoredEvent) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{10}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *StoredEvent) GetSeq() uint64 {
@@ -1123,7 +1333,7 @@ type OpenRun struct {
 
 func (x *OpenRun) Reset() {
 	*x = OpenRun{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1135,7 +1345,7 @@ func (x *OpenRun) String() string {
 func (*OpenRun) ProtoMessage() {}
 
 func (x *OpenRun) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1148,7 +1358,7 @@ func (x *OpenRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenRun.ProtoReflect.Descriptor instead.
 func (*OpenRun) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{11}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *OpenRun) GetSeries() string {
@@ -1187,7 +1397,7 @@ type Quota struct {
 
 func (x *Quota) Reset() {
 	*x = Quota{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1199,7 +1409,7 @@ func (x *Quota) String() string {
 func (*Quota) ProtoMessage() {}
 
 func (x *Quota) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1212,7 +1422,7 @@ func (x *Quota) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quota.ProtoReflect.Descriptor instead.
 func (*Quota) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{12}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Quota) GetPeriod() int64 {
@@ -1252,7 +1462,7 @@ type Channel struct {
 
 func (x *Channel) Reset() {
 	*x = Channel{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1264,7 +1474,7 @@ func (x *Channel) String() string {
 func (*Channel) ProtoMessage() {}
 
 func (x *Channel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1277,7 +1487,7 @@ func (x *Channel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Channel.ProtoReflect.Descriptor instead.
 func (*Channel) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{13}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Channel) GetId() string {
@@ -1355,7 +1565,7 @@ type CheckStatus struct {
 
 func (x *CheckStatus) Reset() {
 	*x = CheckStatus{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1367,7 +1577,7 @@ func (x *CheckStatus) String() string {
 func (*CheckStatus) ProtoMessage() {}
 
 func (x *CheckStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1380,7 +1590,7 @@ func (x *CheckStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckStatus.ProtoReflect.Descriptor instead.
 func (*CheckStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{14}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CheckStatus) GetLastSlotUnixMs() int64 {
@@ -1464,7 +1674,7 @@ type Agent struct {
 
 func (x *Agent) Reset() {
 	*x = Agent{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1476,7 +1686,7 @@ func (x *Agent) String() string {
 func (*Agent) ProtoMessage() {}
 
 func (x *Agent) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1489,7 +1699,7 @@ func (x *Agent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Agent.ProtoReflect.Descriptor instead.
 func (*Agent) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{15}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Agent) GetId() string {
@@ -1591,7 +1801,7 @@ type Region struct {
 
 func (x *Region) Reset() {
 	*x = Region{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1603,7 +1813,7 @@ func (x *Region) String() string {
 func (*Region) ProtoMessage() {}
 
 func (x *Region) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1616,7 +1826,7 @@ func (x *Region) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Region.ProtoReflect.Descriptor instead.
 func (*Region) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{16}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Region) GetName() string {
@@ -1659,7 +1869,7 @@ type AlertedAccount struct {
 
 func (x *AlertedAccount) Reset() {
 	*x = AlertedAccount{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1671,7 +1881,7 @@ func (x *AlertedAccount) String() string {
 func (*AlertedAccount) ProtoMessage() {}
 
 func (x *AlertedAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1684,7 +1894,7 @@ func (x *AlertedAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AlertedAccount.ProtoReflect.Descriptor instead.
 func (*AlertedAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{17}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AlertedAccount) GetSinceUnixMs() int64 {
@@ -1715,7 +1925,7 @@ type EndedSession struct {
 
 func (x *EndedSession) Reset() {
 	*x = EndedSession{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1727,7 +1937,7 @@ func (x *EndedSession) String() string {
 func (*EndedSession) ProtoMessage() {}
 
 func (x *EndedSession) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1740,7 +1950,7 @@ func (x *EndedSession) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndedSession.ProtoReflect.Descriptor instead.
 func (*EndedSession) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{18}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *EndedSession) GetAccountId() string {
@@ -1840,7 +2050,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"last_error\x18\x04 \x01(\tR\tlastError\x12'\n" +
 	"\x10next_try_unix_ms\x18\x05 \x01(\x03R\rnextTryUnixMs\x12\x1c\n" +
 	"\tdelivered\x18\x06 \x01(\bR\tdelivered\x12\x19\n" +
-	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\xa1\x03\n" +
+	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\xd0\x04\n" +
 	"\x05Alert\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -1855,7 +2065,25 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\texecution\x18\xc8\x01 \x01(\v2\x1a.lookout.raft.v1.ExecutionR\texecution\x12\x19\n" +
 	"\aregions\x18\xd2\x01 \x03(\tR\aregions\x12\x17\n" +
 	"\x06region\x18\xdc\x01 \x01(\tR\x06region\x12(\n" +
-	"\x0fregion_monitors\x18\xdd\x01 \x01(\x03R\x0eregionMonitors\"\x9b\x02\n" +
+	"\x0fregion_monitors\x18\xdd\x01 \x01(\x03R\x0eregionMonitors\x12*\n" +
+	"\x11last_ping_unix_ms\x18\x84\x02 \x01(\x03R\x0elastPingUnixMs\x12)\n" +
+	"\x10expected_unix_ms\x18\x85\x02 \x01(\x03R\x0eexpectedUnixMs\x122\n" +
+	"\x15problem_since_unix_ms\x18\x86\x02 \x01(\x03R\x12problemSinceUnixMs\x12\"\n" +
+	"\fproblem_type\x18\x87\x02 \x01(\tR\vproblemType\"E\n" +
+	"\vOpenProblem\x12\"\n" +
+	"\rsince_unix_ms\x18\x01 \x01(\x03R\vsinceUnixMs\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\"\xb5\x02\n" +
+	"\x0eDeliveryRecord\x12\x19\n" +
+	"\balert_id\x18\x01 \x01(\tR\aalertId\x12\x1d\n" +
+	"\n" +
+	"alert_type\x18\x02 \x01(\tR\talertType\x12(\n" +
+	"\x10occurred_unix_ms\x18\x03 \x01(\x03R\x0eoccurredUnixMs\x12!\n" +
+	"\fmonitor_uuid\x18\x04 \x01(\tR\vmonitorUuid\x12!\n" +
+	"\fmonitor_name\x18\x05 \x01(\tR\vmonitorName\x12\x16\n" +
+	"\x06status\x18\x06 \x01(\tR\x06status\x12\x14\n" +
+	"\x05error\x18\a \x01(\tR\x05error\x12\x1a\n" +
+	"\battempts\x18\b \x01(\x03R\battempts\x12/\n" +
+	"\x14last_attempt_unix_ms\x18\t \x01(\x03R\x11lastAttemptUnixMs\"\x9b\x02\n" +
 	"\tPingState\x12)\n" +
 	"\x11last_ping_unix_ms\x18\x01 \x01(\x03R\x0elastPingUnixMs\x12\x1f\n" +
 	"\vlast_status\x18\x02 \x01(\tR\n" +
@@ -1953,7 +2181,7 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 	return file_lookout_state_v1_state_proto_rawDescData
 }
 
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Account)(nil),           // 0: lookout.state.v1.Account
 	(*NotificationGroup)(nil), // 1: lookout.state.v1.NotificationGroup
@@ -1963,33 +2191,35 @@ var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*EngineState)(nil),       // 5: lookout.state.v1.EngineState
 	(*Delivery)(nil),          // 6: lookout.state.v1.Delivery
 	(*Alert)(nil),             // 7: lookout.state.v1.Alert
-	(*PingState)(nil),         // 8: lookout.state.v1.PingState
-	(*Project)(nil),           // 9: lookout.state.v1.Project
-	(*StoredEvent)(nil),       // 10: lookout.state.v1.StoredEvent
-	(*OpenRun)(nil),           // 11: lookout.state.v1.OpenRun
-	(*Quota)(nil),             // 12: lookout.state.v1.Quota
-	(*Channel)(nil),           // 13: lookout.state.v1.Channel
-	(*CheckStatus)(nil),       // 14: lookout.state.v1.CheckStatus
-	(*Agent)(nil),             // 15: lookout.state.v1.Agent
-	(*Region)(nil),            // 16: lookout.state.v1.Region
-	(*AlertedAccount)(nil),    // 17: lookout.state.v1.AlertedAccount
-	(*EndedSession)(nil),      // 18: lookout.state.v1.EndedSession
-	(*v1.Plan)(nil),           // 19: lookout.raft.v1.Plan
-	(*v1.Result)(nil),         // 20: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),    // 21: lookout.raft.v1.CheckConfig
-	(*v1.Execution)(nil),      // 22: lookout.raft.v1.Execution
-	(*v1.Event)(nil),          // 23: lookout.raft.v1.Event
+	(*OpenProblem)(nil),       // 8: lookout.state.v1.OpenProblem
+	(*DeliveryRecord)(nil),    // 9: lookout.state.v1.DeliveryRecord
+	(*PingState)(nil),         // 10: lookout.state.v1.PingState
+	(*Project)(nil),           // 11: lookout.state.v1.Project
+	(*StoredEvent)(nil),       // 12: lookout.state.v1.StoredEvent
+	(*OpenRun)(nil),           // 13: lookout.state.v1.OpenRun
+	(*Quota)(nil),             // 14: lookout.state.v1.Quota
+	(*Channel)(nil),           // 15: lookout.state.v1.Channel
+	(*CheckStatus)(nil),       // 16: lookout.state.v1.CheckStatus
+	(*Agent)(nil),             // 17: lookout.state.v1.Agent
+	(*Region)(nil),            // 18: lookout.state.v1.Region
+	(*AlertedAccount)(nil),    // 19: lookout.state.v1.AlertedAccount
+	(*EndedSession)(nil),      // 20: lookout.state.v1.EndedSession
+	(*v1.Plan)(nil),           // 21: lookout.raft.v1.Plan
+	(*v1.Result)(nil),         // 22: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),    // 23: lookout.raft.v1.CheckConfig
+	(*v1.Execution)(nil),      // 24: lookout.raft.v1.Execution
+	(*v1.Event)(nil),          // 25: lookout.raft.v1.Event
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	19, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	20, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
-	8,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	21, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	21, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	22, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	10, // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
+	23, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
 	5,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
-	10, // 5: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
+	12, // 5: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
 	6,  // 6: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
-	22, // 7: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
-	23, // 8: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	24, // 7: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
+	25, // 8: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
 	9,  // [9:9] is the sub-list for method output_type
 	9,  // [9:9] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
@@ -2003,15 +2233,15 @@ func file_lookout_state_v1_state_proto_init() {
 		return
 	}
 	file_lookout_state_v1_state_proto_msgTypes[4].OneofWrappers = []any{}
-	file_lookout_state_v1_state_proto_msgTypes[10].OneofWrappers = []any{}
-	file_lookout_state_v1_state_proto_msgTypes[14].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[12].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
