@@ -248,6 +248,7 @@ func IsPermanent(err error) bool {
 // channels it makes use (the operator's SMTP server, the HTTP client).
 type Registry struct {
 	factories map[string]Factory
+	secrets   map[string]string
 	deps      Deps
 }
 
@@ -264,6 +265,17 @@ func NewRegistry(factories map[string]Factory, deps Deps) *Registry {
 	}
 	return &Registry{factories: factories, deps: deps}
 }
+
+// WithSecrets names, per type, the config field that is a secret (a
+// token, a key, a webhook URL that is itself the secret), which the APIs
+// never show back in full. It returns r.
+func (r *Registry) WithSecrets(fields map[string]string) *Registry {
+	r.secrets = fields
+	return r
+}
+
+// Secret is the config field of type typ that is a secret ("" for none).
+func (r *Registry) Secret(typ string) string { return r.secrets[typ] }
 
 // Types lists the registered channel types, sorted.
 func (r *Registry) Types() []string {

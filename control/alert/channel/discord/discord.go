@@ -19,6 +19,10 @@ import (
 // Type is the channel type in configs and the registry.
 const Type = "discord"
 
+// Secret is the config field that is a secret (the webhook URL is itself the secret): the APIs
+// never show it back in full.
+const Secret = "webhook_url"
+
 // Discord's limits, in characters. An embed may hold 6000 in all: the
 // title, the description, six fields of at most 9+256 and the footer
 // stay under that.

@@ -28,6 +28,10 @@ import (
 // Type is the channel type in channel objects.
 const Type = "opsgenie"
 
+// Secret is the config field that is a secret (the API key): the APIs
+// never show it back in full.
+const Secret = "api_key"
+
 // Opsgenie's public addresses, by region.
 const (
 	USAPIURL = "https://api.opsgenie.com"

@@ -25,6 +25,10 @@ import (
 // Type is the channel type in channel objects.
 const Type = "pagerduty"
 
+// Secret is the config field that is a secret (the integration key): the APIs
+// never show it back in full.
+const Secret = "routing_key"
+
 // DefaultAPIURL is PagerDuty's public address.
 const DefaultAPIURL = "https://events.pagerduty.com"
 

@@ -20,6 +20,10 @@ import (
 // Type is the channel type in configs and the registry.
 const Type = "slack"
 
+// Secret is the config field that is a secret (the webhook URL is itself the secret): the APIs
+// never show it back in full.
+const Secret = "webhook_url"
+
 // Slack's limits, in characters.
 const (
 	maxHeader = 150

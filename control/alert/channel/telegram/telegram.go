@@ -23,6 +23,10 @@ import (
 // Type is the channel type in channel objects.
 const Type = "telegram"
 
+// Secret is the config field that is a secret (the bot token): the APIs
+// never show it back in full.
+const Secret = "bot_token"
+
 // DefaultAPIURL is Telegram's Bot API address.
 const DefaultAPIURL = "https://api.telegram.org"
 

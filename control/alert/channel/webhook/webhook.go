@@ -32,6 +32,10 @@ import (
 // Type is the channel type in configs and the registry.
 const Type = "webhook"
 
+// Secret is the config field that is a secret (the signing secret): the APIs
+// never show it back in full.
+const Secret = "secret"
+
 // Payload is the body of a generic webhook (decisions.md section 5).
 // Receivers written in Go may decode into it.
 type Payload struct {
