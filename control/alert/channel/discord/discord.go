@@ -85,7 +85,7 @@ type footer struct {
 // type, host, exit code, duration).
 func build(a channel.Alert) message {
 	e := embed{
-		Title:     channel.Fit(a.Title(), maxTitle, escape),
+		Title:     channel.Fit(a.Summary(), maxTitle, escape),
 		URL:       a.PanelURL,
 		Color:     color(a),
 		Timestamp: a.OccurredAt.UTC().Format(time.RFC3339),
@@ -99,7 +99,7 @@ func build(a channel.Alert) message {
 		e.Fields = append(e.Fields, field{Name: f.Name, Value: channel.Fit(f.Value, maxField, escape), Inline: true})
 	}
 	return message{
-		Content:         channel.Fit(a.Title(), maxContent, escape),
+		Content:         channel.Fit(a.Summary(), maxContent, escape),
 		Embeds:          []embed{e},
 		AllowedMentions: mentions{Parse: []string{}},
 	}

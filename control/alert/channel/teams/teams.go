@@ -110,7 +110,7 @@ func build(a channel.Alert) message {
 		Type:    "AdaptiveCard",
 		Version: "1.4",
 		Body: []any{
-			textBlock{Type: "TextBlock", Text: channel.Fit(a.Title(), maxTitle, nil), Size: "Large", Weight: "Bolder", Color: color(a), Wrap: true},
+			textBlock{Type: "TextBlock", Text: channel.Fit(a.Summary(), maxTitle, nil), Size: "Large", Weight: "Bolder", Color: color(a), Wrap: true},
 			factSet{Type: "FactSet", Facts: facts},
 		},
 	}

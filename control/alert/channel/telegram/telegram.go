@@ -118,7 +118,7 @@ func (c *Channel) Send(ctx context.Context, a channel.Alert) error {
 func text(a channel.Alert) string {
 	esc := html.EscapeString
 	var b strings.Builder
-	b.WriteString(icon(a) + " <b>" + esc(a.Title()) + "</b>\n")
+	b.WriteString(icon(a) + " <b>" + esc(a.Summary()) + "</b>\n")
 	b.WriteString("\nMonitor: <code>" + esc(a.Monitor.Name) + "</code>")
 	if a.Monitor.DisplayName != "" {
 		b.WriteString("\nName: " + esc(a.Monitor.DisplayName))
