@@ -175,27 +175,37 @@ func (a *API) updateGroup(ctx context.Context, accountID, groupID string, body g
 		return nil, err
 	}
 	out := a.groupOf(&statev1.NotificationGroup{Id: groupID, Name: body.Name, ChannelsJson: channels, CreatedUnixMs: old.GetCreatedUnixMs()})
-	if madeSecret(body.Channels, channels) {
-		out.Channels = channels
-	}
+	out.Channels = showMadeSecrets(body.Channels, channels, out.Channels)
 	return &out, nil
 }
 
-// madeSecret tells whether a webhook of a group's channels got a secret
-// the service made: sent holds none where stored holds one.
-func madeSecret(sent, stored json.RawMessage) bool {
-	var in, out []channelBody
-	if json.Unmarshal(sent, &in) != nil || json.Unmarshal(stored, &out) != nil || len(in) != len(out) {
-		return false
+// showMadeSecrets returns masked (a group's channels as answered) with the
+// webhooks that got a secret the service made, sent holding none where
+// stored holds one, as stored: that secret is shown this once; every
+// other secret stays masked.
+func showMadeSecrets(sent, stored, masked json.RawMessage) json.RawMessage {
+	var in []channelBody
+	var out, shown []json.RawMessage
+	if json.Unmarshal(sent, &in) != nil || json.Unmarshal(stored, &out) != nil || json.Unmarshal(masked, &shown) != nil ||
+		len(in) != len(out) || len(out) != len(shown) {
+		return masked
 	}
 	for i := range in {
+		var ch channelBody
+		if json.Unmarshal(out[i], &ch) != nil {
+			continue
+		}
 		_, had := secretOf(in[i].Config, webhook.Secret)
-		_, has := secretOf(out[i].Config, webhook.Secret)
+		_, has := secretOf(ch.Config, webhook.Secret)
 		if in[i].Type == webhook.Type && !had && has {
-			return true
+			shown[i] = out[i]
 		}
 	}
-	return false
+	b, err := marshal(shown)
+	if err != nil {
+		return masked
+	}
+	return b
 }
 
 // handleDeleteGroup serves DELETE

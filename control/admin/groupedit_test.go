@@ -99,12 +99,16 @@ func TestPutGroup(t *testing.T) {
 	if want := `[{"channel_id":"` + ch + `"},{"type":"slack","name":"#ops","config":{"webhook_url":"` + slackURL + `"}}]`; string(stored.GetChannelsJson()) != want || stored.GetName() != "pager" {
 		t.Errorf("stored %s %s, want %s", stored.GetName(), stored.GetChannelsJson(), want)
 	}
-	// A webhook without a secret gets one, shown in this answer only.
-	r = do(t, srv, "PUT", path, `{"name":"pager","channels":[{"type":"webhook","config":{"url":"https://example.com/hook"}}]}`)
+	// A webhook without a secret gets one, shown in this answer only; the
+	// other secrets stay masked.
+	r = do(t, srv, "PUT", path, `{"name":"pager","channels":[{"type":"webhook","config":{"url":"https://example.com/hook"}},{"type":"slack","config":{"webhook_url":"https://hooks.slack.com/****cret"}}]}`)
 	r.wantStatus(t, http.StatusOK)
 	r.decode(t, &g)
 	secret, _ := g.Channels[0]["config"].(map[string]any)["secret"].(string)
 	checkSecret(t, secret)
+	if strings.Contains(string(r.body), slackURL) {
+		t.Errorf("the slack URL is shown with the new webhook secret: %s", r.body)
+	}
 	if r := do(t, srv, "GET", path, ""); strings.Contains(string(r.body), secret) {
 		t.Errorf("the secret is read back: %s", r.body)
 	}
