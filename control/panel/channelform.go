@@ -61,6 +61,11 @@ var channelTypes = map[string]channelType{
 	"telegram": {Name: "telegram", Label: "Telegram", Fields: []channelField{
 		{Name: "bot_token", Label: "Bot token", Kind: "text", Placeholder: "123456:ABC…", Help: "Shown masked once saved; leave it as it is to keep it."},
 		{Name: "chat_id", Label: "Chat id", Kind: "text", Number: true, Placeholder: "-1001234567890 or @channel"}}},
+	// A service URL of the shoutrrr library (ntfy, Gotify, Mattermost, ...),
+	// when the node's registry has that type.
+	"shoutrrr": {Name: "shoutrrr", Label: "Other service (shoutrrr URL)", Fields: []channelField{
+		{Name: "url", Label: "Service URL", Kind: "text", Placeholder: "ntfy://ntfy.example.com/alerts",
+			Help: "As shoutrrr documents it for ntfy, Gotify, Mattermost, Rocket.Chat, Pushover or generic. Shown masked once saved; leave it as it is to keep it."}}},
 	"webhook": {Name: "webhook", Label: "Webhook", Fields: []channelField{
 		{Name: "url", Label: "URL", Kind: "text", Placeholder: "https://example.com/hook"},
 		{Name: "secret", Label: "Signing secret", Kind: "text", Placeholder: "whsec_…",
