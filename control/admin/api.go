@@ -60,6 +60,14 @@ type State interface {
 	// Channel returns an alert channel of the account, or an error
 	// wrapping state.ErrNotFound.
 	Channel(accountID, id string) (*statev1.Channel, error)
+	// Channels lists the account's alert channels; ChannelHistory is a
+	// channel's delivery history, newest first.
+	Channels(accountID string) ([]*statev1.Channel, error)
+	ChannelHistory(accountID, channelID string) ([]*statev1.DeliveryRecord, error)
+	// NotificationGroup returns a group of the account, or an error
+	// wrapping state.ErrNotFound; NotificationGroups lists them.
+	NotificationGroup(accountID, id string) (*statev1.NotificationGroup, error)
+	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)
 	// Agents and Regions are what the control plane knows of the edge
 	// agents and the leader's verdicts on their regions.
 	Agents() ([]*statev1.Agent, error)
@@ -153,7 +161,16 @@ func (a *API) Register(mux *http.ServeMux) {
 	routes.HandleFunc("GET /admin/v1/accounts/{id}/keys", a.handleListKeys)
 	routes.HandleFunc("DELETE /admin/v1/accounts/{id}/keys/{key_id}", a.handleRevokeKey)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/notification-groups", a.handleCreateGroup)
+	routes.HandleFunc("GET /admin/v1/accounts/{id}/notification-groups", a.handleListGroups)
+	routes.HandleFunc("GET /admin/v1/accounts/{id}/notification-groups/{group_id}", a.handleGetGroup)
+	routes.HandleFunc("PUT /admin/v1/accounts/{id}/notification-groups/{group_id}", a.handlePutGroup)
+	routes.HandleFunc("DELETE /admin/v1/accounts/{id}/notification-groups/{group_id}", a.handleDeleteGroup)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/channels", a.handleCreateChannel)
+	routes.HandleFunc("GET /admin/v1/accounts/{id}/channels", a.handleListChannels)
+	routes.HandleFunc("GET /admin/v1/accounts/{id}/channels/{channel_id}", a.handleGetChannel)
+	routes.HandleFunc("PUT /admin/v1/accounts/{id}/channels/{channel_id}", a.handlePutChannel)
+	routes.HandleFunc("DELETE /admin/v1/accounts/{id}/channels/{channel_id}", a.handleDeleteChannel)
+	routes.HandleFunc("GET /admin/v1/accounts/{id}/channels/{channel_id}/deliveries", a.handleChannelDeliveries)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/channels/{channel_id}/test", a.handleTestChannel)
 	routes.HandleFunc("POST /admin/v1/agent-tokens", a.handleCreateAgentToken)
 	routes.HandleFunc("GET /admin/v1/agents", a.handleAgents)

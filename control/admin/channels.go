@@ -69,9 +69,9 @@ func (a *API) createChannel(ctx context.Context, accountID string, body createCh
 	if err != nil {
 		return nil, err
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, config); err != nil {
-		return nil, fmt.Errorf("compact config: %w", err)
+	compact, err := compactJSON(config)
+	if err != nil {
+		return nil, err
 	}
 	isDefault := body.Default == nil || *body.Default
 	id := uuid.NewString()
@@ -80,7 +80,7 @@ func (a *API) createChannel(ctx context.Context, accountID string, body createCh
 		ChannelId:  id,
 		Type:       body.Type,
 		Name:       body.Name,
-		ConfigJson: compact.Bytes(),
+		ConfigJson: compact,
 		IsDefault:  isDefault,
 	}}}
 	if err := checkCommand(cmd, "the channel"); err != nil {
@@ -89,7 +89,16 @@ func (a *API) createChannel(ctx context.Context, accountID string, body createCh
 	if err = a.apply(ctx, cmd); err != nil {
 		return nil, err
 	}
-	return &ChannelCreated{ID: id, Type: body.Type, Name: body.Name, Default: isDefault, Config: compact.Bytes()}, nil
+	return &ChannelCreated{ID: id, Type: body.Type, Name: body.Name, Default: isDefault, Config: compact}, nil
+}
+
+// compactJSON is raw without insignificant white space.
+func compactJSON(raw json.RawMessage) (json.RawMessage, error) {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return nil, fmt.Errorf("compact config: %w", err)
+	}
+	return b.Bytes(), nil
 }
 
 // checkChannelConfig checks the type and config of the channel object at

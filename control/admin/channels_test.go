@@ -129,7 +129,7 @@ func TestTestChannel(t *testing.T) {
 	}
 	req := rx.Last(t)
 	body := string(req.Body)
-	if req.URI != "/services/T/B/X" || !strings.Contains(body, "lookout-test test message from Lookout") ||
+	if req.URI != "/services/T/B/X" || !strings.Contains(body, "Test message from Lookout: this channel works") ||
 		!strings.Contains(body, `"url":"`+srv.URL+`/"`) || !strings.Contains(body, ":large_blue_circle:") {
 		t.Errorf("sent %s %s", req.URI, body)
 	}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/google/uuid"
 
@@ -22,11 +24,19 @@ type groupBody struct {
 	Channels json.RawMessage `json:"channels"`
 }
 
-// channelBody is one channel object of a group.
+// channelBody is one channel object of a group: a channel of its own
+// (type, name, config), or an alert channel of the account named by
+// channel_id (and nothing else).
 type channelBody struct {
-	Type   string          `json:"type"`
-	Name   *string         `json:"name"`
-	Config json.RawMessage `json:"config"`
+	Type      string          `json:"type"`
+	Name      *string         `json:"name"`
+	Config    json.RawMessage `json:"config"`
+	ChannelID *string         `json:"channel_id"`
+}
+
+// channelRef is a group's channel object that names an alert channel.
+type channelRef struct {
+	ChannelID string `json:"channel_id"`
 }
 
 // channelOut is a channel object as stored and answered when its config
@@ -63,7 +73,10 @@ func (a *API) createGroup(ctx context.Context, accountID string, body groupBody)
 	if err := checkName("name", body.Name, maxGroupName); err != nil {
 		return nil, err
 	}
-	channels, err := a.checkChannels(body.Channels)
+	if err := a.accountExists(accountID); err != nil {
+		return nil, err
+	}
+	channels, err := a.checkChannels(accountID, body.Channels, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -83,10 +96,13 @@ func (a *API) createGroup(ctx context.Context, accountID string, body groupBody)
 	return &GroupCreated{ID: id, Name: body.Name, Channels: channels}, nil
 }
 
-// checkChannels validates the channels array, each config with the
-// channel registry, and returns it compacted; a webhook channel without
-// a secret gets one. Absent or null is an empty array.
-func (a *API) checkChannels(raw json.RawMessage) (json.RawMessage, error) {
+// checkChannels validates the channels array of a group of the account,
+// each config with the channel registry, and returns it compacted; a
+// webhook channel without a secret gets one. A channel_id must name an
+// alert channel of the account. A masked secret is replaced by the one of
+// stored (the group's channels as stored, when it is changed) whose mask
+// it is. Absent or null is an empty array.
+func (a *API) checkChannels(accountID string, raw json.RawMessage, stored []channelBody) (json.RawMessage, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return json.RawMessage("[]"), nil
@@ -106,19 +122,9 @@ func (a *API) checkChannels(raw json.RawMessage) (json.RawMessage, error) {
 		if err := decodeObject(item, &ch, path); err != nil {
 			return nil, err
 		}
-		if ch.Name != nil && *ch.Name != "" { // "" or absent: the panel shows the type
-			if err := checkName(path+".name", *ch.Name, maxChannelName); err != nil {
-				return nil, err
-			}
-		}
-		config, changed, err := a.checkChannelConfig(path, ch.Type, ch.Config)
+		item, err := a.checkGroupChannel(accountID, path, i, item, ch, stored)
 		if err != nil {
 			return nil, err
-		}
-		if changed {
-			if item, err = marshal(channelOut{Type: ch.Type, Name: ch.Name, Config: config}); err != nil {
-				return nil, err
-			}
 		}
 		if i > 0 {
 			out.WriteByte(',')
@@ -129,4 +135,47 @@ func (a *API) checkChannels(raw json.RawMessage) (json.RawMessage, error) {
 	}
 	out.WriteByte(']')
 	return out.Bytes(), nil
+}
+
+// checkGroupChannel checks the index-th channel object of a group, item
+// (decoded in ch), and returns it as it is to be stored.
+func (a *API) checkGroupChannel(accountID, path string, index int, item json.RawMessage, ch channelBody, stored []channelBody) (json.RawMessage, error) {
+	if ch.ChannelID != nil {
+		if ch.Type != "" || ch.Name != nil || ch.Config != nil {
+			return nil, invalidField(path, "a channel named by channel_id has no type, name or config of its own")
+		}
+		if _, err := a.state.Channel(accountID, *ch.ChannelID); errors.Is(err, state.ErrNotFound) {
+			return nil, invalidField(path+".channel_id", "no alert channel "+strconv.Quote(*ch.ChannelID)+" on the account")
+		} else if err != nil {
+			return nil, fmt.Errorf("read channel %s: %w", *ch.ChannelID, err)
+		}
+		return marshal(channelRef{ChannelID: *ch.ChannelID})
+	}
+	if ch.Name != nil && *ch.Name != "" { // "" or absent: the panel shows the type
+		if err := checkName(path+".name", *ch.Name, maxChannelName); err != nil {
+			return nil, err
+		}
+	}
+	// The stored channels of the type, the one at the same place first.
+	var candidates []json.RawMessage
+	if index < len(stored) && stored[index].Type == ch.Type {
+		candidates = append(candidates, stored[index].Config)
+	}
+	for _, s := range stored {
+		if s.Type == ch.Type && ch.Type != "" {
+			candidates = append(candidates, s.Config)
+		}
+	}
+	kept, err := a.keepSecret(path, ch.Type, ch.Config, candidates...)
+	if err != nil {
+		return nil, err
+	}
+	config, changed, err := a.checkChannelConfig(path, ch.Type, kept)
+	if err != nil {
+		return nil, err
+	}
+	if changed || !bytes.Equal(kept, ch.Config) {
+		return marshal(channelOut{Type: ch.Type, Name: ch.Name, Config: config})
+	}
+	return item, nil
 }

@@ -55,5 +55,18 @@ func (a *API) CreateGroup(ctx context.Context, accountID, name string, channels 
 	return a.createGroup(ctx, accountID, groupBody{Name: name, Channels: channels})
 }
 
+// UpdateChannel replaces a channel of the account as PUT
+// /admin/v1/accounts/{id}/channels/{channel_id} does: a masked secret
+// that is the stored one's keeps it.
+func (a *API) UpdateChannel(ctx context.Context, accountID, channelID string, req ChannelRequest) (*Channel, error) {
+	return a.updateChannel(ctx, accountID, channelID, createChannelBody{Type: req.Type, Name: req.Name, Config: req.Config, Default: &req.Default})
+}
+
+// UpdateGroup replaces a notification group's name and channels as PUT
+// /admin/v1/accounts/{id}/notification-groups/{group_id} does.
+func (a *API) UpdateGroup(ctx context.Context, accountID, groupID, name string, channels json.RawMessage) (*Group, error) {
+	return a.updateGroup(ctx, accountID, groupID, groupBody{Name: name, Channels: channels})
+}
+
 // ChannelTypes are the alert channel types the node can send to.
 func (a *API) ChannelTypes() []string { return a.channels.Types() }

@@ -15,8 +15,12 @@ import (
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
-// errRemoved is the recorded error of a delivery whose channel is gone.
-var errRemoved = errors.New("channel removed")
+// errRemoved and errChanged are the recorded errors of a delivery whose
+// channel is gone, or was changed in its notification group.
+var (
+	errRemoved = errors.New("channel removed")
+	errChanged = errors.New("channel changed in its notification group")
+)
 
 // maxErrorLen bounds the error text kept in the replicated state.
 const maxErrorLen = 500
@@ -98,7 +102,8 @@ func (d *Dispatcher) outcome(a *statev1.Alert, dl *statev1.Delivery, err error, 
 		next = deadline
 	}
 	rec.NextTryUnixMs = next.UnixMilli()
-	rec.GiveUp = channel.IsPermanent(err) || !now.Before(deadline)
+	rec.Permanent = channel.IsPermanent(err)
+	rec.GiveUp = rec.Permanent || !now.Before(deadline)
 	return rec
 }
 
@@ -133,8 +138,10 @@ func (d *Dispatcher) channel(accountID, ref string) (string, channel.Channel, er
 }
 
 // config returns the type and config of ref: chan:<id> is a channel of
-// the account, group:<group id>:<index> the index-th channel object of
-// a notification group's channels_json.
+// the account, group:<group id>:<index>[:<hash>] the index-th channel
+// object of a notification group's channels_json, which must still hash
+// to hash (else the group changed since the alert was routed, and the
+// delivery is given up rather than sent to another channel).
 func (d *Dispatcher) config(accountID, ref string) (string, json.RawMessage, error) {
 	if id, ok := strings.CutPrefix(ref, "chan:"); ok {
 		c, err := d.o.State.Channel(accountID, id)
@@ -147,12 +154,12 @@ func (d *Dispatcher) config(accountID, ref string) (string, json.RawMessage, err
 		return c.GetType(), c.GetConfigJson(), nil
 	}
 	rest, ok := strings.CutPrefix(ref, "group:")
-	i := strings.LastIndexByte(rest, ':')
-	if !ok || i < 0 {
+	parts := strings.Split(rest, ":")
+	if !ok || len(parts) < 2 || len(parts) > 3 {
 		return "", nil, channel.Permanent(fmt.Errorf("unknown channel reference %q", ref))
 	}
-	gid := rest[:i]
-	index, err := strconv.Atoi(rest[i+1:])
+	gid := parts[0]
+	index, err := strconv.Atoi(parts[1])
 	if err != nil {
 		return "", nil, channel.Permanent(fmt.Errorf("unknown channel reference %q", ref))
 	}
@@ -164,17 +171,24 @@ func (d *Dispatcher) config(accountID, ref string) (string, json.RawMessage, err
 		if g.GetId() != gid {
 			continue
 		}
-		var chs []struct {
+		var items []json.RawMessage
+		if err := json.Unmarshal(g.GetChannelsJson(), &items); err != nil {
+			return "", nil, channel.Permanent(fmt.Errorf("notification group %s: channels: %w", gid, err))
+		}
+		if index < 0 || index >= len(items) {
+			break
+		}
+		if len(parts) == 3 && state.GroupChannelHash(items[index]) != parts[2] {
+			return "", nil, channel.Permanent(errChanged)
+		}
+		var ch struct {
 			Type   string          `json:"type"`
 			Config json.RawMessage `json:"config"`
 		}
-		if err := json.Unmarshal(g.GetChannelsJson(), &chs); err != nil {
+		if err := json.Unmarshal(items[index], &ch); err != nil {
 			return "", nil, channel.Permanent(fmt.Errorf("notification group %s: channels: %w", gid, err))
 		}
-		if index < 0 || index >= len(chs) {
-			break
-		}
-		return chs[index].Type, chs[index].Config, nil
+		return ch.Type, ch.Config, nil
 	}
 	return "", nil, channel.Permanent(errRemoved)
 }

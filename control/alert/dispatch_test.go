@@ -183,7 +183,7 @@ func TestGroupRouting(t *testing.T) {
 		DisplayName: "Nightly backup", Tags: []string{"db"}, NotificationGroup: "oncall",
 	}}}}})
 	a := e.fail("backup")
-	if len(a.GetDeliveries()) != 1 || a.GetDeliveries()[0].GetChannelRef() != "group:grp-1:0" {
+	if len(a.GetDeliveries()) != 1 || !strings.HasPrefix(a.GetDeliveries()[0].GetChannelRef(), "group:grp-1:0:") {
 		t.Fatalf("deliveries: %v", a.GetDeliveries())
 	}
 	e.start(DispatcherOptions{})

@@ -31,10 +31,7 @@ func (d *Dispatcher) payload(a *statev1.Alert) channel.Alert {
 	m, err := d.o.State.MonitorByUUID(a.GetMonitorUuid())
 	switch {
 	case err == nil:
-		out.Monitor = channel.Monitor{
-			UUID: m.GetUuid(), Kind: m.GetKind(), Name: m.GetName(), DisplayName: m.GetDisplayName(),
-			Project: m.GetProject(), Tags: m.GetTags(),
-		}
+		out.Monitor = monitorOf(m)
 	case !errors.Is(err, state.ErrNotFound):
 		d.o.Logger.Warn("reading the alert's monitor failed; sending without it", "alert", a.GetId(), "error", err)
 	}
@@ -50,7 +47,42 @@ func (d *Dispatcher) payload(a *statev1.Alert) channel.Alert {
 	if d.o.PanelURL != "" {
 		out.PanelURL = strings.TrimRight(d.o.PanelURL, "/") + "/monitors/" + a.GetMonitorUuid()
 	}
+	out.ExpectedAt, out.LastPingAt = msTime(a.GetExpectedUnixMs()), msTime(a.GetLastPingUnixMs())
+	out.ProblemSince, out.ProblemType = msTime(a.GetProblemSinceUnixMs()), a.GetProblemType()
 	return out
+}
+
+// monitorOf is m as channels show it, with what its alerts' summaries
+// compare with: a ping monitor's interval (or schedule) and timeout, an
+// http_check's expected status, an ssl_check's domain.
+func monitorOf(m *statev1.Monitor) channel.Monitor {
+	out := channel.Monitor{
+		UUID: m.GetUuid(), Kind: m.GetKind(), Name: m.GetName(), DisplayName: m.GetDisplayName(),
+		Project: m.GetProject(), Tags: m.GetTags(),
+	}
+	switch m.GetKind() {
+	case state.KindPing:
+		out.TimeoutSeconds = m.GetTimeoutSeconds()
+		// A schedule (in its zone) replaces the interval.
+		if out.Schedule = m.GetSchedule(); out.Schedule == "" {
+			out.ExpectedIntervalSeconds = m.GetExpectedIntervalSeconds()
+		} else {
+			out.Timezone = m.GetTimezone()
+		}
+	case state.KindHTTPCheck:
+		out.ExpectedStatus = m.GetConfig().GetExpectedStatus()
+	case state.KindSSLCheck:
+		out.Domain = m.GetConfig().GetDomain()
+	}
+	return out
+}
+
+// msTime is Unix ms as a UTC time; 0 is the zero time.
+func msTime(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
 }
 
 // event is the stored event as channels show it.

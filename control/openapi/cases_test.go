@@ -134,6 +134,23 @@ func cases(f *fixture) []endpointCase {
 		return func() {}
 	}
 
+	// A channel and a group of main made for the cases that change or
+	// delete them, and a channel that a group names.
+	spareChannel, spareGroup, namedChannel := uuid.NewString(), uuid.NewString(), uuid.NewString()
+	spares := func(f *fixture) func() {
+		for _, cmd := range []*raftv1.Command{
+			{Op: &raftv1.Command_CreateChannel{CreateChannel: &raftv1.CreateChannel{AccountId: f.main.ID, ChannelId: spareChannel, Type: "pagerduty", Name: "pager",
+				ConfigJson: []byte(`{"routing_key":"R0UT1NGKEY0123456789abcd"}`)}}},
+			{Op: &raftv1.Command_CreateChannel{CreateChannel: &raftv1.CreateChannel{AccountId: f.main.ID, ChannelId: namedChannel, Type: "email", Name: "mail",
+				ConfigJson: []byte(`{"to":["ops@example.com"]}`)}}},
+			{Op: &raftv1.Command_CreateNotificationGroup{CreateNotificationGroup: &raftv1.CreateNotificationGroup{AccountId: f.main.ID, GroupId: spareGroup, Name: "spare",
+				ChannelsJson: []byte(`[{"channel_id":"` + namedChannel + `"},{"type":"opsgenie","config":{"api_key":"0123456789abcdef-key","region":"eu"}}]`)}}},
+		} {
+			f.srv.Cluster.Apply(context.Background(), cmd) // CONFLICT once made: harmless
+		}
+		return func() {}
+	}
+
 	return append(publicCases(f), []endpointCase{
 		// Ingest API: POST /ping.
 		{name: "ping", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 200, contains: `"success"`},
@@ -337,6 +354,46 @@ func cases(f *fixture) []endpointCase {
 		{name: "test channel without token", method: "POST", path: acct + "/channels/" + f.goodChannel + "/test", status: 401},
 		{name: "test channel read failure", method: "POST", path: acct + "/channels/" + f.goodChannel + "/test", headers: bearer(admin), status: 500, setup: failReads(broken)},
 		{name: "test channel without leader", method: "POST", path: acct + "/channels/" + f.goodChannel + "/test", headers: bearer(admin), status: 503, setup: failReads(noLeader)},
+
+		// Operator API: reading, changing and deleting channels and groups.
+		{name: "list channels", method: "GET", path: acct + "/channels", headers: bearer(admin), status: 200, contains: `"webhook_url":"https://hooks.slack.com/****es/x"`},
+		{name: "list channels stale", method: "GET", path: acct + "/channels?stale=true", headers: bearer(admin), status: 200, setup: failReads(noLeader)},
+		{name: "list channels unknown account", method: "GET", path: "/admin/v1/accounts/" + unknownID + "/channels", headers: bearer(admin), status: 404},
+		{name: "list channels without token", method: "GET", path: acct + "/channels", status: 401},
+		{name: "list channels without leader", method: "GET", path: acct + "/channels", headers: bearer(admin), status: 503, setup: failReads(noLeader)},
+		{name: "get channel", method: "GET", path: acct + "/channels/" + spareChannel, headers: bearer(admin), status: 200, contains: `"routing_key":"****abcd"`, setup: spares},
+		{name: "get channel unknown", method: "GET", path: acct + "/channels/" + unknownID, headers: bearer(admin), status: 404},
+		{name: "get channel read failure", method: "GET", path: acct + "/channels/" + spareChannel, headers: bearer(admin), status: 500, setup: failReads(broken)},
+		{name: "update channel keeping its secret", method: "PUT", path: acct + "/channels/" + spareChannel, headers: bearer(admin), body: `{"type":"pagerduty","name":"pager 2","config":{"routing_key":"****abcd"},"default":false}`, status: 200, contains: `"name":"pager 2"`, setup: spares},
+		{name: "update channel to a webhook", method: "PUT", path: acct + "/channels/" + spareChannel, headers: bearer(admin), body: `{"type":"webhook","name":"hook","config":{"url":"https://example.com/hook"}}`, status: 200, contains: `"secret":"whsec_`, setup: spares},
+		{name: "update channel invalid config", method: "PUT", path: acct + "/channels/" + spareChannel, headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"not a url"}}`, status: 400, contains: "config.webhook_url", setup: spares},
+		{name: "update channel wrong mask", method: "PUT", path: acct + "/channels/" + spareChannel, headers: bearer(admin), body: `{"type":"webhook","name":"x","config":{"url":"https://example.com/hook","secret":"****nope"}}`, status: 400, contains: "config.secret", setup: spares},
+		{name: "update channel unknown", method: "PUT", path: acct + "/channels/" + unknownID, headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"https://hooks.slack.com/x"}}`, status: 404},
+		{name: "update channel too large to store", method: "PUT", path: acct + "/channels/" + spareChannel, headers: bearer(admin), body: `{"name":"x",` + bigWebhook[1:], status: 413, contains: "too large to store", setup: spares},
+		{name: "update channel without leader", method: "PUT", path: acct + "/channels/" + spareChannel, headers: bearer(admin), body: `{"type":"slack","name":"x","config":{"webhook_url":"https://hooks.slack.com/x"}}`, status: 503, setup: failApply(noLeader)},
+		{name: "channel deliveries", method: "GET", path: acct + "/channels/" + f.goodChannel + "/deliveries", headers: bearer(admin), status: 200, contains: `"deliveries":[`},
+		{name: "channel deliveries unknown", method: "GET", path: acct + "/channels/" + unknownID + "/deliveries", headers: bearer(admin), status: 404},
+		{name: "channel deliveries without leader", method: "GET", path: acct + "/channels/" + f.goodChannel + "/deliveries", headers: bearer(admin), status: 503, setup: failReads(noLeader)},
+		{name: "delete channel named by a group", method: "DELETE", path: acct + "/channels/" + namedChannel, headers: bearer(admin), status: 409, contains: "channel_in_use", setup: spares},
+		{name: "delete channel", method: "DELETE", path: acct + "/channels/" + spareChannel, headers: bearer(admin), status: 204, setup: spares},
+		{name: "delete channel unknown", method: "DELETE", path: acct + "/channels/" + spareChannel, headers: bearer(admin), status: 404},
+		{name: "delete channel without leader", method: "DELETE", path: acct + "/channels/" + f.goodChannel, headers: bearer(admin), status: 503, setup: failApply(noLeader)},
+		{name: "list groups", method: "GET", path: acct + "/notification-groups", headers: bearer(admin), status: 200, contains: `"name":"on-call"`},
+		{name: "list groups unknown account", method: "GET", path: "/admin/v1/accounts/" + unknownID + "/notification-groups", headers: bearer(admin), status: 404},
+		{name: "list groups without leader", method: "GET", path: acct + "/notification-groups", headers: bearer(admin), status: 503, setup: failReads(noLeader)},
+		{name: "get group", method: "GET", path: acct + "/notification-groups/" + spareGroup, headers: bearer(admin), status: 200, contains: `"api_key":"****-key"`, setup: spares},
+		{name: "get group unknown", method: "GET", path: acct + "/notification-groups/" + unknownID, headers: bearer(admin), status: 404},
+		{name: "update group", method: "PUT", path: acct + "/notification-groups/" + spareGroup, headers: bearer(admin), body: `{"name":"spare","channels":[{"type":"opsgenie","config":{"api_key":"****-key","region":"us"}},{"channel_id":"` + namedChannel + `"}]}`, status: 200, contains: `"region":"us"`, setup: spares},
+		{name: "update group unknown channel", method: "PUT", path: acct + "/notification-groups/" + spareGroup, headers: bearer(admin), body: `{"name":"spare","channels":[{"channel_id":"` + unknownID + `"}]}`, status: 400, contains: "channels[0].channel_id", setup: spares},
+		{name: "update group unknown", method: "PUT", path: acct + "/notification-groups/" + unknownID, headers: bearer(admin), body: `{"name":"x"}`, status: 404},
+		{name: "update group name taken", method: "PUT", path: acct + "/notification-groups/" + spareGroup, headers: bearer(admin), body: `{"name":"` + f.group + `"}`, status: 409, contains: `"conflict"`, setup: spares},
+		{name: "rename group in use", method: "PUT", path: acct + "/notification-groups/" + f.groupID, headers: bearer(admin), body: `{"name":"renamed"}`, status: 409, contains: "notification_group_in_use"},
+		{name: "update group too large to store", method: "PUT", path: acct + "/notification-groups/" + spareGroup, headers: bearer(admin), body: `{"name":"x","channels":[` + bigWebhook + `]}`, status: 413, contains: "too large to store", setup: spares},
+		{name: "update group without leader", method: "PUT", path: acct + "/notification-groups/" + spareGroup, headers: bearer(admin), body: `{"name":"x"}`, status: 503, setup: failApply(noLeader)},
+		{name: "delete group in use", method: "DELETE", path: acct + "/notification-groups/" + f.groupID, headers: bearer(admin), status: 409, contains: "notification_group_in_use"},
+		{name: "delete group", method: "DELETE", path: acct + "/notification-groups/" + spareGroup, headers: bearer(admin), status: 204, setup: spares},
+		{name: "delete group unknown", method: "DELETE", path: acct + "/notification-groups/" + spareGroup, headers: bearer(admin), status: 404},
+		{name: "delete group without token", method: "DELETE", path: acct + "/notification-groups/" + spareGroup, status: 401},
 
 		// Operator API: POST /admin/v1/agent-tokens.
 		{name: "create agent token", method: "POST", path: "/admin/v1/agent-tokens", headers: bearer(admin), body: `{"region":"eu-1","name":"factory"}`, status: 201},

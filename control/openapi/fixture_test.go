@@ -64,6 +64,7 @@ type fixture struct {
 	writeKey    string // a named management key of main with scope write
 	revokeKeyID string // id of an ingest key of main, for the revocation case
 	group       string // name of a notification group of main
+	groupID     string // its id
 	goodChannel string // a channel of main whose receiver accepts
 	badChannel  string // a channel of main whose receiver answers 500
 	burstKey    string // a named read key of main, for the Management API's 429
@@ -237,7 +238,11 @@ func newFixture(t *testing.T) *fixture {
 			`{"type":"slack","name":"ops","default":false,"config":{"webhook_url":"https://hooks.slack.com/services/x","api_url":"`+rcv.URL+`"}}`, &created)
 		*ch.id = created.ID
 	}
-	f.mustAdmin("POST", "/admin/v1/accounts/"+f.main.ID+"/notification-groups", `{"name":"on-call","channels":[]}`, nil)
+	var group struct {
+		ID string `json:"id"`
+	}
+	f.mustAdmin("POST", "/admin/v1/accounts/"+f.main.ID+"/notification-groups", `{"name":"on-call","channels":[]}`, &group)
+	f.groupID = group.ID
 
 	f.nightly = f.mustCreate(`{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":3600,"tags":["db"],"notification_group":"on-call","project":"infra"}`)
 	f.homepage = f.mustCreate(`{"manifest_version":1,"kind":"http_check","name":"homepage","schedule":"5m","config":{"url":"https://example.com/","expected_status":200}}`)

@@ -378,3 +378,101 @@ func TestMonitorListInABrowser(t *testing.T) {
 		t.Fatalf("nightly job-24*: %d rows (job-240)", got)
 	}
 }
+
+// TestChannelInABrowser makes, changes and deletes an alert channel in
+// headless Chromium: the form shows the selected type's settings, a
+// refused one is marked next to its field, and delete asks for the name.
+func TestChannelInABrowser(t *testing.T) {
+	n := newNode(t)
+	a := n.signUp("ops@example.com", nil)
+	ctx := newBrowser(t)
+	run(t, ctx, 10*time.Second, "sign in",
+		chromedp.Navigate(n.URL+"/channels"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name=email]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), a.Email),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), a.Password),
+		chromedp.Submit(chromedp.CSS(`input[name=password]`)),
+		chromedp.WaitVisible(chromedp.CSS(`form.channel-form`)),
+	)
+	visible := func(typ string) bool {
+		return value(t, ctx, chromedp.Evaluate[bool](`getComputedStyle(document.querySelector('fieldset[data-type=`+typ+`]')).display !== "none"`))
+	}
+
+	t.Run("create", func(t *testing.T) {
+		if !visible("slack") || visible("webhook") {
+			t.Fatal("the form does not show only the selected type's settings")
+		}
+		run(t, ctx, 10*time.Second, "pick webhook",
+			chromedp.SetValue(chromedp.CSS(`form.channel-form select[name=type]`), "webhook"),
+			chromedp.WaitVisible(chromedp.CSS(`input[name="webhook.url"]`)),
+		)
+		if visible("slack") {
+			t.Fatal("slack's settings still show after picking webhook")
+		}
+		run(t, ctx, 10*time.Second, "create",
+			chromedp.SendKeys(chromedp.CSS(`form.channel-form input[name=name]`), "ci hook"),
+			chromedp.SendKeys(chromedp.CSS(`input[name="webhook.url"]`), "https://ci.example.com/lookout"),
+			chromedp.Click(chromedp.CSS(`form.channel-form button`)),
+			chromedp.WaitVisible(chromedp.ID(`secret`)),
+		)
+		if secret := value(t, ctx, chromedp.Text(chromedp.ID(`secret`))); !strings.HasPrefix(secret, "whsec_") {
+			t.Fatalf("secret %q", secret)
+		}
+		chans, _ := n.Store.Channels(a.ID)
+		if len(chans) != 1 || chans[0].GetType() != "webhook" || chans[0].GetName() != "ci hook" {
+			t.Fatalf("stored %v", chans)
+		}
+	})
+
+	t.Run("edit", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "open",
+			chromedp.Click(chromedp.CSS(`table.channels a`)),
+			chromedp.WaitVisible(chromedp.CSS(`table.deliveries`)),
+		)
+		if v := value(t, ctx, chromedp.Value(chromedp.CSS(`input[name="webhook.secret"]`))); !strings.HasPrefix(v, "****") {
+			t.Fatalf("the secret field shows %q, want it masked", v)
+		}
+		run(t, ctx, 10*time.Second, "a refused URL",
+			chromedp.SetValue(chromedp.CSS(`input[name="webhook.url"]`), "ftp://ci.example.com"),
+			chromedp.Click(chromedp.CSS(`form.channel-form button`)),
+			chromedp.WaitVisible(chromedp.CSS(`fieldset[data-type=webhook] .field-error`)),
+		)
+		if msg := value(t, ctx, chromedp.Text(chromedp.CSS(`fieldset[data-type=webhook] .field-error`))); msg != "Must be an absolute http or https URL." {
+			t.Fatalf("error next to the URL: %q", msg)
+		}
+		run(t, ctx, 10*time.Second, "save",
+			chromedp.SetValue(chromedp.CSS(`input[name="webhook.url"]`), "https://ci.example.com/v2"),
+			chromedp.SetValue(chromedp.CSS(`form.channel-form input[name=name]`), "ci hook v2"),
+			chromedp.Click(chromedp.CSS(`form.channel-form input[name=default]`)),
+			chromedp.Click(chromedp.CSS(`form.channel-form button`)),
+			chromedp.WaitVisible(chromedp.CSS(`.banner.green`)),
+		)
+		chans, _ := n.Store.Channels(a.ID)
+		if c := chans[0]; c.GetName() != "ci hook v2" || c.GetIsDefault() || !strings.Contains(string(c.GetConfigJson()), `"url":"https://ci.example.com/v2"`) || !strings.Contains(string(c.GetConfigJson()), `"secret":"whsec_`) {
+			t.Fatalf("stored %v", c)
+		}
+	})
+
+	t.Run("delete", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "wrong name",
+			chromedp.SendKeys(chromedp.CSS(`input[name=confirm_name]`), "ci hook"),
+			chromedp.Click(chromedp.CSS(`form[action$="/delete"] button`)),
+			chromedp.WaitVisible(chromedp.CSS(`.danger p.error`)),
+		)
+		if chans, _ := n.Store.Channels(a.ID); len(chans) != 1 {
+			t.Fatal("deleted without the right name")
+		}
+		run(t, ctx, 10*time.Second, "right name",
+			chromedp.WaitVisible(chromedp.CSS(`form[action$="/delete"] input[name=confirm_name]`)),
+			chromedp.SendKeys(chromedp.CSS(`form[action$="/delete"] input[name=confirm_name]`), "ci hook v2"),
+			chromedp.Click(chromedp.CSS(`form[action$="/delete"] button`)),
+			chromedp.WaitVisible(chromedp.CSS(`.banner.green`)),
+		)
+		if chans, _ := n.Store.Channels(a.ID); len(chans) != 0 {
+			t.Fatalf("channel still there: %v", chans)
+		}
+		if text := value(t, ctx, chromedp.Text(chromedp.CSS(`main`))); !strings.Contains(text, "Deleted ci hook v2.") || !strings.Contains(text, "No channels yet.") {
+			t.Fatalf("list after delete: %q", text)
+		}
+	})
+}

@@ -7,7 +7,14 @@ import (
 	"strings"
 
 	"lookout/control/admin"
+	statev1 "lookout/internal/gen/lookout/state/v1"
 )
+
+// The Channels page (/channels) lists the account's alert channels and
+// notification groups, with a form to add each; a channel's page
+// (/channels/{id}: channelpage.go) and a group's (/groups/{id}:
+// groups.go) change and delete them. All three are the one template
+// channels.html, whose Page says which.
 
 type channelRow struct {
 	ID, Type, Name string
@@ -21,124 +28,138 @@ type groupRow struct {
 
 type channelsView struct {
 	baseView
-	Types    []string
-	Channels []channelRow
-	Groups   []groupRow
+	// Page is list, channel or group.
+	Page string
 	// Notice and Error report the last action.
 	Notice, Error string
 	// Secret is a webhook secret the service just made (shown once).
-	Secret string
-	// Form is what was typed, kept after a refusal.
-	FormType, FormName, FormConfig, GroupName, GroupChannels string
+	Secret   string
+	Channels []channelRow
+	Groups   []groupRow
+	// Form adds a channel (list) or changes one (channel); GroupForm
+	// adds a group (list) or changes one (group).
+	Form      *channelForm
+	GroupForm *groupForm
+	// Channel and Deliveries are the channel page's.
+	Channel    *admin.Channel
+	Deliveries []deliveryRow
+	// Group is the group page's.
+	Group *groupRow
+	// DeleteError is why the last delete was refused.
+	DeleteError string
 }
 
 // handleChannels serves GET /channels: the account's alert channels and
-// notification groups.
+// notification groups; ?deleted=NAME after a delete.
 func (p *Panel) handleChannels(w http.ResponseWriter, r *http.Request) {
-	p.showChannels(w, r, http.StatusOK, &channelsView{})
+	v := &channelsView{}
+	if d := r.URL.Query().Get("deleted"); d != "" {
+		v.Notice = "Deleted " + d + "."
+	}
+	p.showChannels(w, r, http.StatusOK, v)
 }
 
 func (p *Panel) showChannels(w http.ResponseWriter, r *http.Request, status int, v *channelsView) {
 	s := sessionFrom(r.Context())
 	v.Stale = p.refresh(r)
-	channels, err := p.o.State.Channels(s.AccountID)
-	if err != nil {
+	if err := p.listChannels(s.AccountID, v); err != nil {
 		p.internal(w, r, err)
 		return
 	}
+	if v.Form == nil {
+		v.Form = newChannelForm(p.o.Admin.ChannelTypes(), "/channels", "Add channel")
+	}
+	if v.GroupForm == nil {
+		v.GroupForm = &groupForm{Errors: map[string]string{}}
+	}
+	v.GroupForm.Action, v.GroupForm.Submit = "/groups", "Add group"
+	v.GroupForm.choices(v.Channels, nil)
+	p.renderChannels(w, r, status, "list", "Channels", v)
+}
+
+// listChannels reads the account's channels and groups into v.
+func (p *Panel) listChannels(accountID string, v *channelsView) error {
+	channels, err := p.o.State.Channels(accountID)
+	if err != nil {
+		return err
+	}
+	names := map[string]string{}
 	for _, c := range channels {
 		v.Channels = append(v.Channels, channelRow{ID: c.GetId(), Type: c.GetType(), Name: c.GetName(), Default: c.GetIsDefault()})
+		names[c.GetId()] = c.GetName() + " (" + c.GetType() + ")"
 	}
-	groups, err := p.o.State.NotificationGroups(s.AccountID)
+	groups, err := p.o.State.NotificationGroups(accountID)
 	if err != nil {
-		p.internal(w, r, err)
-		return
+		return err
 	}
 	for _, g := range groups {
-		row := groupRow{ID: g.GetId(), Name: g.GetName()}
-		var chans []struct {
-			Type string  `json:"type"`
-			Name *string `json:"name"`
-		}
-		_ = json.Unmarshal(g.GetChannelsJson(), &chans)
-		for _, c := range chans {
-			label := c.Type
-			if c.Name != nil && *c.Name != "" {
-				label = *c.Name + " (" + c.Type + ")"
-			}
-			row.Channels = append(row.Channels, label)
-		}
-		v.Groups = append(v.Groups, row)
+		v.Groups = append(v.Groups, groupRowOf(g, names))
 	}
-	v.Types = p.o.Admin.ChannelTypes()
-	if v.FormConfig == "" {
-		v.FormConfig = "{}"
+	return nil
+}
+
+// groupRowOf is g as listed: its channels by name and type.
+func groupRowOf(g *statev1.NotificationGroup, names map[string]string) groupRow {
+	row := groupRow{ID: g.GetId(), Name: g.GetName()}
+	for _, c := range storedGroupChannels(g) {
+		row.Channels = append(row.Channels, c.label(names))
 	}
-	if v.GroupChannels == "" {
-		v.GroupChannels = "[]"
+	return row
+}
+
+// renderChannels renders page of the Channels template.
+func (p *Panel) renderChannels(w http.ResponseWriter, r *http.Request, status int, page, title string, v *channelsView) {
+	s := sessionFrom(r.Context())
+	v.Page, v.Title, v.Nav, v.CSRF, v.Account = page, title, "channels", s.CSRF, s.Email
+	if v.Form != nil {
+		v.Form.CSRF = s.CSRF
 	}
-	v.Title, v.Nav, v.CSRF, v.Account = "Channels", "channels", s.CSRF, s.Email
+	if v.GroupForm != nil {
+		v.GroupForm.CSRF = s.CSRF
+	}
 	p.render(w, r, status, "channels", v)
 }
 
-// handleCreateChannel serves POST /channels: type, name, config (JSON)
-// and default, checked by the operator API's rules.
+// handleCreateChannel serves POST /channels: a type, a name, the type's
+// settings and default, checked by the operator API's rules.
 func (p *Panel) handleCreateChannel(w http.ResponseWriter, r *http.Request) {
 	s := sessionFrom(r.Context())
-	req := admin.ChannelRequest{Type: r.PostFormValue("type"), Name: strings.TrimSpace(r.PostFormValue("name")),
-		Config: json.RawMessage(strings.TrimSpace(r.PostFormValue("config"))), Default: r.PostFormValue("default") == "on"}
-	form := &channelsView{FormType: req.Type, FormName: req.Name, FormConfig: string(req.Config)}
-	if len(req.Config) > 0 && !json.Valid(req.Config) {
-		form.Error = "Config must be a JSON object."
-		p.showChannels(w, r, http.StatusBadRequest, form)
-		return
-	}
-	created, err := p.o.Admin.CreateChannel(r.Context(), s.AccountID, req)
-	if err != nil {
-		if msg, ok := refusal(err); ok {
-			form.Error = msg
-			p.showChannels(w, r, http.StatusBadRequest, form)
+	form := newChannelForm(p.o.Admin.ChannelTypes(), "/channels", "Add channel")
+	form.read(r)
+	req, err := form.request()
+	if err == nil {
+		var created *admin.ChannelCreated
+		if created, err = p.o.Admin.CreateChannel(r.Context(), s.AccountID, req); err == nil {
+			v := &channelsView{Notice: "Channel " + created.Name + " created.", Secret: madeSecret(req.Config, created.Config)}
+			p.showChannels(w, r, http.StatusCreated, v)
 			return
 		}
-		p.unavailable(w, r, err)
+	}
+	if form.refuse(err) {
+		p.showChannels(w, r, http.StatusBadRequest, &channelsView{Form: form, Error: "The channel was not saved: see the fields marked below."})
 		return
 	}
-	v := &channelsView{Notice: "Channel " + created.Name + " created."}
-	var cfg struct {
-		Secret string `json:"secret"`
-	}
-	if json.Unmarshal(created.Config, &cfg) == nil && cfg.Secret != "" && !strings.Contains(string(req.Config), cfg.Secret) {
-		v.Secret = cfg.Secret
-	}
-	p.showChannels(w, r, http.StatusCreated, v)
+	p.unavailable(w, r, err)
 }
 
-// handleCreateGroup serves POST /groups: a name and a JSON array of
-// channels.
-func (p *Panel) handleCreateGroup(w http.ResponseWriter, r *http.Request) {
-	s := sessionFrom(r.Context())
-	name, chans := strings.TrimSpace(r.PostFormValue("name")), strings.TrimSpace(r.PostFormValue("channels"))
-	form := &channelsView{GroupName: name, GroupChannels: chans}
-	if chans != "" && !json.Valid([]byte(chans)) {
-		form.Error = "Channels must be a JSON array, e.g. [{\"type\":\"slack\",\"config\":{...}}]."
-		p.showChannels(w, r, http.StatusBadRequest, form)
-		return
+// madeSecret is the webhook secret of stored that sent did not hold (the
+// service made it), or "".
+func madeSecret(sent, stored json.RawMessage) string {
+	var in, out struct {
+		Secret string `json:"secret"`
 	}
-	created, err := p.o.Admin.CreateGroup(r.Context(), s.AccountID, name, json.RawMessage(chans))
-	if err != nil {
-		if msg, ok := refusal(err); ok {
-			form.Error = msg
-			p.showChannels(w, r, http.StatusBadRequest, form)
-			return
-		}
-		p.unavailable(w, r, err)
-		return
+	if json.Unmarshal(stored, &out) != nil || out.Secret == "" || strings.Contains(out.Secret, "****") {
+		return ""
 	}
-	p.showChannels(w, r, http.StatusCreated, &channelsView{Notice: "Notification group " + created.Name + " created."})
+	if json.Unmarshal(sent, &in) == nil && in.Secret == out.Secret {
+		return ""
+	}
+	return out.Secret
 }
 
 // handleTestChannel serves POST /channels/{id}/test: a test message goes
-// out now through the alert channel's own sender.
+// out now through the alert channel's own sender. The answer is the page
+// the form was on (the list, or the channel's page with ?from=channel).
 func (p *Panel) handleTestChannel(w http.ResponseWriter, r *http.Request) {
 	s := sessionFrom(r.Context())
 	scheme := "http"
@@ -147,14 +168,23 @@ func (p *Panel) handleTestChannel(w http.ResponseWriter, r *http.Request) {
 	}
 	err := p.o.Admin.TestChannel(r.Context(), s.AccountID, r.PathValue("id"), scheme+"://"+r.Host+"/")
 	var e *admin.Error
+	v := &channelsView{}
+	status := http.StatusOK
 	switch {
 	case err == nil:
-		p.showChannels(w, r, http.StatusOK, &channelsView{Notice: "Test message delivered."})
+		v.Notice = "Test message delivered."
 	case errors.As(err, &e) && e.Status == http.StatusNotFound:
 		p.notFound(w, r)
+		return
 	case errors.As(err, &e):
-		p.showChannels(w, r, http.StatusBadGateway, &channelsView{Error: "Test message not delivered: " + e.Message})
+		status, v.Error = http.StatusBadGateway, "Test message not delivered: "+e.Message
 	default:
 		p.unavailable(w, r, err)
+		return
 	}
+	if r.URL.Query().Get("from") == "channel" {
+		p.showChannel(w, r, status, v)
+		return
+	}
+	p.showChannels(w, r, status, v)
 }

@@ -22,7 +22,7 @@ func TestChannelTestShowsNoAnswer(t *testing.T) {
 	b := n.browser()
 	b.signIn(a)
 	b.get("/channels")
-	b.post("/channels", url.Values{"type": {"webhook"}, "name": {"ops hook"}, "config": {`{"url":"` + receiver.URL + `"}`}}).
+	b.post("/channels", url.Values{"type": {"webhook"}, "name": {"ops hook"}, "webhook.url": {receiver.URL}}).
 		want(t, http.StatusCreated, "Channel ops hook created.")
 	chans, _ := n.Store.Channels(a.ID)
 	p := b.post("/channels/"+chans[0].GetId()+"/test", nil)

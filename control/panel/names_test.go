@@ -3,6 +3,7 @@ package panel_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -16,7 +17,7 @@ func TestFormsRefuseNamesThatBreakTheRule(t *testing.T) {
 	b := n.browser()
 	b.signIn(a)
 	b.get("/keys")
-	slack := `{"webhook_url":"https://hooks.slack.com/services/T/B/X"}`
+	slack := "https://hooks.slack.com/services/T/B/X"
 	for _, bad := range []struct{ name, value, why string }{
 		{"ESC", "\x1b[31mred", "Name: must not contain control characters"},
 		{"NUL", "a\x00b", "Name: must not contain control characters"},
@@ -26,12 +27,12 @@ func TestFormsRefuseNamesThatBreakTheRule(t *testing.T) {
 	} {
 		t.Run(bad.name, func(t *testing.T) {
 			b.post("/keys", url.Values{"type": {"ingest"}, "name": {bad.value}}).want(t, http.StatusBadRequest, bad.why)
-			b.post("/channels", url.Values{"type": {"slack"}, "name": {bad.value}, "config": {slack}}).want(t, http.StatusBadRequest, bad.why)
-			b.post("/groups", url.Values{"name": {bad.value}, "channels": {`[]`}}).want(t, http.StatusBadRequest, bad.why)
+			// The channel and group forms say it next to the name.
+			why := strings.ToUpper(bad.why[6:7]) + bad.why[7:]
+			b.post("/channels", url.Values{"type": {"slack"}, "name": {bad.value}, "slack.webhook_url": {slack}}).want(t, http.StatusBadRequest, why)
+			b.post("/groups", url.Values{"name": {bad.value}}).want(t, http.StatusBadRequest, why)
 		})
 	}
-	b.post("/groups", url.Values{"name": {"on-call"}, "channels": {`[{"type":"slack","name":"pager\u202e","config":` + slack + `}]`}}).
-		want(t, http.StatusBadRequest, "Channels[0].name: must not contain bidirectional")
 	keys, _ := n.Store.Keys(a.ID)
 	chans, _ := n.Store.Channels(a.ID)
 	groups, _ := n.Store.NotificationGroups(a.ID)

@@ -315,13 +315,10 @@ func TestChannelsGroupsAndTest(t *testing.T) {
 	defer receiver.Close()
 	b := n.browser()
 	b.signIn(a)
-	b.get("/channels").want(t, http.StatusOK, "No channels yet", "No groups yet", "<option>webhook</option>")
+	b.get("/channels").want(t, http.StatusOK, "No channels yet", "No groups yet", `<option value="webhook">Webhook</option>`)
 
-	p := b.post("/channels", url.Values{"type": {"webhook"}, "name": {"ops hook"}, "config": {`{"url":"` + receiver.URL + `"}`}, "default": {"on"}})
+	p := b.post("/channels", url.Values{"type": {"webhook"}, "name": {"ops hook"}, "webhook.url": {receiver.URL}, "default": {"on"}})
 	p.want(t, http.StatusCreated, "Channel ops hook created.", "whsec_", "ops hook")
-	b.post("/channels", url.Values{"type": {"slack"}, "name": {"bad"}, "config": {`{"webhook_url":"not a url"}`}}).
-		want(t, http.StatusBadRequest, "Config.webhook_url", "not a url")
-	b.post("/channels", url.Values{"type": {"slack"}, "name": {"bad"}, "config": {`{`}}).want(t, http.StatusBadRequest, "JSON object")
 
 	chans, _ := n.Store.Channels(a.ID)
 	b.post("/channels/"+chans[0].GetId()+"/test", nil).want(t, http.StatusOK, "Test message delivered.")
@@ -334,9 +331,9 @@ func TestChannelsGroupsAndTest(t *testing.T) {
 	ob.get("/channels")
 	ob.post("/channels/"+chans[0].GetId()+"/test", nil).want(t, http.StatusNotFound)
 
-	b.post("/groups", url.Values{"name": {"on-call"}, "channels": {`[{"type":"webhook","name":"pager","config":{"url":"` + receiver.URL + `"}}]`}}).
-		want(t, http.StatusCreated, "Notification group on-call created.", "pager (webhook)")
-	b.post("/groups", url.Values{"name": {"on-call"}, "channels": {`[]`}}).want(t, http.StatusBadRequest)
+	b.post("/groups", url.Values{"name": {"on-call"}, "channel": {chans[0].GetId()}}).
+		want(t, http.StatusCreated, "Notification group on-call created.", "ops hook (webhook)")
+	b.post("/groups", url.Values{"name": {"on-call"}}).want(t, http.StatusBadRequest, "A notification group named")
 }
 
 func TestAccountPageShowsOverage(t *testing.T) {

@@ -83,6 +83,7 @@ type State interface {
 	KeysLastUsed(accountID string) (map[string]int64, error)
 	Channels(accountID string) ([]*statev1.Channel, error)
 	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)
+	NotificationGroup(accountID, id string) (*statev1.NotificationGroup, error)
 	NewFeed() *state.Feed
 }
 
@@ -91,7 +92,13 @@ type Admin interface {
 	CreateKey(ctx context.Context, accountID string, req admin.KeyRequest) (*admin.KeyCreated, error)
 	RevokeKey(ctx context.Context, accountID, keyID string) error
 	CreateChannel(ctx context.Context, accountID string, req admin.ChannelRequest) (*admin.ChannelCreated, error)
+	GetChannel(accountID, channelID string) (*admin.Channel, error)
+	UpdateChannel(ctx context.Context, accountID, channelID string, req admin.ChannelRequest) (*admin.Channel, error)
+	DeleteChannel(ctx context.Context, accountID, channelID string) error
+	ChannelDeliveries(accountID, channelID string) ([]admin.Delivery, error)
 	CreateGroup(ctx context.Context, accountID, name string, channels json.RawMessage) (*admin.GroupCreated, error)
+	UpdateGroup(ctx context.Context, accountID, groupID, name string, channels json.RawMessage) (*admin.Group, error)
+	DeleteGroup(ctx context.Context, accountID, groupID string) error
 	TestChannel(ctx context.Context, accountID, channelID, panelURL string) error
 	ChannelTypes() []string
 }
@@ -238,8 +245,14 @@ func (p *Panel) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /keys/{id}/revoke", p.signedIn(p.handleRevokeKey))
 	mux.HandleFunc("GET /channels", p.signedIn(p.handleChannels))
 	mux.HandleFunc("POST /channels", p.signedIn(p.handleCreateChannel))
+	mux.HandleFunc("GET /channels/{id}", p.signedIn(p.handleChannel))
+	mux.HandleFunc("POST /channels/{id}", p.signedIn(p.handleUpdateChannel))
+	mux.HandleFunc("POST /channels/{id}/delete", p.signedIn(p.handleDeleteChannel))
 	mux.HandleFunc("POST /channels/{id}/test", p.signedIn(p.handleTestChannel))
 	mux.HandleFunc("POST /groups", p.signedIn(p.handleCreateGroup))
+	mux.HandleFunc("GET /groups/{id}", p.signedIn(p.handleGroup))
+	mux.HandleFunc("POST /groups/{id}", p.signedIn(p.handleUpdateGroup))
+	mux.HandleFunc("POST /groups/{id}/delete", p.signedIn(p.handleDeleteGroup))
 	mux.HandleFunc("GET /account", p.signedIn(p.handleAccount))
 	mux.HandleFunc("POST /account/badge-key", p.signedIn(p.handleRegenerateBadgeKey))
 	mux.HandleFunc("POST /account/status-page", p.signedIn(p.handleStatusPage))

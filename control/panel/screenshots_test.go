@@ -81,6 +81,13 @@ func TestScreenshots(t *testing.T) {
 	shot("keys", true)
 	run(t, ctx, 10*time.Second, "channels", chromedp.Navigate(n.URL+"/channels"), chromedp.WaitVisible(chromedp.CSS(`table.channels`)))
 	shot("channels", true)
+	chans, _ := n.Store.Channels(a.ID)
+	for _, c := range chans {
+		if c.GetName() == "ops slack" {
+			run(t, ctx, 10*time.Second, "a channel", chromedp.Navigate(n.URL+"/channels/"+c.GetId()), chromedp.WaitVisible(chromedp.CSS(`table.deliveries`)))
+		}
+	}
+	shot("channel", true)
 	run(t, ctx, 10*time.Second, "account", chromedp.Navigate(n.URL+"/account"), chromedp.WaitVisible(chromedp.ID(`quota`)))
 	shot("account", true)
 
@@ -153,14 +160,33 @@ func demoData(t *testing.T, n *node, a account) (backup, check string) {
 		}
 	}
 	ctx := context.Background()
-	if _, err := n.Admin.CreateChannel(ctx, a.ID, admin.ChannelRequest{Type: "slack", Name: "ops slack", Config: []byte(`{"webhook_url":"https://hooks.slack.com/services/T000/B000/XXXX"}`), Default: true}); err != nil {
+	slack, err := n.Admin.CreateChannel(ctx, a.ID, admin.ChannelRequest{Type: "slack", Name: "ops slack", Config: []byte(`{"webhook_url":"https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXX"}`), Default: true})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := n.Admin.CreateChannel(ctx, a.ID, admin.ChannelRequest{Type: "webhook", Name: "incident bridge", Config: []byte(`{"url":"https://hooks.example.com/lookout"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.Admin.CreateGroup(ctx, a.ID, "on-call", []byte(`[{"type":"pagerduty","name":"pager","config":{"routing_key":"R0000000000000000000000000000000"}}]`)); err != nil {
+	if _, err := n.Admin.CreateGroup(ctx, a.ID, "on-call", []byte(`[{"channel_id":"`+slack.ID+`"},{"type":"pagerduty","name":"pager","config":{"routing_key":"R0000000000000000000000000000000"}}]`)); err != nil {
 		t.Fatal(err)
+	}
+	// The slack channel's history: alerts raised now, delivered but the
+	// newest, which is being retried.
+	for _, status := range []string{"fail", "complete", "fail"} {
+		n.ping(a, `{"event_type":"ping","monitor":"invoice-export","status":"`+status+`"}`)
+	}
+	pending, err := n.Store.PendingAlerts(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, al := range pending {
+		rec := &raftv1.RecordDelivery{AlertId: al.GetId(), ChannelRef: "chan:" + slack.ID, Delivered: i < len(pending)-1}
+		if !rec.Delivered {
+			rec.Error, rec.NextTryUnixMs = "slack: receiver answered 503 Service Unavailable", time.Now().Add(time.Minute).UnixMilli()
+		}
+		if res, err := n.Cluster.Apply(ctx, &raftv1.Command{Op: &raftv1.Command_RecordDelivery{RecordDelivery: rec}}); err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
+			t.Fatalf("record delivery: %v %v", res, err)
+		}
 	}
 	return n.monitorUUID(a, "nightly-backup"), check
 }

@@ -9,6 +9,7 @@ import (
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
+	"lookout/internal/pingstate"
 )
 
 // alertNamespace is the UUID namespace of alert ids, derived by the state
@@ -32,7 +33,46 @@ func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ 
 		return err
 	}
 	a := &statev1.Alert{Id: id, AccountId: m.GetAccountId(), MonitorUuid: m.GetUuid(), Type: typ, OccurredUnixMs: at, Event: ev, Execution: exec, Deliveries: deliveries, Regions: regions}
+	if m.GetKind() == KindPing {
+		a.LastPingUnixMs = PingState(m).LastPingMs
+		if typ == pingstate.AlertMissed {
+			// The deadline is the expected time plus the grace.
+			a.ExpectedUnixMs = at - m.GetGraceSeconds()*1000
+		} else if a.LastPingUnixMs > 0 {
+			// The next run after the newest ping (by the schedule or the
+			// interval; 0 when none is expected).
+			a.ExpectedUnixMs = PingSettings(m).ExpectedAfter(a.LastPingUnixMs)
+		}
+	}
+	if a.ProblemSinceUnixMs, a.ProblemType, err = trackProblem(txn, m.GetUuid(), typ, at); err != nil {
+		return err
+	}
 	return storeAlert(txn, ctx, a)
+}
+
+func alertSinceKey(monitorUUID string) []byte { return k(prefixAlertSince, monitorUUID) }
+
+// trackProblem keeps the first alert of a monitor's problem until a
+// recovery ends it: an alert of type typ at time at begins a problem
+// unless one is open; a recovery ends it and gets when it began and what
+// began it (0 and "" when none was open).
+func trackProblem(txn *badger.Txn, monitorUUID, typ string, at int64) (int64, string, error) {
+	key := alertSinceKey(monitorUUID)
+	var open statev1.OpenProblem
+	err := getProto(txn, key, &open)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return 0, "", err
+	}
+	if typ == pingstate.AlertRecovered || typ == AlertCheckRecovered {
+		if err != nil {
+			return 0, "", nil
+		}
+		return open.GetSinceUnixMs(), open.GetType(), txn.Delete(key)
+	}
+	if err == nil {
+		return 0, "", nil // a problem is open: it began earlier
+	}
+	return 0, "", setProto(txn, key, &statev1.OpenProblem{SinceUnixMs: at, Type: typ})
 }
 
 // storeAlert puts alert a, with its deliveries due now, in the outbox.
@@ -59,7 +99,10 @@ func storeAlert(txn *badger.Txn, ctx applyCtx, a *statev1.Alert) error {
 	return txn.Set(alertPendingKey(id), nil)
 }
 
-// route lists the deliveries of an alert of m.
+// route lists the deliveries of an alert of m: the channels of its
+// notification group (a group's channel that names an alert channel of
+// the account by channel_id is delivered as that channel, once), or else
+// the account's default channels.
 func route(txn *badger.Txn, m *statev1.Monitor) ([]*statev1.Delivery, error) {
 	acct := m.GetAccountId()
 	if g := m.GetNotificationGroup(); g != "" {
@@ -82,9 +125,25 @@ func route(txn *badger.Txn, m *statev1.Monitor) ([]*statev1.Delivery, error) {
 		if err != nil {
 			channels = nil
 		}
-		out := make([]*statev1.Delivery, len(channels))
+		out := make([]*statev1.Delivery, 0, len(channels))
+		seen := map[string]bool{}
 		for i, c := range channels {
-			out[i] = &statev1.Delivery{ChannelRef: "group:" + group.GetId() + ":" + strconv.Itoa(i), ChannelType: c.Type}
+			if c.ChannelID == "" {
+				out = append(out, &statev1.Delivery{ChannelRef: groupRef(group.GetId(), i, c.raw), ChannelType: c.Type})
+				continue
+			}
+			var ch statev1.Channel
+			err := getProto(txn, channelKey(acct, c.ChannelID), &ch)
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if ref := "chan:" + ch.GetId(); !seen[ref] {
+				seen[ref] = true
+				out = append(out, &statev1.Delivery{ChannelRef: ref, ChannelType: ch.GetType()})
+			}
 		}
 		return out, nil
 	}
@@ -134,6 +193,9 @@ func applyRecordDelivery(txn *badger.Txn, ctx applyCtx, c *raftv1.RecordDelivery
 		return ok(), nil // already recorded (a retried command, a second dispatcher)
 	}
 	if err := setProto(txn, alertKey(a.GetId()), &a); err != nil {
+		return nil, err
+	}
+	if err := recordHistory(txn, ctx, &a, rec, c.GetPermanent()); err != nil {
 		return nil, err
 	}
 	if open(rec) {

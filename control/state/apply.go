@@ -241,6 +241,14 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applyIngestBatch(txn, ctx, op.IngestBatch)
 	case *raftv1.Command_CreateChannel:
 		return applyCreateChannel(txn, now, op.CreateChannel)
+	case *raftv1.Command_UpdateChannel:
+		return applyUpdateChannel(txn, op.UpdateChannel)
+	case *raftv1.Command_DeleteChannel:
+		return applyDeleteChannel(txn, ctx, op.DeleteChannel)
+	case *raftv1.Command_UpdateNotificationGroup:
+		return applyUpdateGroup(txn, ctx, op.UpdateNotificationGroup)
+	case *raftv1.Command_DeleteNotificationGroup:
+		return applyDeleteGroup(txn, ctx, op.DeleteNotificationGroup)
 	case *raftv1.Command_FireDeadline:
 		return applyFireDeadline(txn, ctx, op.FireDeadline)
 	case *raftv1.Command_RecordDelivery:

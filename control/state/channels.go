@@ -67,3 +67,64 @@ func (s *Store) Channel(accountID, id string) (*statev1.Channel, error) {
 	}
 	return &c, nil
 }
+
+// CodeChannelInUse is the Result code (CONFLICT) of deleting an alert
+// channel that a notification group names.
+const CodeChannelInUse = "channel_in_use"
+
+// applyUpdateChannel replaces a channel's type, name, config and default
+// flag. The config was validated by the proposer. Its open deliveries
+// stay: they are sent with the new config when they come due.
+func applyUpdateChannel(txn *badger.Txn, c *raftv1.UpdateChannel) (*raftv1.Result, error) {
+	if c.GetChannelId() == "" || c.GetType() == "" {
+		return invalid("update channel: id and type are required"), nil
+	}
+	key := channelKey(c.GetAccountId(), c.GetChannelId())
+	var ch statev1.Channel
+	if err := getProto(txn, key, &ch); errors.Is(err, ErrNotFound) {
+		return notFound("channel %s not found", c.GetChannelId()), nil
+	} else if err != nil {
+		return nil, err
+	}
+	ch.Type, ch.Name, ch.ConfigJson, ch.IsDefault = c.GetType(), c.GetName(), c.GetConfigJson(), c.GetIsDefault()
+	return ok(), setProto(txn, key, &ch)
+}
+
+// applyDeleteChannel removes a channel that no notification group names,
+// with its delivery history, and gives up its open deliveries (see
+// giveUpDeliveries). Result.deleted counts those given up.
+func applyDeleteChannel(txn *badger.Txn, ctx applyCtx, c *raftv1.DeleteChannel) (*raftv1.Result, error) {
+	acct, id := c.GetAccountId(), c.GetChannelId()
+	key := channelKey(acct, id)
+	if found, err := exists(txn, key); err != nil || !found {
+		return notFound("channel %s not found", id), err
+	}
+	var inGroup string
+	err := scanProto(txn, k(prefixGroup, acct, ""), func() *statev1.NotificationGroup { return new(statev1.NotificationGroup) },
+		func(g *statev1.NotificationGroup) error {
+			channels, _ := parseGroupChannels(g.GetChannelsJson())
+			for _, gc := range channels {
+				if gc.ChannelID == id && inGroup == "" {
+					inGroup = g.GetName()
+				}
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	if inGroup != "" {
+		res := conflict("the channel is in notification group %q; take it out of the group first", inGroup)
+		res.Code = CodeChannelInUse
+		return res, nil
+	}
+	if err := txn.Delete(key); err != nil {
+		return nil, err
+	}
+	if err := deleteHistory(txn, acct, id); err != nil {
+		return nil, err
+	}
+	ref := "chan:" + id
+	n, err := giveUpDeliveries(txn, ctx, "channel deleted", func(r string) bool { return r == ref })
+	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Deleted: int64(n)}, err
+}

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -70,7 +71,7 @@ func TestGroupRoutingAndNoChannels(t *testing.T) {
 	}}}}})
 	ingestOK(t, s, ingestAt(t0+1000, 0, ping("a", "job", "fail", t0+1000)))
 	pending, _ := s.PendingAlerts(0)
-	if len(pending) != 1 || len(pending[0].GetDeliveries()) != 2 || pending[0].GetDeliveries()[1].GetChannelRef() != "group:g1:1" || pending[0].GetDeliveries()[1].GetChannelType() != "email" {
+	if len(pending) != 1 || len(pending[0].GetDeliveries()) != 2 || !strings.HasPrefix(pending[0].GetDeliveries()[1].GetChannelRef(), "group:g1:1:") || pending[0].GetDeliveries()[1].GetChannelType() != "email" {
 		t.Fatalf("group routing: %v", pending)
 	}
 	// An account without channels keeps the alert, with nothing to send.

@@ -28,6 +28,11 @@ import (
 //	                                    -> empty; open deliveries by next try
 //	alert-done:<uint64 ms><alert id>    -> empty; finished alerts by the time
 //	                                       they finished (PruneAlerts)
+//	alert-since:<monitor uuid>          -> statev1.OpenProblem; the first alert of a
+//	                                       problem no recovery ended yet
+//	dlv:<account id>:<channel id>:<uint64 alert ms><alert id>
+//	                                    -> statev1.DeliveryRecord; a channel's
+//	                                       delivery history (history.go)
 //	agent-token:<sha-256 of the token>  -> statev1.AgentToken
 //	req:<request id>                    -> statev1.AppliedRequest
 //	req-time:<uint64 ms><request id>    -> empty; expiry order of req:
@@ -104,6 +109,8 @@ var (
 	prefixAlertPending = []byte("alert-pending:")
 	prefixAlertDue     = []byte("alert-due:")
 	prefixAlertDone    = []byte("alert-done:")
+	prefixAlertSince   = []byte("alert-since:")
+	prefixDelivery     = []byte("dlv:")
 	prefixAgentToken   = []byte("agent-token:")
 	prefixRequest      = []byte("req:")
 	prefixReqTime      = []byte("req-time:")

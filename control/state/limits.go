@@ -55,6 +55,12 @@ import (
 //   - RecordAgentSeen writes one agent record. SetRegionState holds at
 //     most MaxRegionAccounts accounts, each alerted once (an alert, its
 //     deliveries and a mark): about 3,400 writes at most.
+//   - RecordDelivery rewrites one alert and writes one record of its
+//     channel's history, dropping the oldest beyond MaxChannelHistory.
+//     DeleteChannel, UpdateNotificationGroup and DeleteNotificationGroup
+//     give up deliveries within MaxGiveUpBytes and MaxGiveUpWrites (and
+//     DeleteChannel deletes the channel's history, MaxChannelHistory
+//     keys).
 //   - Alerts (raised by IngestBatch, FireDeadline, RecordExecutions and
 //     SetRegionState)
 //     carry one delivery
@@ -142,6 +148,18 @@ func CheckCommand(cmd *raftv1.Command) error {
 	case *raftv1.Command_CreateChannel:
 		c := op.CreateChannel
 		return checkSmall("create channel", c, c.GetAccountId(), c.GetChannelId(), c.GetType(), c.GetName())
+	case *raftv1.Command_UpdateChannel:
+		c := op.UpdateChannel
+		return checkSmall("update channel", c, c.GetAccountId(), c.GetChannelId(), c.GetType(), c.GetName())
+	case *raftv1.Command_DeleteChannel:
+		c := op.DeleteChannel
+		return checkSmall("delete channel", c, c.GetAccountId(), c.GetChannelId())
+	case *raftv1.Command_UpdateNotificationGroup:
+		c := op.UpdateNotificationGroup
+		return checkSmall("update notification group", c, c.GetAccountId(), c.GetGroupId(), c.GetName())
+	case *raftv1.Command_DeleteNotificationGroup:
+		c := op.DeleteNotificationGroup
+		return checkSmall("delete notification group", c, c.GetAccountId(), c.GetGroupId())
 	case *raftv1.Command_PruneEvents:
 		return checkSmall("prune events", op.PruneEvents)
 	case *raftv1.Command_PruneAlerts:

@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -116,7 +117,7 @@ func TestWorstCasePerCommandType(t *testing.T) {
 }
 
 func worstCases() map[string]worstCase {
-	return map[string]worstCase{
+	cases := map[string]worstCase{
 		"create_account": {
 			worst: func(*testing.T, *Store) *raftv1.Command {
 				op := accountOp("b", long(254-12)+"@example.com")
@@ -252,6 +253,8 @@ func worstCases() map[string]worstCase {
 		},
 		"put_status_page": statusPageWorstCase(),
 	}
+	maps.Copy(cases, channelWorstCases())
+	return cases
 }
 
 // groupChannels is a JSON array of n channels of about size bytes in all.
@@ -477,6 +480,12 @@ func recordWorstCase() worstCase {
 				t.Fatalf("pending %d, %v", len(pending), err)
 			}
 			alertID = pending[0].GetId()
+			// The channel's history is full: the record drops the oldest.
+			mustOK(t, s, uncapped("a"))
+			for i := range MaxChannelHistory {
+				ingestOK(t, s, ingestAt(t0, 0, ping("a", fmt.Sprint("other-", i), "fail", t0)))
+			}
+			fullChannelHistory(t, s, "c7", alertID)
 		},
 		worst: func(*testing.T, *Store) *raftv1.Command {
 			return cmd(&raftv1.Command{Op: &raftv1.Command_RecordDelivery{RecordDelivery: &raftv1.RecordDelivery{

@@ -117,50 +117,6 @@ func adminCommands() []adminCommand {
 				return nil, c.RevokeKey(ctx, *account, args[0])
 			}
 		}},
-		{name: "group create", synopsis: "--account ID --name N [--channels JSON]", about: "create a notification group", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
-			account := fs.String("account", "", "account id (required)")
-			name := fs.String("name", "", "the group's name (required)")
-			channels := fs.String("channels", "[]", `JSON array of channels, e.g. '[{"type":"slack","config":{...}}]'`)
-			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) {
-				if *account == "" {
-					return nil, usageError{"--account is required"}
-				}
-				req := client.CreateNotificationGroupRequest{Name: *name}
-				dec := json.NewDecoder(strings.NewReader(*channels))
-				dec.DisallowUnknownFields()
-				if err := dec.Decode(&req.Channels); err != nil {
-					return nil, usageError{fmt.Sprintf("--channels must be a JSON array of {type, name, config} objects: %v", err)}
-				}
-				return c.CreateNotificationGroup(ctx, *account, req)
-			}
-		}},
-		{name: "channel create", synopsis: "--account ID --type T --name N --config JSON [--default=false]", about: "create an alert channel (a default channel unless --default=false)", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
-			account := fs.String("account", "", "account id (required)")
-			typ := fs.String("type", "", "email, slack, discord, teams, pagerduty, opsgenie, telegram, webhook or shoutrrr (required)")
-			name := fs.String("name", "", "the channel's name (required)")
-			config := fs.String("config", "", `the type's config as a JSON object, e.g. '{"webhook_url":"https://hooks.slack.com/..."}' (required)`)
-			isDefault := fs.Bool("default", true, "send it the alerts of monitors without a notification group")
-			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) {
-				if *account == "" {
-					return nil, usageError{"--account is required"}
-				}
-				if !json.Valid([]byte(*config)) || !strings.HasPrefix(strings.TrimSpace(*config), "{") {
-					return nil, usageError{"--config must be a JSON object"}
-				}
-				return c.CreateChannel(ctx, *account, client.CreateChannelRequest{
-					Type: *typ, Name: *name, Config: json.RawMessage(*config), Default: isDefault,
-				})
-			}
-		}},
-		{name: "channel test", synopsis: "--account ID CHANNEL_ID", about: "send a test message through an alert channel", args: []string{"CHANNEL_ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
-			account := fs.String("account", "", "account id (required)")
-			return func(ctx context.Context, c *client.Admin, args []string) (any, error) {
-				if *account == "" {
-					return nil, usageError{"--account is required"}
-				}
-				return c.TestChannel(ctx, *account, args[0])
-			}
-		}},
 		{name: "agent-token create", synopsis: "--region R --name N [--accounts ID[,ID]]", about: "create a token for the agents of a region", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			region := fs.String("region", "", "region name: a-z, 0-9 and - (required)")
 			name := fs.String("name", "", "the token's name (required)")
@@ -186,7 +142,7 @@ func adminCommands() []adminCommand {
 		{name: "cluster", about: "show the cluster as the node sees it (works without a leader)", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) { return c.ClusterStatus(ctx) }
 		}},
-	}, snapshotCommands()...)
+	}, append(channelCommands(), snapshotCommands()...)...)
 }
 
 // runAdmin runs lookout admin with the process environment.

@@ -23,7 +23,7 @@ const (
 	// firstNetRetry bounds the wait before the first retry of an attempt
 	// that got no answer.
 	firstNetRetry = 100 * time.Millisecond
-	retryMax  = 10 * time.Second
+	retryMax      = 10 * time.Second
 	// ingestAttemptTimeout bounds one attempt to send an event.
 	ingestAttemptTimeout = 10 * time.Second
 )

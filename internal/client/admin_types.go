@@ -134,12 +134,15 @@ type KeyInfo struct {
 	LastUsedAt *time.Time `json:"last_used_at"`
 }
 
-// Channel is one alert channel of a notification group. Type is one of
-// email, slack, discord, teams, pagerduty, opsgenie, telegram, webhook.
+// Channel is one alert channel of a notification group: a channel of its
+// own (Type one of email, slack, discord, teams, pagerduty, opsgenie,
+// telegram, webhook, with its Name and Config), or an alert channel of the
+// account named by ChannelID alone.
 type Channel struct {
-	Type   string          `json:"type"`
-	Name   string          `json:"name,omitempty"`
-	Config json.RawMessage `json:"config,omitempty"`
+	Type      string          `json:"type,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Config    json.RawMessage `json:"config,omitempty"`
+	ChannelID string          `json:"channel_id,omitempty"`
 }
 
 // CreateNotificationGroupRequest asks for a notification group.
@@ -148,11 +151,13 @@ type CreateNotificationGroupRequest struct {
 	Channels []Channel `json:"channels"`
 }
 
-// NotificationGroup is a named set of alert channels.
+// NotificationGroup is a named set of alert channels. Read back, the
+// secrets of its channels are masked.
 type NotificationGroup struct {
-	ID       string    `json:"id"`
-	Name     string    `json:"name"`
-	Channels []Channel `json:"channels"`
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Channels  []Channel `json:"channels"`
+	CreatedAt string    `json:"created_at,omitempty"`
 }
 
 // CreateChannelRequest asks for an alert channel of an account. A nil

@@ -11,7 +11,6 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"sort"
 	"time"
@@ -56,6 +55,15 @@ type Alert struct {
 	// stands for the region (kind "region", its name, and a uuid stable
 	// per account and region, so incident tools pair the two).
 	Region *Region
+	// ExpectedAt and LastPingAt are set on a ping monitor's alerts: when
+	// the run the alert is about was expected (monitor.missed: the run
+	// that did not come; the others: the next run after the newest ping)
+	// and the newest ping's time. Zero when not known.
+	ExpectedAt, LastPingAt time.Time
+	// ProblemSince and ProblemType are set on a recovery: when the problem
+	// it ends began, and the alert that began it.
+	ProblemSince time.Time
+	ProblemType  string
 }
 
 // Region is the agent region of an agent.offline or agent.online alert.
@@ -74,6 +82,18 @@ type Monitor struct {
 	DisplayName string   `json:"display_name,omitempty"`
 	Project     string   `json:"project,omitempty"`
 	Tags        []string `json:"tags"`
+	// A ping monitor's runs are expected every ExpectedIntervalSeconds, or
+	// on Schedule read in Timezone (an IANA zone; "" is UTC), which is also
+	// the zone a summary gives times in.
+	ExpectedIntervalSeconds int64  `json:"expected_interval_seconds,omitempty"`
+	Schedule                string `json:"schedule,omitempty"`
+	Timezone                string `json:"timezone,omitempty"`
+	// What a summary compares with, not sent: a ping monitor's timeout, an
+	// http_check's expected status (0: any 2xx or 3xx), an ssl_check's
+	// domain.
+	TimeoutSeconds int64  `json:"-"`
+	ExpectedStatus int64  `json:"-"`
+	Domain         string `json:"-"`
 }
 
 // MarshalJSON writes Tags as [] rather than null when there are none.
@@ -136,29 +156,6 @@ type ExecutionSSL struct {
 	DNSNames      []string  `json:"dns_names"`
 	ChainValid    bool      `json:"chain_valid"`
 	HostnameValid bool      `json:"hostname_valid"`
-}
-
-// Title is a one-line summary for people ("backup failed").
-func (a Alert) Title() string {
-	name := a.Monitor.DisplayName
-	if name == "" {
-		name = a.Monitor.Name
-	}
-	if r := a.Region; r != nil && a.Type == AgentOffline {
-		return fmt.Sprintf("Region %s: no agent connected, %d monitors unknown", r.Name, r.Monitors)
-	} else if r != nil {
-		return fmt.Sprintf("Region %s: agents back online, %d monitors judged again", r.Name, r.Monitors)
-	}
-	what := map[string]string{
-		MonitorFailed: "failed", MonitorTimeout: "timed out", MonitorSlow: "ran too long",
-		MonitorMissed: "missed its run", MonitorRecovered: "recovered", CheckFailed: "is failing",
-		CheckRecovered: "recovered", SSLWarning: "certificate expires soon", SSLAlert: "certificate is about to expire",
-		AgentOffline: "agent is offline", AgentOnline: "agent is back online", Test: "test message from Lookout",
-	}[a.Type]
-	if what == "" {
-		what = a.Type
-	}
-	return name + " " + what
 }
 
 // The severities of Alert.Severity.
@@ -272,6 +269,7 @@ func IsPermanent(err error) bool {
 // channels it makes use (the operator's SMTP server, the HTTP client).
 type Registry struct {
 	factories map[string]Factory
+	secrets   map[string]string
 	deps      Deps
 }
 
@@ -288,6 +286,17 @@ func NewRegistry(factories map[string]Factory, deps Deps) *Registry {
 	}
 	return &Registry{factories: factories, deps: deps}
 }
+
+// WithSecrets names, per type, the config field that is a secret (a
+// token, a key, a webhook URL that is itself the secret), which the APIs
+// never show back in full. It returns r.
+func (r *Registry) WithSecrets(fields map[string]string) *Registry {
+	r.secrets = fields
+	return r
+}
+
+// Secret is the config field of type typ that is a secret ("" for none).
+func (r *Registry) Secret(typ string) string { return r.secrets[typ] }
 
 // Types lists the registered channel types, sorted.
 func (r *Registry) Types() []string {

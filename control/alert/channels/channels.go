@@ -1,5 +1,6 @@
 // Package channels lists every alert channel type: it is the one place a
-// new channel is added (its own package under channel/, and a line here).
+// new channel is added (its own package under channel/, and its lines
+// here: its factory and its secret field).
 package channels
 
 import (
@@ -28,5 +29,15 @@ func Registry(deps channel.Deps) *channel.Registry {
 		telegram.Type:  telegram.New,
 		webhook.Type:   webhook.New,
 		shoutrrr.Type:  shoutrrr.New,
-	}, deps)
+	}, deps).WithSecrets(map[string]string{
+		email.Type:     email.Secret,
+		slack.Type:     slack.Secret,
+		discord.Type:   discord.Secret,
+		teams.Type:     teams.Secret,
+		pagerduty.Type: pagerduty.Secret,
+		opsgenie.Type:  opsgenie.Secret,
+		telegram.Type:  telegram.Secret,
+		webhook.Type:   webhook.Secret,
+		shoutrrr.Type:  shoutrrr.Secret,
+	})
 }

@@ -18,7 +18,7 @@ func Clock() time.Time { return Now }
 func Alert(typ string) channel.Alert {
 	duration := 12.5
 	exit := int64(2)
-	return channel.Alert{
+	a := channel.Alert{
 		ID:         "a1f3c9e2-5b7d-4e8f-9a0b-1c2d3e4f5a6b",
 		Type:       typ,
 		OccurredAt: Now.Add(-time.Minute),
@@ -30,7 +30,12 @@ func Alert(typ string) channel.Alert {
 			DisplayName: `Nightly <backup> & "restore"`,
 			Project:     "infra's db",
 			Tags:        []string{"prod", "db"},
+			// Every night; a run may take an hour.
+			ExpectedIntervalSeconds: 86400,
+			TimeoutSeconds:          3600,
 		},
+		ExpectedAt: Now.Add(-2*time.Minute + 24*time.Hour),
+		LastPingAt: Now.Add(-2 * time.Minute),
 		Event: &channel.Event{
 			EventType:  "fail",
 			Status:     "fail",
@@ -43,4 +48,9 @@ func Alert(typ string) channel.Alert {
 		},
 		PanelURL: "https://lookout.example.com/monitors/7c9e6679-7425-40de-944b-e07fc1f90ae7?tab=events&page=1",
 	}
+	if a.Resolved() {
+		// The failure it ends began 14 minutes earlier.
+		a.ProblemSince, a.ProblemType = a.OccurredAt.Add(-14*time.Minute), channel.MonitorFailed
+	}
+	return a
 }

@@ -19,6 +19,10 @@ import (
 // Type is the channel type in configs and the registry.
 const Type = "discord"
 
+// Secret is the config field that is a secret (the webhook URL is itself the secret): the APIs
+// never show it back in full.
+const Secret = "webhook_url"
+
 // Discord's limits, in characters. An embed may hold 6000 in all: the
 // title, the description, six fields of at most 9+256 and the footer
 // stay under that.
@@ -81,7 +85,7 @@ type footer struct {
 // type, host, exit code, duration).
 func build(a channel.Alert) message {
 	e := embed{
-		Title:     channel.Fit(a.Title(), maxTitle, escape),
+		Title:     channel.Fit(a.Summary(), maxTitle, escape),
 		URL:       a.PanelURL,
 		Color:     color(a),
 		Timestamp: a.OccurredAt.UTC().Format(time.RFC3339),
@@ -95,7 +99,7 @@ func build(a channel.Alert) message {
 		e.Fields = append(e.Fields, field{Name: f.Name, Value: channel.Fit(f.Value, maxField, escape), Inline: true})
 	}
 	return message{
-		Content:         channel.Fit(a.Title(), maxContent, escape),
+		Content:         channel.Fit(a.Summary(), maxContent, escape),
 		Embeds:          []embed{e},
 		AllowedMentions: mentions{Parse: []string{}},
 	}

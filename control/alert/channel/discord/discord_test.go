@@ -125,6 +125,7 @@ func TestMarkdown(t *testing.T) {
 	rx := channeltest.NewReceiver(t)
 	a := channeltest.Alert(channel.MonitorFailed)
 	a.Monitor.DisplayName = "# *db* _backup_ [x](https://evil.example) @everyone"
+	a.Event.Message, a.Event.ExitCode = "", nil
 	if err := newChannel(t, rx).Send(t.Context(), a); err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,10 @@ import (
 // Type is the channel type in channel objects.
 const Type = "email"
 
+// Secret is the config field that is a secret (none: recipients are no secret): the APIs
+// never show it back in full.
+const Secret = ""
+
 // maxRecipients bounds the to list.
 const maxRecipients = 50
 

@@ -69,7 +69,7 @@ func checkMessage(t *testing.T, data []byte) {
 		t.Fatal(err)
 	}
 	for k, want := range map[string]string{
-		"Subject":        `[Lookout] Nightly <backup> & "restore" failed`,
+		"Subject":        `[Lookout] Nightly <backup> & "restore" failed with exit code 2: pg_dump: error: <FATAL> password authentication failed for user "backup" & gave up`,
 		"From":           `"Lookout" <alerts@lookout.test>`,
 		"To":             `<ops@example.com>, "Dev Team" <dev@example.com>`,
 		"Date":           "Sat, 14 Mar 2026 15:09:26 +0000",

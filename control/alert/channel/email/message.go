@@ -39,7 +39,7 @@ type view struct {
 
 // message renders a as an RFC 5322 message with CRLF line ends.
 func (c *Channel) message(a channel.Alert) ([]byte, error) {
-	v := view{Alert: a, Title: a.Title(), Resolved: a.Resolved()}
+	v := view{Alert: a, Title: a.Summary(), Resolved: a.Resolved()}
 	when := a.OccurredAt
 	if when.IsZero() {
 		when = c.now()

@@ -28,6 +28,10 @@ import (
 // Type is the channel type in channel objects.
 const Type = "opsgenie"
 
+// Secret is the config field that is a secret (the API key): the APIs
+// never show it back in full.
+const Secret = "api_key"
+
 // Opsgenie's public addresses, by region.
 const (
 	USAPIURL = "https://api.opsgenie.com"
@@ -98,7 +102,7 @@ func (c *Channel) send(ctx context.Context, a channel.Alert) error {
 	}
 	if a.Resolved() {
 		target := c.base + "/v2/alerts/" + url.PathEscape(alias) + "/close?identifierType=alias"
-		return channel.PostJSON(ctx, c.http, target, closeAlert{Source: "Lookout", Note: a.Title()}, c.auth)
+		return channel.PostJSON(ctx, c.http, target, closeAlert{Source: "Lookout", Note: a.Summary()}, c.auth)
 	}
 	return channel.PostJSON(ctx, c.http, c.base+"/v2/alerts", create(a, alias), c.auth)
 }
@@ -132,7 +136,7 @@ func create(a channel.Alert, alias string) createAlert {
 	set("kind", a.Monitor.Kind)
 	set("panel_url", a.PanelURL)
 	var b strings.Builder
-	b.WriteString(a.Title() + "\n\nMonitor: " + a.Monitor.Name + "\n")
+	b.WriteString(a.Summary() + "\n\nMonitor: " + a.Monitor.Name + "\n")
 	if a.Monitor.DisplayName != "" {
 		b.WriteString("Display name: " + a.Monitor.DisplayName + "\n")
 	}
@@ -162,7 +166,7 @@ func create(a channel.Alert, alias string) createAlert {
 		}
 	}
 	return createAlert{
-		Message:     truncate(a.Title(), maxMessage),
+		Message:     truncate(a.Summary(), maxMessage),
 		Alias:       alias,
 		Description: truncate(b.String(), maxDescription),
 		Details:     details,

@@ -25,6 +25,10 @@ import (
 // Type is the channel type in channel objects.
 const Type = "pagerduty"
 
+// Secret is the config field that is a secret (the integration key): the APIs
+// never show it back in full.
+const Secret = "routing_key"
+
 // DefaultAPIURL is PagerDuty's public address.
 const DefaultAPIURL = "https://events.pagerduty.com"
 
@@ -129,13 +133,13 @@ func (c *Channel) event(a channel.Alert) event {
 	}
 	d := details{
 		Monitor: a.Monitor.Name, DisplayName: a.Monitor.DisplayName, Project: a.Monitor.Project,
-		Kind: a.Monitor.Kind, Tags: a.Monitor.Tags, Alert: a.Title(), AlertID: a.ID, PanelURL: a.PanelURL,
+		Kind: a.Monitor.Kind, Tags: a.Monitor.Tags, Alert: a.Summary(), AlertID: a.ID, PanelURL: a.PanelURL,
 	}
 	if ev := a.Event; ev != nil {
 		d.Message, d.Host, d.ExitCode, d.Duration = ev.Message, ev.Host, ev.ExitCode, ev.Duration
 	}
 	e.Payload = &payload{
-		Summary:       truncate(a.Title(), maxSummary),
+		Summary:       truncate(a.Summary(), maxSummary),
 		Source:        "lookout",
 		Severity:      severity(a),
 		Timestamp:     at.UTC().Format(time.RFC3339),

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 
 	"lookout/control/alert/channel"
@@ -57,21 +56,11 @@ func (c *Channel) send(ctx context.Context, a channel.Alert) error {
 
 // message is what the service sends: the summary and the panel link.
 func message(a channel.Alert) string {
-	m := channel.Fit(summary(a), maxSummary, nil)
+	m := channel.Fit(a.Summary(), maxSummary, nil)
 	if a.PanelURL != "" {
 		m += "\n" + a.PanelURL
 	}
 	return m
-}
-
-// summary is the alert in one line: what happened to which monitor and,
-// when the event says why, the first line of its message.
-func summary(a channel.Alert) string {
-	s := a.Title()
-	if line, _, _ := strings.Cut(strings.TrimSpace(channel.Message(a)), "\n"); line != "" {
-		s += ": " + strings.TrimSpace(line)
-	}
-	return s
 }
 
 // recorder is the transport of one send: it makes every request of the

@@ -45,7 +45,7 @@ func TestGenericDelivers(t *testing.T) {
 			}
 			req := rx.Last(t)
 			channeltest.Golden(t, tc.name+".txt", req.Dump("Content-Type", "Authorization", "X-Custom-Header", "User-Agent"))
-			mustHold(t, string(req.Body), `Nightly <backup> & "restore" failed: pg_dump: error: <FATAL>`,
+			mustHold(t, string(req.Body), `Nightly <backup> & "restore" failed with exit code 2: pg_dump: error: <FATAL>`,
 				"https://lookout.example.com/monitors/7c9e6679-7425-40de-944b-e07fc1f90ae7?tab=events&page=1")
 		})
 	}

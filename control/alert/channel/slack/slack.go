@@ -20,6 +20,10 @@ import (
 // Type is the channel type in configs and the registry.
 const Type = "slack"
 
+// Secret is the config field that is a secret (the webhook URL is itself the secret): the APIs
+// never show it back in full.
+const Secret = "webhook_url"
+
 // Slack's limits, in characters.
 const (
 	maxHeader = 150
@@ -69,7 +73,7 @@ type button struct {
 func build(a channel.Alert) message {
 	blocks := []block{{
 		Type: "header",
-		Text: &text{Type: "plain_text", Text: channel.Fit(emoji(a)+" "+a.Title(), maxHeader, nil), Emoji: true},
+		Text: &text{Type: "plain_text", Text: channel.Fit(emoji(a)+" "+a.Summary(), maxHeader, nil), Emoji: true},
 	}}
 	var fields []text
 	for _, f := range channel.Facts(a) {
@@ -90,7 +94,7 @@ func build(a channel.Alert) message {
 			Type: "button", Text: text{Type: "plain_text", Text: "Open in Lookout"}, URL: a.PanelURL,
 		}}})
 	}
-	return message{Text: escape(a.Title()), Blocks: blocks}
+	return message{Text: escape(a.Summary()), Blocks: blocks}
 }
 
 func mrkdwn(s string) text { return text{Type: "mrkdwn", Text: s} }

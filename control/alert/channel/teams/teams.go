@@ -19,6 +19,10 @@ import (
 // Type is the channel type in configs and the registry.
 const Type = "teams"
 
+// Secret is the config field that is a secret (the webhook URL is itself the secret): the APIs
+// never show it back in full.
+const Secret = "webhook_url"
+
 // Limits, in characters. Teams takes messages of about 28 KB in all;
 // these keep a card well under that.
 const (
@@ -106,7 +110,7 @@ func build(a channel.Alert) message {
 		Type:    "AdaptiveCard",
 		Version: "1.4",
 		Body: []any{
-			textBlock{Type: "TextBlock", Text: channel.Fit(a.Title(), maxTitle, nil), Size: "Large", Weight: "Bolder", Color: color(a), Wrap: true},
+			textBlock{Type: "TextBlock", Text: channel.Fit(a.Summary(), maxTitle, nil), Size: "Large", Weight: "Bolder", Color: color(a), Wrap: true},
 			factSet{Type: "FactSet", Facts: facts},
 		},
 	}

@@ -23,6 +23,10 @@ import (
 // Type is the channel type in channel objects.
 const Type = "telegram"
 
+// Secret is the config field that is a secret (the bot token): the APIs
+// never show it back in full.
+const Secret = "bot_token"
+
 // DefaultAPIURL is Telegram's Bot API address.
 const DefaultAPIURL = "https://api.telegram.org"
 
@@ -114,7 +118,7 @@ func (c *Channel) Send(ctx context.Context, a channel.Alert) error {
 func text(a channel.Alert) string {
 	esc := html.EscapeString
 	var b strings.Builder
-	b.WriteString(icon(a) + " <b>" + esc(a.Title()) + "</b>\n")
+	b.WriteString(icon(a) + " <b>" + esc(a.Summary()) + "</b>\n")
 	b.WriteString("\nMonitor: <code>" + esc(a.Monitor.Name) + "</code>")
 	if a.Monitor.DisplayName != "" {
 		b.WriteString("\nName: " + esc(a.Monitor.DisplayName))

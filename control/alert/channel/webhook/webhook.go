@@ -32,13 +32,19 @@ import (
 // Type is the channel type in configs and the registry.
 const Type = "webhook"
 
+// Secret is the config field that is a secret (the signing secret): the APIs
+// never show it back in full.
+const Secret = "secret"
+
 // Payload is the body of a generic webhook.
 // Receivers written in Go may decode into it.
 type Payload struct {
 	ID         string    `json:"id"`
 	Type       string    `json:"type"`
 	OccurredAt time.Time `json:"occurred_at"`
-	Account    struct {
+	// Summary is the alert in one line a person reads.
+	Summary string `json:"summary"`
+	Account struct {
 		ID string `json:"id"`
 	} `json:"account"`
 	Monitor channel.Monitor `json:"monitor"`
@@ -52,19 +58,36 @@ type Payload struct {
 	// Regions are the regions that saw a check with regions fail in the
 	// same slot (check.failed, ssl.alert); absent otherwise.
 	Regions []string `json:"regions,omitempty"`
+	// ExpectedAt and LastPingAt, on a ping monitor's alerts: when the run
+	// the alert is about was expected (monitor.missed: the run that did
+	// not come; the others: the next run after the newest ping) and the
+	// time of the newest ping. Absent when not known (no run expected, no
+	// ping yet) and on the other monitors' alerts.
+	ExpectedAt *time.Time `json:"expected_at,omitempty"`
+	LastPingAt *time.Time `json:"last_ping_at,omitempty"`
 }
 
 // NewPayload returns the body for a. Times are in UTC; tags are [] rather
 // than null when the monitor has none (channel.Monitor.MarshalJSON).
 func NewPayload(a channel.Alert) Payload {
-	p := Payload{ID: a.ID, Type: a.Type, OccurredAt: a.OccurredAt.UTC(), Monitor: a.Monitor, PanelURL: a.PanelURL, Region: a.Region, Regions: a.Regions}
+	p := Payload{ID: a.ID, Type: a.Type, OccurredAt: a.OccurredAt.UTC(), Summary: a.Summary(), Monitor: a.Monitor, PanelURL: a.PanelURL, Region: a.Region, Regions: a.Regions}
 	p.Account.ID = a.AccountID
+	p.ExpectedAt, p.LastPingAt = utcOrNil(a.ExpectedAt), utcOrNil(a.LastPingAt)
 	if a.Event != nil {
 		e := *a.Event
 		e.Timestamp, e.ReceivedAt = e.Timestamp.UTC(), e.ReceivedAt.UTC()
 		p.Event = &e
 	}
 	return p
+}
+
+// utcOrNil is t in UTC, or nil when it is zero.
+func utcOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
 }
 
 type config struct {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"testing"
+	"time"
 
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channel/channeltest"
@@ -36,9 +37,17 @@ func TestSend(t *testing.T) {
 	recovered := channeltest.Alert(channel.MonitorRecovered)
 	recovered.Event = nil
 	recovered.Monitor.Tags = nil
+	// Expected at 14:00 in Berlin (13:00 UTC), missed when an hour of grace
+	// ran out; the last run was the day before.
+	missed := channeltest.Alert(channel.MonitorMissed)
+	missed.ExpectedAt = time.Date(2026, 3, 14, 13, 0, 0, 0, time.UTC)
+	missed.OccurredAt, missed.LastPingAt = missed.ExpectedAt.Add(time.Hour), missed.ExpectedAt.Add(-24*time.Hour+4*time.Second)
+	missed.Event = &channel.Event{EventType: "missed", Timestamp: missed.OccurredAt, ReceivedAt: missed.OccurredAt.Add(200 * time.Millisecond)}
+	missed.Monitor.ExpectedIntervalSeconds, missed.Monitor.Schedule, missed.Monitor.Timezone = 0, "0 14 * * *", "Europe/Berlin"
 	for name, a := range map[string]channel.Alert{
 		"failed":    channeltest.Alert(channel.MonitorFailed),
 		"recovered": recovered, // no event: "event" is left out
+		"missed":    missed,    // on a schedule in a zone
 	} {
 		t.Run(name, func(t *testing.T) {
 			rx := channeltest.NewReceiver(t)

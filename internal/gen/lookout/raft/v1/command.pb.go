@@ -252,6 +252,10 @@ type Command struct {
 	//	*Command_ForgetAgents
 	//	*Command_SetPassword
 	//	*Command_EndSession
+	//	*Command_UpdateChannel
+	//	*Command_DeleteChannel
+	//	*Command_UpdateNotificationGroup
+	//	*Command_DeleteNotificationGroup
 	//	*Command_SetBadgeKey
 	//	*Command_PutStatusPage
 	//	*Command_RecordKeyUsed
@@ -507,6 +511,42 @@ func (x *Command) GetEndSession() *EndSession {
 	return nil
 }
 
+func (x *Command) GetUpdateChannel() *UpdateChannel {
+	if x != nil {
+		if x, ok := x.Op.(*Command_UpdateChannel); ok {
+			return x.UpdateChannel
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetDeleteChannel() *DeleteChannel {
+	if x != nil {
+		if x, ok := x.Op.(*Command_DeleteChannel); ok {
+			return x.DeleteChannel
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetUpdateNotificationGroup() *UpdateNotificationGroup {
+	if x != nil {
+		if x, ok := x.Op.(*Command_UpdateNotificationGroup); ok {
+			return x.UpdateNotificationGroup
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetDeleteNotificationGroup() *DeleteNotificationGroup {
+	if x != nil {
+		if x, ok := x.Op.(*Command_DeleteNotificationGroup); ok {
+			return x.DeleteNotificationGroup
+		}
+	}
+	return nil
+}
+
 func (x *Command) GetSetBadgeKey() *SetBadgeKey {
 	if x != nil {
 		if x, ok := x.Op.(*Command_SetBadgeKey); ok {
@@ -622,6 +662,22 @@ type Command_EndSession struct {
 	EndSession *EndSession `protobuf:"bytes,240,opt,name=end_session,json=endSession,proto3,oneof"`
 }
 
+type Command_UpdateChannel struct {
+	UpdateChannel *UpdateChannel `protobuf:"bytes,260,opt,name=update_channel,json=updateChannel,proto3,oneof"`
+}
+
+type Command_DeleteChannel struct {
+	DeleteChannel *DeleteChannel `protobuf:"bytes,261,opt,name=delete_channel,json=deleteChannel,proto3,oneof"`
+}
+
+type Command_UpdateNotificationGroup struct {
+	UpdateNotificationGroup *UpdateNotificationGroup `protobuf:"bytes,262,opt,name=update_notification_group,json=updateNotificationGroup,proto3,oneof"`
+}
+
+type Command_DeleteNotificationGroup struct {
+	DeleteNotificationGroup *DeleteNotificationGroup `protobuf:"bytes,263,opt,name=delete_notification_group,json=deleteNotificationGroup,proto3,oneof"`
+}
+
 type Command_SetBadgeKey struct {
 	SetBadgeKey *SetBadgeKey `protobuf:"bytes,275,opt,name=set_badge_key,json=setBadgeKey,proto3,oneof"`
 }
@@ -675,6 +731,14 @@ func (*Command_ForgetAgents) isCommand_Op() {}
 func (*Command_SetPassword) isCommand_Op() {}
 
 func (*Command_EndSession) isCommand_Op() {}
+
+func (*Command_UpdateChannel) isCommand_Op() {}
+
+func (*Command_DeleteChannel) isCommand_Op() {}
+
+func (*Command_UpdateNotificationGroup) isCommand_Op() {}
+
+func (*Command_DeleteNotificationGroup) isCommand_Op() {}
 
 func (*Command_SetBadgeKey) isCommand_Op() {}
 
@@ -2472,6 +2536,276 @@ func (x *CreateChannel) GetIsDefault() bool {
 	return false
 }
 
+// UpdateChannel replaces an alert channel's type, name, config and
+// default flag (the config validated by the proposer, as for
+// CreateChannel). Deliveries not yet made go to the new config.
+type UpdateChannel struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	ChannelId     string                 `protobuf:"bytes,2,opt,name=channel_id,json=channelId,proto3" json:"channel_id,omitempty"`
+	Type          string                 `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
+	Name          string                 `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	ConfigJson    []byte                 `protobuf:"bytes,5,opt,name=config_json,json=configJson,proto3" json:"config_json,omitempty"`
+	IsDefault     bool                   `protobuf:"varint,6,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateChannel) Reset() {
+	*x = UpdateChannel{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateChannel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateChannel) ProtoMessage() {}
+
+func (x *UpdateChannel) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateChannel.ProtoReflect.Descriptor instead.
+func (*UpdateChannel) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *UpdateChannel) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *UpdateChannel) GetChannelId() string {
+	if x != nil {
+		return x.ChannelId
+	}
+	return ""
+}
+
+func (x *UpdateChannel) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *UpdateChannel) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *UpdateChannel) GetConfigJson() []byte {
+	if x != nil {
+		return x.ConfigJson
+	}
+	return nil
+}
+
+func (x *UpdateChannel) GetIsDefault() bool {
+	if x != nil {
+		return x.IsDefault
+	}
+	return false
+}
+
+// DeleteChannel removes an alert channel and its delivery history, and
+// gives up its open deliveries (as many as state.MaxGiveUpBytes and
+// state.MaxGiveUpWrites allow; the dispatcher gives up any left when they
+// come due, as the channel is gone). A channel that a notification group names is not deleted
+// (CONFLICT, channel_in_use). Result.deleted counts the deliveries given up.
+type DeleteChannel struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	ChannelId     string                 `protobuf:"bytes,2,opt,name=channel_id,json=channelId,proto3" json:"channel_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteChannel) Reset() {
+	*x = DeleteChannel{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteChannel) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteChannel) ProtoMessage() {}
+
+func (x *DeleteChannel) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteChannel.ProtoReflect.Descriptor instead.
+func (*DeleteChannel) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *DeleteChannel) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *DeleteChannel) GetChannelId() string {
+	if x != nil {
+		return x.ChannelId
+	}
+	return ""
+}
+
+// UpdateNotificationGroup replaces a group's name and channels. A group
+// that monitors name keeps its name (CONFLICT, notification_group_in_use):
+// monitors refer to it by name. Open deliveries to channels of the group
+// that changed are given up, as DeleteChannel gives them up.
+type UpdateNotificationGroup struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	GroupId       string                 `protobuf:"bytes,2,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	ChannelsJson  []byte                 `protobuf:"bytes,4,opt,name=channels_json,json=channelsJson,proto3" json:"channels_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateNotificationGroup) Reset() {
+	*x = UpdateNotificationGroup{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateNotificationGroup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateNotificationGroup) ProtoMessage() {}
+
+func (x *UpdateNotificationGroup) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateNotificationGroup.ProtoReflect.Descriptor instead.
+func (*UpdateNotificationGroup) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *UpdateNotificationGroup) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *UpdateNotificationGroup) GetGroupId() string {
+	if x != nil {
+		return x.GroupId
+	}
+	return ""
+}
+
+func (x *UpdateNotificationGroup) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *UpdateNotificationGroup) GetChannelsJson() []byte {
+	if x != nil {
+		return x.ChannelsJson
+	}
+	return nil
+}
+
+// DeleteNotificationGroup removes a group that no monitor names (CONFLICT,
+// notification_group_in_use, otherwise) and gives up its open deliveries.
+type DeleteNotificationGroup struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	GroupId       string                 `protobuf:"bytes,2,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteNotificationGroup) Reset() {
+	*x = DeleteNotificationGroup{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteNotificationGroup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteNotificationGroup) ProtoMessage() {}
+
+func (x *DeleteNotificationGroup) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteNotificationGroup.ProtoReflect.Descriptor instead.
+func (*DeleteNotificationGroup) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *DeleteNotificationGroup) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *DeleteNotificationGroup) GetGroupId() string {
+	if x != nil {
+		return x.GroupId
+	}
+	return ""
+}
+
 // FireDeadline is a ping monitor's deadline (timeout or missed) that the
 // leader saw pass. The state machine applies it only if it is still the
 // monitor's deadline, so a deadline proposed twice fires once.
@@ -2488,7 +2822,7 @@ type FireDeadline struct {
 
 func (x *FireDeadline) Reset() {
 	*x = FireDeadline{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2500,7 +2834,7 @@ func (x *FireDeadline) String() string {
 func (*FireDeadline) ProtoMessage() {}
 
 func (x *FireDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2513,7 +2847,7 @@ func (x *FireDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
 func (*FireDeadline) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *FireDeadline) GetAccountId() string {
@@ -2555,14 +2889,18 @@ type RecordDelivery struct {
 	NextTryUnixMs int64 `protobuf:"varint,5,opt,name=next_try_unix_ms,json=nextTryUnixMs,proto3" json:"next_try_unix_ms,omitempty"`
 	// give_up ends the retries (the retry time is over, or a permanent
 	// error).
-	GiveUp        bool `protobuf:"varint,6,opt,name=give_up,json=giveUp,proto3" json:"give_up,omitempty"`
+	GiveUp bool `protobuf:"varint,6,opt,name=give_up,json=giveUp,proto3" json:"give_up,omitempty"`
+	// permanent says the receiver refused the alert for good (give_up is
+	// set too), so the channel's history shows it failed rather than given
+	// up after the retry time.
+	Permanent     bool `protobuf:"varint,260,opt,name=permanent,proto3" json:"permanent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2574,7 +2912,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2587,7 +2925,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -2632,6 +2970,13 @@ func (x *RecordDelivery) GetGiveUp() bool {
 	return false
 }
 
+func (x *RecordDelivery) GetPermanent() bool {
+	if x != nil {
+		return x.Permanent
+	}
+	return false
+}
+
 // RecordExecutions stores check executions, each
 // keyed by (check, region, slot): a repeat is stored once, and a final
 // verdict (success, failed) is never changed. At most
@@ -2650,7 +2995,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2662,7 +3007,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2675,7 +3020,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -2725,7 +3070,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2737,7 +3082,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2750,7 +3095,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -2874,7 +3219,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2886,7 +3231,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2899,7 +3244,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -2969,7 +3314,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2981,7 +3326,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2994,7 +3339,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -3068,7 +3413,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3080,7 +3425,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3093,7 +3438,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -3135,7 +3480,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3147,7 +3492,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3160,7 +3505,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -3254,7 +3599,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3266,7 +3611,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3279,7 +3624,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -3340,7 +3685,7 @@ type ForgetAgents struct {
 
 func (x *ForgetAgents) Reset() {
 	*x = ForgetAgents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3352,7 +3697,7 @@ func (x *ForgetAgents) String() string {
 func (*ForgetAgents) ProtoMessage() {}
 
 func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3365,7 +3710,7 @@ func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForgetAgents.ProtoReflect.Descriptor instead.
 func (*ForgetAgents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ForgetAgents) GetAgentIds() []string {
@@ -3400,7 +3745,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3412,7 +3757,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3425,7 +3770,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -3459,7 +3804,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3471,7 +3816,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3484,7 +3829,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -3533,7 +3878,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3545,7 +3890,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3558,7 +3903,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -3627,7 +3972,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3639,7 +3984,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3652,7 +3997,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Result) GetStatus() Status {
@@ -3730,7 +4075,7 @@ type PruneCounts struct {
 
 func (x *PruneCounts) Reset() {
 	*x = PruneCounts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3742,7 +4087,7 @@ func (x *PruneCounts) String() string {
 func (*PruneCounts) ProtoMessage() {}
 
 func (x *PruneCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3755,7 +4100,7 @@ func (x *PruneCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneCounts.ProtoReflect.Descriptor instead.
 func (*PruneCounts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *PruneCounts) GetRequestIds() int64 {
@@ -3790,7 +4135,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xbd\x0e\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xa3\x11\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -3821,7 +4166,11 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\rforget_agents\x18\xde\x01 \x01(\v2\x1d.lookout.raft.v1.ForgetAgentsH\x00R\fforgetAgents\x12B\n" +
 	"\fset_password\x18\xe6\x01 \x01(\v2\x1c.lookout.raft.v1.SetPasswordH\x00R\vsetPassword\x12?\n" +
 	"\vend_session\x18\xf0\x01 \x01(\v2\x1b.lookout.raft.v1.EndSessionH\x00R\n" +
-	"endSession\x12C\n" +
+	"endSession\x12H\n" +
+	"\x0eupdate_channel\x18\x84\x02 \x01(\v2\x1e.lookout.raft.v1.UpdateChannelH\x00R\rupdateChannel\x12H\n" +
+	"\x0edelete_channel\x18\x85\x02 \x01(\v2\x1e.lookout.raft.v1.DeleteChannelH\x00R\rdeleteChannel\x12g\n" +
+	"\x19update_notification_group\x18\x86\x02 \x01(\v2(.lookout.raft.v1.UpdateNotificationGroupH\x00R\x17updateNotificationGroup\x12g\n" +
+	"\x19delete_notification_group\x18\x87\x02 \x01(\v2(.lookout.raft.v1.DeleteNotificationGroupH\x00R\x17deleteNotificationGroup\x12C\n" +
 	"\rset_badge_key\x18\x93\x02 \x01(\v2\x1c.lookout.raft.v1.SetBadgeKeyH\x00R\vsetBadgeKey\x12I\n" +
 	"\x0fput_status_page\x18\x94\x02 \x01(\v2\x1e.lookout.raft.v1.PutStatusPageH\x00R\rputStatusPage\x12I\n" +
 	"\x0frecord_key_used\x18\xe2\t \x01(\v2\x1e.lookout.raft.v1.RecordKeyUsedH\x00R\rrecordKeyUsedB\x04\n" +
@@ -3995,13 +4344,39 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\vconfig_json\x18\x05 \x01(\fR\n" +
 	"configJson\x12\x1d\n" +
 	"\n" +
-	"is_default\x18\x06 \x01(\bR\tisDefault\"\x84\x01\n" +
+	"is_default\x18\x06 \x01(\bR\tisDefault\"\xb5\x01\n" +
+	"\rUpdateChannel\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
+	"\n" +
+	"channel_id\x18\x02 \x01(\tR\tchannelId\x12\x12\n" +
+	"\x04type\x18\x03 \x01(\tR\x04type\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x1f\n" +
+	"\vconfig_json\x18\x05 \x01(\fR\n" +
+	"configJson\x12\x1d\n" +
+	"\n" +
+	"is_default\x18\x06 \x01(\bR\tisDefault\"M\n" +
+	"\rDeleteChannel\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
+	"\n" +
+	"channel_id\x18\x02 \x01(\tR\tchannelId\"\x8c\x01\n" +
+	"\x17UpdateNotificationGroup\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x19\n" +
+	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12#\n" +
+	"\rchannels_json\x18\x04 \x01(\fR\fchannelsJson\"S\n" +
+	"\x17DeleteNotificationGroup\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x19\n" +
+	"\bgroup_id\x18\x02 \x01(\tR\agroupId\"\x84\x01\n" +
 	"\fFireDeadline\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12!\n" +
 	"\fmonitor_uuid\x18\x02 \x01(\tR\vmonitorUuid\x12\x12\n" +
 	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x1e\n" +
-	"\vdue_unix_ms\x18\x04 \x01(\x03R\tdueUnixMs\"\xc2\x01\n" +
+	"\vdue_unix_ms\x18\x04 \x01(\x03R\tdueUnixMs\"\xe1\x01\n" +
 	"\x0eRecordDelivery\x12\x19\n" +
 	"\balert_id\x18\x01 \x01(\tR\aalertId\x12\x1f\n" +
 	"\vchannel_ref\x18\x02 \x01(\tR\n" +
@@ -4009,7 +4384,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\tdelivered\x18\x03 \x01(\bR\tdelivered\x12\x14\n" +
 	"\x05error\x18\x04 \x01(\tR\x05error\x12'\n" +
 	"\x10next_try_unix_ms\x18\x05 \x01(\x03R\rnextTryUnixMs\x12\x17\n" +
-	"\agive_up\x18\x06 \x01(\bR\x06giveUp\"w\n" +
+	"\agive_up\x18\x06 \x01(\bR\x06giveUp\x12\x1d\n" +
+	"\tpermanent\x18\x84\x02 \x01(\bR\tpermanent\"w\n" +
 	"\x10RecordExecutions\x12:\n" +
 	"\n" +
 	"executions\x18\x01 \x03(\v2\x1a.lookout.raft.v1.ExecutionR\n" +
@@ -4146,7 +4522,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -4175,21 +4551,25 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*MonitorSpec)(nil),             // 24: lookout.raft.v1.MonitorSpec
 	(*PutMonitors)(nil),             // 25: lookout.raft.v1.PutMonitors
 	(*CreateChannel)(nil),           // 26: lookout.raft.v1.CreateChannel
-	(*FireDeadline)(nil),            // 27: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 28: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 29: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 30: lookout.raft.v1.Execution
-	(*ExecutionHTTP)(nil),           // 31: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 32: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 33: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 34: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 35: lookout.raft.v1.SetRegionState
-	(*ForgetAgents)(nil),            // 36: lookout.raft.v1.ForgetAgents
-	(*RegionAccount)(nil),           // 37: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 38: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 39: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 40: lookout.raft.v1.Result
-	(*PruneCounts)(nil),             // 41: lookout.raft.v1.PruneCounts
+	(*UpdateChannel)(nil),           // 27: lookout.raft.v1.UpdateChannel
+	(*DeleteChannel)(nil),           // 28: lookout.raft.v1.DeleteChannel
+	(*UpdateNotificationGroup)(nil), // 29: lookout.raft.v1.UpdateNotificationGroup
+	(*DeleteNotificationGroup)(nil), // 30: lookout.raft.v1.DeleteNotificationGroup
+	(*FireDeadline)(nil),            // 31: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 32: lookout.raft.v1.RecordDelivery
+	(*RecordExecutions)(nil),        // 33: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 34: lookout.raft.v1.Execution
+	(*ExecutionHTTP)(nil),           // 35: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 36: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 37: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 38: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 39: lookout.raft.v1.SetRegionState
+	(*ForgetAgents)(nil),            // 40: lookout.raft.v1.ForgetAgents
+	(*RegionAccount)(nil),           // 41: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 42: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 43: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 44: lookout.raft.v1.Result
+	(*PruneCounts)(nil),             // 45: lookout.raft.v1.PruneCounts
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -4203,44 +4583,48 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	22, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
 	25, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
 	26, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	27, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	28, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	29, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	33, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	31, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	32, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	33, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	37, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
 	18, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
-	34, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	35, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
-	36, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
+	38, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	39, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	40, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
 	8,  // 19: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
 	9,  // 20: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
-	10, // 21: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
-	11, // 22: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
-	15, // 23: lookout.raft.v1.Command.record_key_used:type_name -> lookout.raft.v1.RecordKeyUsed
-	0,  // 24: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 25: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 26: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 27: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 28: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	12, // 29: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
-	5,  // 30: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	20, // 31: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	23, // 32: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	24, // 33: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	24, // 34: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	30, // 35: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	31, // 36: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	32, // 37: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	37, // 38: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	1,  // 39: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	38, // 40: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 41: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	39, // 42: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	41, // 43: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
-	44, // [44:44] is the sub-list for method output_type
-	44, // [44:44] is the sub-list for method input_type
-	44, // [44:44] is the sub-list for extension type_name
-	44, // [44:44] is the sub-list for extension extendee
-	0,  // [0:44] is the sub-list for field type_name
+	27, // 21: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
+	28, // 22: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
+	29, // 23: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
+	30, // 24: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
+	10, // 25: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
+	11, // 26: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
+	15, // 27: lookout.raft.v1.Command.record_key_used:type_name -> lookout.raft.v1.RecordKeyUsed
+	0,  // 28: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 29: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 30: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 31: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 32: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	12, // 33: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	5,  // 34: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	20, // 35: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	23, // 36: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	24, // 37: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	24, // 38: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	34, // 39: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	35, // 40: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	36, // 41: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	41, // 42: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	1,  // 43: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	42, // 44: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 45: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	43, // 46: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	45, // 47: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
+	48, // [48:48] is the sub-list for method output_type
+	48, // [48:48] is the sub-list for method input_type
+	48, // [48:48] is the sub-list for extension type_name
+	48, // [48:48] is the sub-list for extension extendee
+	0,  // [0:48] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -4270,6 +4654,10 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_ForgetAgents)(nil),
 		(*Command_SetPassword)(nil),
 		(*Command_EndSession)(nil),
+		(*Command_UpdateChannel)(nil),
+		(*Command_DeleteChannel)(nil),
+		(*Command_UpdateNotificationGroup)(nil),
+		(*Command_DeleteNotificationGroup)(nil),
 		(*Command_SetBadgeKey)(nil),
 		(*Command_PutStatusPage)(nil),
 		(*Command_RecordKeyUsed)(nil),
@@ -4278,14 +4666,14 @@ func file_lookout_raft_v1_command_proto_init() {
 	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[20].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[21].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[35].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[39].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   39,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

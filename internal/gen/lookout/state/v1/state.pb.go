@@ -841,8 +841,19 @@ type Alert struct {
 	// the account's monitors are in it.
 	Region         string `protobuf:"bytes,220,opt,name=region,proto3" json:"region,omitempty"`
 	RegionMonitors int64  `protobuf:"varint,221,opt,name=region_monitors,json=regionMonitors,proto3" json:"region_monitors,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// For a ping monitor's alerts: the time of its newest ping when the
+	// alert was raised, and when the run the alert is about was expected
+	// (monitor.missed: the run that did not come; the others: the next run
+	// after the newest ping; 0 when none is expected).
+	LastPingUnixMs int64 `protobuf:"varint,260,opt,name=last_ping_unix_ms,json=lastPingUnixMs,proto3" json:"last_ping_unix_ms,omitempty"`
+	ExpectedUnixMs int64 `protobuf:"varint,261,opt,name=expected_unix_ms,json=expectedUnixMs,proto3" json:"expected_unix_ms,omitempty"`
+	// problem_since_unix_ms and problem_type are, on a recovery, when the
+	// problem it ends began and the alert that began it (0 and "" when that
+	// is not known).
+	ProblemSinceUnixMs int64  `protobuf:"varint,262,opt,name=problem_since_unix_ms,json=problemSinceUnixMs,proto3" json:"problem_since_unix_ms,omitempty"`
+	ProblemType        string `protobuf:"bytes,263,opt,name=problem_type,json=problemType,proto3" json:"problem_type,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Alert) Reset() {
@@ -952,6 +963,205 @@ func (x *Alert) GetRegionMonitors() int64 {
 	return 0
 }
 
+func (x *Alert) GetLastPingUnixMs() int64 {
+	if x != nil {
+		return x.LastPingUnixMs
+	}
+	return 0
+}
+
+func (x *Alert) GetExpectedUnixMs() int64 {
+	if x != nil {
+		return x.ExpectedUnixMs
+	}
+	return 0
+}
+
+func (x *Alert) GetProblemSinceUnixMs() int64 {
+	if x != nil {
+		return x.ProblemSinceUnixMs
+	}
+	return 0
+}
+
+func (x *Alert) GetProblemType() string {
+	if x != nil {
+		return x.ProblemType
+	}
+	return ""
+}
+
+// OpenProblem is the first alert of a monitor's problem that no recovery
+// has ended yet (alert-since:<monitor uuid>): a recovery says how long the
+// problem lasted.
+type OpenProblem struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SinceUnixMs   int64                  `protobuf:"varint,1,opt,name=since_unix_ms,json=sinceUnixMs,proto3" json:"since_unix_ms,omitempty"`
+	Type          string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenProblem) Reset() {
+	*x = OpenProblem{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenProblem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenProblem) ProtoMessage() {}
+
+func (x *OpenProblem) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenProblem.ProtoReflect.Descriptor instead.
+func (*OpenProblem) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *OpenProblem) GetSinceUnixMs() int64 {
+	if x != nil {
+		return x.SinceUnixMs
+	}
+	return 0
+}
+
+func (x *OpenProblem) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+// DeliveryRecord is one alert's delivery to an alert channel as the
+// channel's history shows it (dlv:<account id>:<channel id>:...), written
+// at each attempt; the newest MaxChannelHistory of a channel are kept.
+type DeliveryRecord struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	AlertId        string                 `protobuf:"bytes,1,opt,name=alert_id,json=alertId,proto3" json:"alert_id,omitempty"`
+	AlertType      string                 `protobuf:"bytes,2,opt,name=alert_type,json=alertType,proto3" json:"alert_type,omitempty"`
+	OccurredUnixMs int64                  `protobuf:"varint,3,opt,name=occurred_unix_ms,json=occurredUnixMs,proto3" json:"occurred_unix_ms,omitempty"`
+	MonitorUuid    string                 `protobuf:"bytes,4,opt,name=monitor_uuid,json=monitorUuid,proto3" json:"monitor_uuid,omitempty"`
+	// monitor_name is the monitor's name (or the region's, for
+	// agent.offline and agent.online) when the delivery was recorded.
+	MonitorName string `protobuf:"bytes,5,opt,name=monitor_name,json=monitorName,proto3" json:"monitor_name,omitempty"`
+	// status is retrying, delivered, failed (the receiver refused it for
+	// good) or given_up (the retry time ran out, or the channel changed).
+	Status string `protobuf:"bytes,6,opt,name=status,proto3" json:"status,omitempty"`
+	// error is the last attempt's, never the receiver's answer.
+	Error             string `protobuf:"bytes,7,opt,name=error,proto3" json:"error,omitempty"`
+	Attempts          int64  `protobuf:"varint,8,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	LastAttemptUnixMs int64  `protobuf:"varint,9,opt,name=last_attempt_unix_ms,json=lastAttemptUnixMs,proto3" json:"last_attempt_unix_ms,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *DeliveryRecord) Reset() {
+	*x = DeliveryRecord{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeliveryRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeliveryRecord) ProtoMessage() {}
+
+func (x *DeliveryRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeliveryRecord.ProtoReflect.Descriptor instead.
+func (*DeliveryRecord) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *DeliveryRecord) GetAlertId() string {
+	if x != nil {
+		return x.AlertId
+	}
+	return ""
+}
+
+func (x *DeliveryRecord) GetAlertType() string {
+	if x != nil {
+		return x.AlertType
+	}
+	return ""
+}
+
+func (x *DeliveryRecord) GetOccurredUnixMs() int64 {
+	if x != nil {
+		return x.OccurredUnixMs
+	}
+	return 0
+}
+
+func (x *DeliveryRecord) GetMonitorUuid() string {
+	if x != nil {
+		return x.MonitorUuid
+	}
+	return ""
+}
+
+func (x *DeliveryRecord) GetMonitorName() string {
+	if x != nil {
+		return x.MonitorName
+	}
+	return ""
+}
+
+func (x *DeliveryRecord) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *DeliveryRecord) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *DeliveryRecord) GetAttempts() int64 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *DeliveryRecord) GetLastAttemptUnixMs() int64 {
+	if x != nil {
+		return x.LastAttemptUnixMs
+	}
+	return 0
+}
+
 // PingState is what the last pings of a monitor left behind.
 type PingState struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -988,7 +1198,7 @@ type PingState struct {
 
 func (x *PingState) Reset() {
 	*x = PingState{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1000,7 +1210,7 @@ func (x *PingState) String() string {
 func (*PingState) ProtoMessage() {}
 
 func (x *PingState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1013,7 +1223,7 @@ func (x *PingState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PingState.ProtoReflect.Descriptor instead.
 func (*PingState) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{8}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PingState) GetLastPingUnixMs() int64 {
@@ -1083,7 +1293,7 @@ type Project struct {
 
 func (x *Project) Reset() {
 	*x = Project{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1095,7 +1305,7 @@ func (x *Project) String() string {
 func (*Project) ProtoMessage() {}
 
 func (x *Project) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1108,7 +1318,7 @@ func (x *Project) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Project.ProtoReflect.Descriptor instead.
 func (*Project) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{9}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Project) GetName() string {
@@ -1142,7 +1352,7 @@ type StoredEvent struct {
 
 func (x *StoredEvent) Reset() {
 	*x = StoredEvent{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1154,7 +1364,7 @@ func (x *StoredEvent) String() string {
 func (*StoredEvent) ProtoMessage() {}
 
 func (x *StoredEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1167,7 +1377,7 @@ func (x *StoredEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredEvent.ProtoReflect.Descriptor instead.
 func (*StoredEvent) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{10}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *StoredEvent) GetSeq() uint64 {
@@ -1217,7 +1427,7 @@ type OpenRun struct {
 
 func (x *OpenRun) Reset() {
 	*x = OpenRun{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1229,7 +1439,7 @@ func (x *OpenRun) String() string {
 func (*OpenRun) ProtoMessage() {}
 
 func (x *OpenRun) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1242,7 +1452,7 @@ func (x *OpenRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenRun.ProtoReflect.Descriptor instead.
 func (*OpenRun) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{11}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *OpenRun) GetSeries() string {
@@ -1281,7 +1491,7 @@ type Quota struct {
 
 func (x *Quota) Reset() {
 	*x = Quota{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1293,7 +1503,7 @@ func (x *Quota) String() string {
 func (*Quota) ProtoMessage() {}
 
 func (x *Quota) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1306,7 +1516,7 @@ func (x *Quota) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quota.ProtoReflect.Descriptor instead.
 func (*Quota) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{12}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Quota) GetPeriod() int64 {
@@ -1346,7 +1556,7 @@ type Channel struct {
 
 func (x *Channel) Reset() {
 	*x = Channel{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1358,7 +1568,7 @@ func (x *Channel) String() string {
 func (*Channel) ProtoMessage() {}
 
 func (x *Channel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1371,7 +1581,7 @@ func (x *Channel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Channel.ProtoReflect.Descriptor instead.
 func (*Channel) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{13}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Channel) GetId() string {
@@ -1449,7 +1659,7 @@ type CheckStatus struct {
 
 func (x *CheckStatus) Reset() {
 	*x = CheckStatus{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1461,7 +1671,7 @@ func (x *CheckStatus) String() string {
 func (*CheckStatus) ProtoMessage() {}
 
 func (x *CheckStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1474,7 +1684,7 @@ func (x *CheckStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckStatus.ProtoReflect.Descriptor instead.
 func (*CheckStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{14}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CheckStatus) GetLastSlotUnixMs() int64 {
@@ -1558,7 +1768,7 @@ type Agent struct {
 
 func (x *Agent) Reset() {
 	*x = Agent{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1570,7 +1780,7 @@ func (x *Agent) String() string {
 func (*Agent) ProtoMessage() {}
 
 func (x *Agent) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1583,7 +1793,7 @@ func (x *Agent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Agent.ProtoReflect.Descriptor instead.
 func (*Agent) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{15}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Agent) GetId() string {
@@ -1685,7 +1895,7 @@ type Region struct {
 
 func (x *Region) Reset() {
 	*x = Region{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1697,7 +1907,7 @@ func (x *Region) String() string {
 func (*Region) ProtoMessage() {}
 
 func (x *Region) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1710,7 +1920,7 @@ func (x *Region) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Region.ProtoReflect.Descriptor instead.
 func (*Region) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{16}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Region) GetName() string {
@@ -1753,7 +1963,7 @@ type AlertedAccount struct {
 
 func (x *AlertedAccount) Reset() {
 	*x = AlertedAccount{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1765,7 +1975,7 @@ func (x *AlertedAccount) String() string {
 func (*AlertedAccount) ProtoMessage() {}
 
 func (x *AlertedAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1778,7 +1988,7 @@ func (x *AlertedAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AlertedAccount.ProtoReflect.Descriptor instead.
 func (*AlertedAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{17}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AlertedAccount) GetSinceUnixMs() int64 {
@@ -1809,7 +2019,7 @@ type EndedSession struct {
 
 func (x *EndedSession) Reset() {
 	*x = EndedSession{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1821,7 +2031,7 @@ func (x *EndedSession) String() string {
 func (*EndedSession) ProtoMessage() {}
 
 func (x *EndedSession) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1834,7 +2044,7 @@ func (x *EndedSession) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndedSession.ProtoReflect.Descriptor instead.
 func (*EndedSession) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{18}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *EndedSession) GetAccountId() string {
@@ -1879,7 +2089,7 @@ type Uptime struct {
 
 func (x *Uptime) Reset() {
 	*x = Uptime{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1891,7 +2101,7 @@ func (x *Uptime) String() string {
 func (*Uptime) ProtoMessage() {}
 
 func (x *Uptime) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1904,7 +2114,7 @@ func (x *Uptime) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Uptime.ProtoReflect.Descriptor instead.
 func (*Uptime) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{19}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Uptime) GetFlips() []*UptimeFlip {
@@ -1939,7 +2149,7 @@ type UptimeFlip struct {
 
 func (x *UptimeFlip) Reset() {
 	*x = UptimeFlip{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1951,7 +2161,7 @@ func (x *UptimeFlip) String() string {
 func (*UptimeFlip) ProtoMessage() {}
 
 func (x *UptimeFlip) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1964,7 +2174,7 @@ func (x *UptimeFlip) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UptimeFlip.ProtoReflect.Descriptor instead.
 func (*UptimeFlip) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{20}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *UptimeFlip) GetAtUnixMs() int64 {
@@ -1994,7 +2204,7 @@ type UptimeDay struct {
 
 func (x *UptimeDay) Reset() {
 	*x = UptimeDay{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2006,7 +2216,7 @@ func (x *UptimeDay) String() string {
 func (*UptimeDay) ProtoMessage() {}
 
 func (x *UptimeDay) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2019,7 +2229,7 @@ func (x *UptimeDay) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UptimeDay.ProtoReflect.Descriptor instead.
 func (*UptimeDay) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{21}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *UptimeDay) GetDay() int64 {
@@ -2058,7 +2268,7 @@ type StatusPage struct {
 
 func (x *StatusPage) Reset() {
 	*x = StatusPage{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2070,7 +2280,7 @@ func (x *StatusPage) String() string {
 func (*StatusPage) ProtoMessage() {}
 
 func (x *StatusPage) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2083,7 +2293,7 @@ func (x *StatusPage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusPage.ProtoReflect.Descriptor instead.
 func (*StatusPage) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{22}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StatusPage) GetEnabled() bool {
@@ -2201,7 +2411,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"last_error\x18\x04 \x01(\tR\tlastError\x12'\n" +
 	"\x10next_try_unix_ms\x18\x05 \x01(\x03R\rnextTryUnixMs\x12\x1c\n" +
 	"\tdelivered\x18\x06 \x01(\bR\tdelivered\x12\x19\n" +
-	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\xa1\x03\n" +
+	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\xd0\x04\n" +
 	"\x05Alert\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -2216,7 +2426,25 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\texecution\x18\xc8\x01 \x01(\v2\x1a.lookout.raft.v1.ExecutionR\texecution\x12\x19\n" +
 	"\aregions\x18\xd2\x01 \x03(\tR\aregions\x12\x17\n" +
 	"\x06region\x18\xdc\x01 \x01(\tR\x06region\x12(\n" +
-	"\x0fregion_monitors\x18\xdd\x01 \x01(\x03R\x0eregionMonitors\"\x9b\x02\n" +
+	"\x0fregion_monitors\x18\xdd\x01 \x01(\x03R\x0eregionMonitors\x12*\n" +
+	"\x11last_ping_unix_ms\x18\x84\x02 \x01(\x03R\x0elastPingUnixMs\x12)\n" +
+	"\x10expected_unix_ms\x18\x85\x02 \x01(\x03R\x0eexpectedUnixMs\x122\n" +
+	"\x15problem_since_unix_ms\x18\x86\x02 \x01(\x03R\x12problemSinceUnixMs\x12\"\n" +
+	"\fproblem_type\x18\x87\x02 \x01(\tR\vproblemType\"E\n" +
+	"\vOpenProblem\x12\"\n" +
+	"\rsince_unix_ms\x18\x01 \x01(\x03R\vsinceUnixMs\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\"\xb5\x02\n" +
+	"\x0eDeliveryRecord\x12\x19\n" +
+	"\balert_id\x18\x01 \x01(\tR\aalertId\x12\x1d\n" +
+	"\n" +
+	"alert_type\x18\x02 \x01(\tR\talertType\x12(\n" +
+	"\x10occurred_unix_ms\x18\x03 \x01(\x03R\x0eoccurredUnixMs\x12!\n" +
+	"\fmonitor_uuid\x18\x04 \x01(\tR\vmonitorUuid\x12!\n" +
+	"\fmonitor_name\x18\x05 \x01(\tR\vmonitorName\x12\x16\n" +
+	"\x06status\x18\x06 \x01(\tR\x06status\x12\x14\n" +
+	"\x05error\x18\a \x01(\tR\x05error\x12\x1a\n" +
+	"\battempts\x18\b \x01(\x03R\battempts\x12/\n" +
+	"\x14last_attempt_unix_ms\x18\t \x01(\x03R\x11lastAttemptUnixMs\"\x9b\x02\n" +
 	"\tPingState\x12)\n" +
 	"\x11last_ping_unix_ms\x18\x01 \x01(\x03R\x0elastPingUnixMs\x12\x1f\n" +
 	"\vlast_status\x18\x02 \x01(\tR\n" +
@@ -2339,7 +2567,7 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_state_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(UptimeState)(0),           // 0: lookout.state.v1.UptimeState
 	(*Account)(nil),            // 1: lookout.state.v1.Account
@@ -2350,42 +2578,44 @@ var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*EngineState)(nil),        // 6: lookout.state.v1.EngineState
 	(*Delivery)(nil),           // 7: lookout.state.v1.Delivery
 	(*Alert)(nil),              // 8: lookout.state.v1.Alert
-	(*PingState)(nil),          // 9: lookout.state.v1.PingState
-	(*Project)(nil),            // 10: lookout.state.v1.Project
-	(*StoredEvent)(nil),        // 11: lookout.state.v1.StoredEvent
-	(*OpenRun)(nil),            // 12: lookout.state.v1.OpenRun
-	(*Quota)(nil),              // 13: lookout.state.v1.Quota
-	(*Channel)(nil),            // 14: lookout.state.v1.Channel
-	(*CheckStatus)(nil),        // 15: lookout.state.v1.CheckStatus
-	(*Agent)(nil),              // 16: lookout.state.v1.Agent
-	(*Region)(nil),             // 17: lookout.state.v1.Region
-	(*AlertedAccount)(nil),     // 18: lookout.state.v1.AlertedAccount
-	(*EndedSession)(nil),       // 19: lookout.state.v1.EndedSession
-	(*Uptime)(nil),             // 20: lookout.state.v1.Uptime
-	(*UptimeFlip)(nil),         // 21: lookout.state.v1.UptimeFlip
-	(*UptimeDay)(nil),          // 22: lookout.state.v1.UptimeDay
-	(*StatusPage)(nil),         // 23: lookout.state.v1.StatusPage
-	(*v1.Plan)(nil),            // 24: lookout.raft.v1.Plan
-	(*v1.Result)(nil),          // 25: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),     // 26: lookout.raft.v1.CheckConfig
-	(*v1.Execution)(nil),       // 27: lookout.raft.v1.Execution
-	(*v1.Event)(nil),           // 28: lookout.raft.v1.Event
-	(*v1.StatusPageMatch)(nil), // 29: lookout.raft.v1.StatusPageMatch
+	(*OpenProblem)(nil),        // 9: lookout.state.v1.OpenProblem
+	(*DeliveryRecord)(nil),     // 10: lookout.state.v1.DeliveryRecord
+	(*PingState)(nil),          // 11: lookout.state.v1.PingState
+	(*Project)(nil),            // 12: lookout.state.v1.Project
+	(*StoredEvent)(nil),        // 13: lookout.state.v1.StoredEvent
+	(*OpenRun)(nil),            // 14: lookout.state.v1.OpenRun
+	(*Quota)(nil),              // 15: lookout.state.v1.Quota
+	(*Channel)(nil),            // 16: lookout.state.v1.Channel
+	(*CheckStatus)(nil),        // 17: lookout.state.v1.CheckStatus
+	(*Agent)(nil),              // 18: lookout.state.v1.Agent
+	(*Region)(nil),             // 19: lookout.state.v1.Region
+	(*AlertedAccount)(nil),     // 20: lookout.state.v1.AlertedAccount
+	(*EndedSession)(nil),       // 21: lookout.state.v1.EndedSession
+	(*Uptime)(nil),             // 22: lookout.state.v1.Uptime
+	(*UptimeFlip)(nil),         // 23: lookout.state.v1.UptimeFlip
+	(*UptimeDay)(nil),          // 24: lookout.state.v1.UptimeDay
+	(*StatusPage)(nil),         // 25: lookout.state.v1.StatusPage
+	(*v1.Plan)(nil),            // 26: lookout.raft.v1.Plan
+	(*v1.Result)(nil),          // 27: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),     // 28: lookout.raft.v1.CheckConfig
+	(*v1.Execution)(nil),       // 29: lookout.raft.v1.Execution
+	(*v1.Event)(nil),           // 30: lookout.raft.v1.Event
+	(*v1.StatusPageMatch)(nil), // 31: lookout.raft.v1.StatusPageMatch
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	24, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	25, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
-	9,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	26, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	26, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	27, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	11, // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
+	28, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
 	6,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
-	11, // 5: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
+	13, // 5: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
 	7,  // 6: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
-	27, // 7: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
-	28, // 8: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
-	21, // 9: lookout.state.v1.Uptime.flips:type_name -> lookout.state.v1.UptimeFlip
-	22, // 10: lookout.state.v1.Uptime.days:type_name -> lookout.state.v1.UptimeDay
+	29, // 7: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
+	30, // 8: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	23, // 9: lookout.state.v1.Uptime.flips:type_name -> lookout.state.v1.UptimeFlip
+	24, // 10: lookout.state.v1.Uptime.days:type_name -> lookout.state.v1.UptimeDay
 	0,  // 11: lookout.state.v1.UptimeFlip.state:type_name -> lookout.state.v1.UptimeState
-	29, // 12: lookout.state.v1.StatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	31, // 12: lookout.state.v1.StatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
 	13, // [13:13] is the sub-list for method output_type
 	13, // [13:13] is the sub-list for method input_type
 	13, // [13:13] is the sub-list for extension type_name
@@ -2399,15 +2629,15 @@ func file_lookout_state_v1_state_proto_init() {
 		return
 	}
 	file_lookout_state_v1_state_proto_msgTypes[4].OneofWrappers = []any{}
-	file_lookout_state_v1_state_proto_msgTypes[10].OneofWrappers = []any{}
-	file_lookout_state_v1_state_proto_msgTypes[14].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[12].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   23,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
