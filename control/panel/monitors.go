@@ -332,7 +332,7 @@ func (p *Panel) unavailable(w http.ResponseWriter, r *http.Request, err error) {
 
 // upcomingShown is how many of a cron schedule's next times a monitor's
 // page previews.
-const upcomingShown = 3
+const upcomingShown = 5
 
 // upcoming previews the next times of m's cron schedule after now, in its
 // zone's wall-clock time ("Mon 30 Mar 02:30 CEST"), so a schedule can be
