@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -55,6 +56,16 @@ func TestMonitorsByName(t *testing.T) {
 	}
 	if out, _, err := s.run("monitors", "", "events", backup, "--limit", "1", "--json"); err != nil || strings.Count(out, `"event_type"`) != 1 {
 		t.Errorf("events --json: %v\n%s", err, out)
+	}
+	// Older pages: the first names the cursor of the next, which reads on.
+	out, stderr, err := s.run("monitors", "", "events", "backup", "--limit", "1")
+	cursor := regexp.MustCompile(`--before (\S+)`).FindStringSubmatch(stderr)
+	if err != nil || strings.Count(out, "\n") != 2 || !strings.Contains(out, "complete") || cursor == nil {
+		t.Fatalf("events --limit 1: %v\n%s\n%s", err, out, stderr)
+	}
+	out, stderr, err = s.run("monitors", "", "events", "backup", "--limit", "1", "--before", cursor[1])
+	if err != nil || !strings.Contains(out, "  run ") || strings.Contains(out, "complete") || stderr != "" {
+		t.Errorf("events --before: %v\n%s\n%s", err, out, stderr)
 	}
 
 	// A check: its status, and its executions.

@@ -17,12 +17,28 @@ import (
 // events and executions show unless --limit says otherwise.
 const defaultHistoryLimit = 20
 
-// historyFlags adds the flags of events and executions.
-func historyFlags(fs *flag.FlagSet, what string) (kind *string, limit *int, asJSON *bool) {
-	kind = kindFlag(fs)
-	limit = fs.Int("limit", defaultHistoryLimit, "how many of the newest "+what+", 1 to 1000")
-	asJSON = fs.Bool("json", false, `print {"`+what+`": [...]} as the API answers it, instead of a table`)
-	return kind, limit, asJSON
+// historyFlags are the flags of events and executions.
+type historyFlags struct {
+	kind, before *string
+	limit        *int
+	asJSON       *bool
+}
+
+// newHistoryFlags adds the flags of events and executions.
+func newHistoryFlags(fs *flag.FlagSet, what string) historyFlags {
+	return historyFlags{
+		kind:   kindFlag(fs),
+		limit:  fs.Int("limit", defaultHistoryLimit, "how many of the newest "+what+", 1 to 1000"),
+		before: fs.String("before", "", "older "+what+": the cursor the previous page ended with"),
+		asJSON: fs.Bool("json", false, `print {"`+what+`": [...], "next_before": ...} as the API answers it, instead of a table`),
+	}
+}
+
+// printOlder says, after a table, how to read the page before it.
+func printOlder(env manageEnv, sub string, m *manifest.Manifest, next string) {
+	if next != "" {
+		fmt.Fprintf(env.stderr, "older: lookout monitors %s %s --kind %s --before %s\n", sub, m.Name, m.Kind, next)
+	}
 }
 
 func checkLimit(limit int) error {
@@ -33,22 +49,23 @@ func checkLimit(limit int) error {
 }
 
 func setupEvents(fs *flag.FlagSet) func(context.Context, *client.Manage, []string, manageEnv) error {
-	kind, limit, asJSON := historyFlags(fs, "events")
+	f := newHistoryFlags(fs, "events")
 	return func(ctx context.Context, c *client.Manage, args []string, env manageEnv) error {
-		if err := checkLimit(*limit); err != nil {
+		if err := checkLimit(*f.limit); err != nil {
 			return err
 		}
-		m, err := resolveMonitor(ctx, c, args[0], *kind)
+		m, err := resolveMonitor(ctx, c, args[0], *f.kind)
 		if err != nil {
 			return err
 		}
-		evs, err := c.Events(ctx, m.UUID, *limit)
+		evs, next, err := c.EventsBefore(ctx, m.UUID, *f.limit, *f.before)
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return printJSON(env.stdout, map[string]any{"events": evs})
+		if *f.asJSON {
+			return printJSON(env.stdout, history("events", evs, next))
 		}
+		defer printOlder(env, "events", m, next)
 		if len(evs) == 0 {
 			_, err := fmt.Fprintf(env.stdout, "No events for %s %s yet.\n", m.Kind, m.Name)
 			return err
@@ -74,25 +91,26 @@ func setupEvents(fs *flag.FlagSet) func(context.Context, *client.Manage, []strin
 }
 
 func setupExecutions(fs *flag.FlagSet) func(context.Context, *client.Manage, []string, manageEnv) error {
-	kind, limit, asJSON := historyFlags(fs, "executions")
+	f := newHistoryFlags(fs, "executions")
 	return func(ctx context.Context, c *client.Manage, args []string, env manageEnv) error {
-		if err := checkLimit(*limit); err != nil {
+		if err := checkLimit(*f.limit); err != nil {
 			return err
 		}
-		m, err := resolveMonitor(ctx, c, args[0], *kind)
+		m, err := resolveMonitor(ctx, c, args[0], *f.kind)
 		if err != nil {
 			return err
 		}
 		if m.Kind == manifest.KindPing {
 			return usageError{fmt.Sprintf("%s is a ping monitor: it has events, not executions (lookout monitors events %s)", m.Name, m.Name)}
 		}
-		execs, err := c.Executions(ctx, m.UUID, *limit)
+		execs, next, err := c.ExecutionsBefore(ctx, m.UUID, *f.limit, *f.before)
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return printJSON(env.stdout, map[string]any{"executions": execs})
+		if *f.asJSON {
+			return printJSON(env.stdout, history("executions", execs, next))
 		}
+		defer printOlder(env, "executions", m, next)
 		if len(execs) == 0 {
 			_, err := fmt.Fprintf(env.stdout, "No executions for %s %s yet.\n", m.Kind, m.Name)
 			return err
@@ -146,4 +164,14 @@ func oneLine(s string, n int) string {
 		s += "…"
 	}
 	return s
+}
+
+// history is a page of events or executions as --json prints it, with the
+// cursor of the page before it when there is one.
+func history(what string, page any, next string) map[string]any {
+	out := map[string]any{what: page}
+	if next != "" {
+		out["next_before"] = next
+	}
+	return out
 }

@@ -203,17 +203,39 @@ func (m *Manage) ApplyBundle(ctx context.Context, b manifest.Bundle, dryRun bool
 // Events returns a monitor's newest events first; limit 0 is the service's
 // default (100), at most 1000.
 func (m *Manage) Events(ctx context.Context, uuid string, limit int) ([]MonitorEvent, error) {
-	path := "/monitors/" + url.PathEscape(uuid) + "/events"
-	if limit > 0 {
-		path += "?limit=" + strconv.Itoa(limit)
-	}
+	evs, _, err := m.EventsBefore(ctx, uuid, limit, "")
+	return evs, err
+}
+
+// EventsBefore returns a page of a monitor's events, newest first: the
+// newest when before is "", else those older than the cursor before (a
+// page's next). next is the cursor of the page after this one, "" at the
+// oldest.
+func (m *Manage) EventsBefore(ctx context.Context, uuid string, limit int, before string) (events []MonitorEvent, next string, err error) {
 	var out struct {
-		Events []MonitorEvent `json:"events"`
+		Events     []MonitorEvent `json:"events"`
+		NextBefore string         `json:"next_before"`
 	}
-	if err := m.call(ctx, http.MethodGet, path, nil, &out); err != nil {
-		return nil, err
+	if err := m.call(ctx, http.MethodGet, historyPath(uuid, "events", limit, before), nil, &out); err != nil {
+		return nil, "", err
 	}
-	return out.Events, nil
+	return out.Events, out.NextBefore, nil
+}
+
+// historyPath is the path of a page of a monitor's events or executions.
+func historyPath(uuid, what string, limit int, before string) string {
+	q := url.Values{}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	if before != "" {
+		q.Set("before", before)
+	}
+	path := "/monitors/" + url.PathEscape(uuid) + "/" + what
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	return path
 }
 
 // encodeManifest marshals mf, with manifest_version 1 when unset.

@@ -153,15 +153,19 @@ type ExecutionSSL struct {
 // Executions returns a check's executions, newest slot first; limit 0 is
 // the service's default (100), at most 1000. A ping monitor has none.
 func (m *Manage) Executions(ctx context.Context, uuid string, limit int) ([]Execution, error) {
-	path := "/monitors/" + url.PathEscape(uuid) + "/executions"
-	if limit > 0 {
-		path += "?limit=" + strconv.Itoa(limit)
-	}
+	execs, _, err := m.ExecutionsBefore(ctx, uuid, limit, "")
+	return execs, err
+}
+
+// ExecutionsBefore returns a page of a check's executions, newest slot
+// first, as EventsBefore does for events.
+func (m *Manage) ExecutionsBefore(ctx context.Context, uuid string, limit int, before string) (execs []Execution, next string, err error) {
 	var out struct {
 		Executions []Execution `json:"executions"`
+		NextBefore string      `json:"next_before"`
 	}
-	if err := m.call(ctx, http.MethodGet, path, nil, &out); err != nil {
-		return nil, err
+	if err := m.call(ctx, http.MethodGet, historyPath(uuid, "executions", limit, before), nil, &out); err != nil {
+		return nil, "", err
 	}
-	return out.Executions, nil
+	return out.Executions, out.NextBefore, nil
 }
