@@ -46,7 +46,7 @@ func TestDevNodeCLI(t *testing.T) {
 		t.Fatalf("%s: %v\n%s", eventsLine, err, stdout)
 	}
 	if stdout, _, err = shell(strings.Replace(getLine, "monitors get nightly-backup", "monitors list", 1)); err != nil ||
-		!regexp.MustCompile(`(?m)^ping\s+nightly-backup\s+up\s+true\s+\S+$`).MatchString(stdout) {
+		!regexp.MustCompile(`(?m)^ping\s+nightly-backup\s+up\s+true\s+\S+\s+\S+$`).MatchString(stdout) {
 		t.Fatalf("monitors list: %v\n%s", err, stdout)
 	}
 

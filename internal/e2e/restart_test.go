@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,14 +14,17 @@ import (
 
 // TestKilledNodeAlwaysComesBack kills one node of three twice in a row
 // the way that once broke its raft log for good: first as a leader with
-// entries it had not replicated (its followers stopped with SIGSTOP), so
-// that it comes back as a follower and raft clears that tail of its log,
-// then again. It must come back healthy each time with every acknowledged
-// write. Then its log is damaged on disk: it must refuse to start with one
-// line that says what to do, and the procedure that line names (move the
-// data directory aside, start again) must bring it back with the data.
+// entries it had not replicated (its followers killed before it, so none
+// can have received them), so that it comes back as a follower and raft
+// clears that tail of its log, then again. It must come back healthy each
+// time with every acknowledged write. Then its log is damaged on disk: it
+// must refuse to start with one line that says what to do, and the
+// procedure that line names (move the data directory aside, start again)
+// must bring it back with the data.
 func TestKilledNodeAlwaysComesBack(t *testing.T) {
-	nodes := startNodes(t, "k", 3)
+	// A leader lease of 1 s: the leader whose followers are gone goes on
+	// appending the writes sent to it, however slow the machine.
+	nodes := startNodes(t, "k", 3, "--raft-timeout", "2s")
 	leaderID := waitLeader(t, nodes, 3, 30*time.Second)
 	var victim *node
 	var others []*node
@@ -44,20 +46,21 @@ func TestKilledNodeAlwaysComesBack(t *testing.T) {
 	}
 	create(victim, "before")
 
-	// The leader appends writes its stopped followers never receive, and
-	// is killed with them.
+	// The leader appends writes its killed followers never receive, and is
+	// killed with them; the followers come back and elect a leader of
+	// their own, whose entries take those indexes.
 	for _, o := range others {
-		o.proc.cmd.Process.Signal(syscall.SIGSTOP)
+		o.proc.kill()
 	}
 	for i := range 5 {
 		go victim.admin.CreateAccount(ctxT(t, 2*time.Second), client.CreateAccountRequest{Email: fmt.Sprintf("unreplicated%d@example.com", i)})
 	}
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
 	victim.proc.kill()
 	for _, o := range others {
-		o.proc.cmd.Process.Signal(syscall.SIGCONT)
+		o.proc = start(t, o.id+"-restart", o.args...)
 	}
-	waitLeader(t, others, 2, 30*time.Second)
+	waitLeader(t, others, 2, 60*time.Second)
 	create(others[0], "while-down") // the new term's entries at those indexes
 
 	// Back as a follower: raft clears the conflicting tail of its log.
