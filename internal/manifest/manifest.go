@@ -88,9 +88,9 @@ type Config struct {
 	// list of statuses and classes, as strings ("204", "3xx"); JSON shows
 	// it under expected_status (see MarshalJSON). Canonical form keeps a
 	// single status in ExpectedStatus instead.
-	ExpectedStatuses []string `json:"-"`
-	ExpectedContent  string   `json:"expected_content,omitempty"` // "" counts as unset
-	ContentAbsent    string   `json:"content_absent,omitempty"`
+	ExpectedStatuses []string          `json:"-"`
+	ExpectedContent  string            `json:"expected_content,omitempty"` // "" counts as unset
+	ContentAbsent    string            `json:"content_absent,omitempty"`
 	Headers          map[string]string `json:"headers,omitempty"`
 	Body             string            `json:"body,omitempty"`
 	BasicAuth        *BasicAuth        `json:"basic_auth,omitempty"`
