@@ -19,8 +19,8 @@ import (
 func (a *API) handleList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	kind := q.Get("kind")
-	if kind != "" && kind != manifest.KindPing && kind != manifest.KindHTTP && kind != manifest.KindSSL {
-		writeError(w, http.StatusBadRequest, "invalid_request", "invalid field: kind: ping, http_check or ssl_check")
+	if kind != "" && !manifest.KnownKind(kind) {
+		writeError(w, http.StatusBadRequest, "invalid_request", "invalid field: kind: ping, http_check, ssl_check, tcp_check or dns_check")
 		return
 	}
 	limit := 0
@@ -115,6 +115,10 @@ func (a *API) handleCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m = manifest.Resolve(manifest.Manifest{}, m)
+	if errs := manifest.CheckSecrets(m); len(errs) > 0 {
+		writeInvalid(w, errs.Body("the manifest is invalid"))
+		return
+	}
 	m.UUID = uuid.NewString()
 	res, ok := a.apply(w, r, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
 		AccountId: acct, Creates: []*raftv1.MonitorSpec{toSpec(m, false)},
@@ -126,7 +130,7 @@ func (a *API) handleCreate(w http.ResponseWriter, r *http.Request) {
 		writeRefused(w, manifest.KeyManifest, res)
 		return
 	}
-	writeJSON(w, http.StatusCreated, m)
+	writeJSON(w, http.StatusCreated, manifest.Masked(m))
 }
 
 // handleReplace serves PUT /api/v1/monitors/{uuid}: the manifest replaces
@@ -155,7 +159,11 @@ func (a *API) handleReplace(w http.ResponseWriter, r *http.Request) {
 		writeInvalid(w, errs.Body("the manifest is invalid"))
 		return
 	}
-	resolved := manifest.Resolve(toManifest(stored), m)
+	resolved := manifest.Resolve(storedManifest(stored), m)
+	if errs := manifest.CheckSecrets(resolved); len(errs) > 0 {
+		writeInvalid(w, errs.Body("the manifest is invalid"))
+		return
+	}
 	res, ok := a.apply(w, r, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
 		AccountId: acct, Updates: []*raftv1.MonitorSpec{toSpec(resolved, m.Project == nil)},
 	}}})
@@ -164,7 +172,7 @@ func (a *API) handleReplace(w http.ResponseWriter, r *http.Request) {
 	}
 	switch res.GetStatus() {
 	case raftv1.Status_STATUS_OK:
-		writeJSON(w, http.StatusOK, resolved)
+		writeJSON(w, http.StatusOK, manifest.Masked(resolved))
 	case raftv1.Status_STATUS_NOT_FOUND:
 		notFound(w, stored.GetUuid())
 	default:

@@ -119,7 +119,7 @@ func runMonitorsEnv(ctx context.Context, args []string, env manageEnv) error {
 	var synopsis, arg string
 	switch sub {
 	case "list":
-		kind = fs.String("kind", "", "only monitors of this kind: ping, http_check or ssl_check")
+		kind = fs.String("kind", "", "only monitors of this kind: ping, http_check, ssl_check, tcp_check or dns_check")
 		asJSON = fs.Bool("json", false, `print {"monitors": [manifest, ...]} as JSON instead of a table`)
 		synopsis = "list [--kind K] [--json]\n\nList the account's monitors, in (kind, name) order."
 	case "get":

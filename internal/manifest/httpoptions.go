@@ -25,7 +25,7 @@ const (
 	MaxStatuses      = 16
 	MaxJSONPath      = 16
 	MaxEquals        = 1024 // bytes of an equals value's JSON text
-	MaxPEM           = 64 << 10
+	MaxPEM           = 32 << 10
 	MaxResponseLimit = MaxCheckTimeout * 1000
 )
 
@@ -331,7 +331,7 @@ func (d *decoder) ca() string {
 // refused: a ca and a client_cert are shown back in full.
 func pemCertificates(s string) string {
 	if len(s) > MaxPEM {
-		return "longer than 64 KiB"
+		return "longer than 32 KiB"
 	}
 	rest := []byte(s)
 	n := 0
@@ -374,7 +374,7 @@ func (d *decoder) clientCert() (cert, key string) {
 		}
 		return cert, key
 	case len(key) > MaxPEM:
-		d.add("client_key", CodeClientCertInvalid, "must be at most 64 KiB")
+		d.add("client_key", CodeClientCertInvalid, "must be at most 32 KiB")
 	case key == Mask:
 		if why := pemCertificates(cert); why != "" {
 			d.add("client_cert", CodeClientCertInvalid, "must be PEM of a certificate: %s", why)

@@ -28,9 +28,9 @@ import (
 // Bounds of an answer.
 const (
 	// MaxAnswers is how many answers an execution keeps.
-	MaxAnswers = 32
+	MaxAnswers = 16
 	// MaxAnswerLen bounds one answer's text (a long TXT record is cut).
-	MaxAnswerLen = 512
+	MaxAnswerLen = 255
 	// udpSize is the EDNS0 buffer size offered: larger answers come back
 	// truncated and are asked again over TCP (at most 64 KiB).
 	udpSize = 4096
