@@ -17,8 +17,8 @@ import (
 // server does, so that the client asks again over TCP.
 type DNSServer struct {
 	// Addr is its address, 127.0.0.1:port.
-	Addr string
-	tcp  atomic.Int64
+	Addr     string
+	tcp, all atomic.Int64
 }
 
 // NewDNSServer starts a DNSServer answering with records, each a line
@@ -38,6 +38,7 @@ func NewDNSServer(t testing.TB, records ...string) *DNSServer {
 	udp, tcp := listenUDPAndTCP(t)
 	s := &DNSServer{Addr: udp.LocalAddr().String()}
 	handler := dns.HandlerFunc(func(w dns.ResponseWriter, q *dns.Msg) {
+		s.all.Add(1)
 		m := answer(zone, q)
 		if _, isTCP := w.RemoteAddr().(*net.TCPAddr); isTCP {
 			s.tcp.Add(1)
@@ -64,6 +65,9 @@ func NewDNSServer(t testing.TB, records ...string) *DNSServer {
 	})
 	return s
 }
+
+// Queries returns how many questions came so far.
+func (s *DNSServer) Queries() int { return int(s.all.Load()) }
 
 // TCPQueries returns how many questions came over TCP so far.
 func (s *DNSServer) TCPQueries() int { return int(s.tcp.Load()) }
