@@ -44,6 +44,8 @@ type execRow struct {
 	Attempts                                  int64
 	HTTP                                      *raftv1.ExecutionHTTP
 	SSL                                       *raftv1.ExecutionSSL
+	TCP                                       *raftv1.ExecutionTCP
+	DNS                                       *raftv1.ExecutionDNS
 }
 
 // execColors are the display classes of execution statuses (api.md 3.3).
@@ -56,7 +58,7 @@ func toExecRow(e *raftv1.Execution) execRow {
 	}
 	return execRow{SlotMs: e.GetSlotUnixMs(), StartedMs: e.GetStartedUnixMs(), FinishedMs: e.GetFinishedUnixMs(),
 		DurationMs: e.GetDurationMs(), Status: e.GetStatus(), Color: c, Region: e.GetRegion(), Agent: e.GetAgent(), AgentID: e.GetAgentId(),
-		Error: e.GetError(), Attempts: e.GetAttempts(), HTTP: e.GetHttp(), SSL: e.GetSsl()}
+		Error: e.GetError(), Attempts: e.GetAttempts(), HTTP: e.GetHttp(), SSL: e.GetSsl(), TCP: e.GetTcp(), DNS: e.GetDns()}
 }
 
 // chart is the bar chart of the durations of the last runs, drawn as an
