@@ -144,7 +144,7 @@ func (p *Prober) client(tlsConf *tls.Config, follow bool, redirects *int) (*http
 	}
 	c := &http.Client{
 		Transport: tr,
-		CheckRedirect: func(_ *http.Request, via []*http.Request) error {
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if !follow {
 				return http.ErrUseLastResponse
 			}
@@ -152,10 +152,26 @@ func (p *Prober) client(tlsConf *tls.Config, follow bool, redirects *int) (*http
 				return errTooManyRedirects
 			}
 			*redirects = len(via)
+			dropSecrets(req, via[0])
 			return nil
 		},
 	}
 	return c, tr.CloseIdleConnections
+}
+
+// dropSecrets removes the secret headers (manifest.SecretHeader) from a
+// redirect to another host than the check's: net/http itself drops only
+// Authorization, Cookie and WWW-Authenticate, and a token in X-Api-Key is
+// no less the check's own.
+func dropSecrets(req, first *http.Request) {
+	if strings.EqualFold(req.URL.Hostname(), first.URL.Hostname()) {
+		return
+	}
+	for name := range req.Header {
+		if manifest.SecretHeader(name) {
+			req.Header.Del(name)
+		}
+	}
 }
 
 // readsBody reports whether an assertion of t looks into the body.

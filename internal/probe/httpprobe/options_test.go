@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -188,5 +189,36 @@ func TestMaxResponse(t *testing.T) {
 	msg := r.Err.Message
 	if !strings.HasPrefix(msg, "answered in ") || !strings.Contains(msg, " ms, limit 100 ms; the expected content is not in") {
 		t.Fatalf("message %q", msg)
+	}
+}
+
+// A redirect to another host gets none of the check's secret headers
+// (net/http drops only Authorization and cookies); one to the same host
+// keeps them.
+func TestRedirectDropsSecretsForAnotherHost(t *testing.T) {
+	seen := map[string]string{}
+	var mu sync.Mutex
+	record := func(name string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen[name] = r.Header.Get("X-Api-Key") + "|" + r.Header.Get("Accept")
+			mu.Unlock()
+		}
+	}
+	other := probetest.Server(t, record("other"))
+	otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+	mux := http.NewServeMux()
+	mux.Handle("/away", http.RedirectHandler(otherURL+"/", http.StatusFound))
+	mux.Handle("/here", http.RedirectHandler("/final", http.StatusFound))
+	mux.Handle("/final", record("final"))
+	srv := probetest.Server(t, mux)
+	headers := []probe.Header{{Name: "X-Api-Key", Value: "k3y"}, {Name: "Accept", Value: "text/plain"}}
+	for _, path := range []string{"/away", "/here"} {
+		if r := run(t, probe.Target{URL: srv.URL + path, Headers: headers, ExpectedStatus: 200}); r.Err != nil {
+			t.Fatalf("%s: %v", path, r.Err)
+		}
+	}
+	if seen["other"] != "|text/plain" || seen["final"] != "k3y|text/plain" {
+		t.Fatalf("headers seen: %v", seen)
 	}
 }
