@@ -128,13 +128,16 @@ func (w *Watcher) once(ctx context.Context) (synced bool, err error) {
 		if r := m.GetRegion(); r != "" && w.o.Region != "" && r != w.o.Region {
 			return synced, fmt.Errorf("%w: the token is for region %q, the agent runs with --region %q", ErrWrongRegion, r, w.o.Region)
 		}
-		if _, err := w.o.Store.Apply(m); err != nil {
-			w.o.Logger.Error("the assignments could not be saved; they apply in memory and are saved with the next change", "error", err)
-		}
+		// The key and this agent's token first: the runner asks the pool
+		// whether it may run a check as soon as the check is applied, and
+		// a check that names the token must find it known.
 		if k := m.GetGossipKey(); len(k) > 0 && w.o.Gossip != nil {
 			if err := w.o.Gossip.SetKey(k, m.GetTokenId()); err != nil {
 				w.o.Logger.Error("the region's gossip key from the control plane cannot be used", "error", err)
 			}
+		}
+		if _, err := w.o.Store.Apply(m); err != nil {
+			w.o.Logger.Error("the assignments could not be saved; they apply in memory and are saved with the next change", "error", err)
 		}
 		if m.GetSynced() && !synced {
 			synced = true

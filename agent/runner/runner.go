@@ -34,8 +34,6 @@ import (
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	"lookout/internal/probe"
-	"lookout/internal/probe/httpprobe"
-	"lookout/internal/probe/tlsprobe"
 	"lookout/internal/schedule"
 )
 
@@ -72,7 +70,7 @@ type Options struct {
 	// stamps its own view of both too).
 	Region func() string
 	Agent  string
-	// Probers by check kind (default httpprobe and tlsprobe, Version in
+	// Probers by check kind (default checkrun.Probers, Version in
 	// the User-Agent, dialling through DialContext).
 	Probers map[string]probe.Prober
 	Version string
@@ -148,7 +146,7 @@ func New(o Options) *Runner {
 	}
 	if o.Probers == nil {
 		po := probe.Options{Version: o.Version, DialContext: o.DialContext}
-		o.Probers = map[string]probe.Prober{checkrun.KindHTTPCheck: httpprobe.New(po), checkrun.KindSSLCheck: tlsprobe.New(po)}
+		o.Probers = checkrun.Probers(po)
 	}
 	return &Runner{o: o, initial: o.Checks.Checks()}
 }

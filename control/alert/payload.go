@@ -128,6 +128,12 @@ func executionEvent(x *raftv1.Execution) *channel.Event {
 			DNSNames: append([]string{}, s.GetDnsNames()...), ChainValid: s.GetChainValid(), HostnameValid: s.GetHostnameValid(),
 		}
 	}
+	if c := x.GetTcp(); c != nil {
+		e.TCP = &channel.ExecutionTCP{ConnectMs: c.GetConnectMs()}
+	}
+	if n := x.GetDns(); n != nil {
+		e.DNS = &channel.ExecutionDNS{Answers: append([]string{}, n.GetAnswers()...), RTTMs: n.GetRttMs()}
+	}
 	return &channel.Event{
 		EventType: "execution", Status: x.GetStatus(), Message: x.GetError(),
 		Timestamp: ms(x.GetFinishedUnixMs()), ReceivedAt: ms(x.GetFinishedUnixMs()), Execution: e,

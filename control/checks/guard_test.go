@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,12 +15,14 @@ import (
 	"lookout/control/controltest"
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/probe/probetest"
 )
 
 // TestPrivateTargetsRefused runs the scheduler as lookout control builds
 // it by default (no --allow-private-targets) over a real state store:
 // http_checks of a site on loopback, by address, by a name that resolves
-// to it, and by IPv6 loopback, and an ssl_check of it, each fail at once
+// to it, and by IPv6 loopback, an ssl_check and a tcp_check of it, and a
+// dns_check asking a server on loopback, each fail at once
 // (one attempt, no retry) with an error beginning "target not allowed:",
 // and the site sees nothing.
 func TestPrivateTargetsRefused(t *testing.T) {
@@ -36,6 +39,8 @@ func TestPrivateTargetsRefused(t *testing.T) {
 	site := httptest.NewServer(count)
 	defer site.Close()
 	_, port, _ := net.SplitHostPort(site.Listener.Addr().String())
+	portNum, _ := strconv.Atoi(port)
+	dnsSrv := probetest.NewDNSServer(t, "www.corp.test. 60 IN A 192.0.2.1")
 	type check struct {
 		id   string
 		kind string
@@ -45,6 +50,10 @@ func TestPrivateTargetsRefused(t *testing.T) {
 		"by-address": {"c0000000-0000-4000-8000-000000000001", state.KindHTTPCheck, &raftv1.CheckConfig{Url: site.URL + "/", Timeout: 5}},
 		"by-name":    {"c0000000-0000-4000-8000-000000000002", state.KindHTTPCheck, &raftv1.CheckConfig{Url: "http://localhost:" + port + "/", Timeout: 5}},
 		"ssl":        {"c0000000-0000-4000-8000-000000000003", state.KindSSLCheck, &raftv1.CheckConfig{Domain: "127.0.0.1:" + port, Timeout: 5}},
+		"tcp":        {"c0000000-0000-4000-8000-000000000005", state.KindTCPCheck, &raftv1.CheckConfig{Host: "localhost", Port: int64(portNum), Timeout: 5}},
+		// A DNS server on loopback: a tenant may not ask an internal
+		// resolver through the leader.
+		"dns": {"c0000000-0000-4000-8000-000000000006", state.KindDNSCheck, &raftv1.CheckConfig{DnsName: "www.corp.test", DnsType: "A", DnsServer: dnsSrv.Addr, Timeout: 5}},
 	}
 	if ln, err := net.Listen("tcp", "[::1]:0"); err == nil {
 		site6 := httptest.NewUnstartedServer(count)
@@ -94,5 +103,8 @@ func TestPrivateTargetsRefused(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the site got %d requests", n)
+	}
+	if n := dnsSrv.Queries(); n != 0 {
+		t.Errorf("the DNS server got %d questions", n)
 	}
 }

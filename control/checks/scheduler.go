@@ -1,6 +1,6 @@
 // Package checks is the leader's check scheduler: it runs every enabled
-// http_check and ssl_check without regions on its schedule, with retries,
-// and records each execution through raft.
+// check (http_check, ssl_check, tcp_check, dns_check) without regions on
+// its schedule, with retries, and records each execution through raft.
 //
 // Executions run in a pool shared fairly by the accounts
 // (internal/fairshare): one account has at most AccountShare executions
@@ -19,14 +19,13 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"lookout/control/state"
+	"lookout/internal/checkrun"
 	"lookout/internal/fairshare"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/metrics"
 	"lookout/internal/netguard"
 	"lookout/internal/probe"
-	"lookout/internal/probe/httpprobe"
-	"lookout/internal/probe/tlsprobe"
 	"lookout/internal/schedule"
 )
 
@@ -56,7 +55,7 @@ type Options struct {
 	State   State
 	Feed    Feed
 	Logger  hclog.Logger
-	// Probers by monitor kind (default: httpprobe and tlsprobe with
+	// Probers by monitor kind (default: checkrun.Probers, with
 	// Version in the User-Agent, dialling through DialContext).
 	Probers map[string]probe.Prober
 	Version string
@@ -152,7 +151,7 @@ func New(o Options) *Scheduler {
 	}
 	if o.Probers == nil {
 		po := probe.Options{Version: o.Version, DialContext: o.DialContext}
-		o.Probers = map[string]probe.Prober{state.KindHTTPCheck: httpprobe.New(po), state.KindSSLCheck: tlsprobe.New(po)}
+		o.Probers = checkrun.Probers(po)
 	}
 	return &Scheduler{o: o}
 }

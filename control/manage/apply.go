@@ -145,7 +145,7 @@ func (a *API) planApply(acct string, bundle manifest.Bundle, dryRun bool) (*appl
 	}
 	byName := map[string]manifest.Manifest{}
 	for _, m := range stored {
-		byName[nameSpace(m.GetKind())+m.GetName()] = toManifest(m)
+		byName[nameSpace(m.GetKind())+m.GetName()] = storedManifest(m)
 	}
 	p := &applyPlan{report: report{DryRun: dryRun, Summary: map[string]int{"create": 0, "update": 0, "unchanged": 0, "orphaned": 0}, Changes: []change{}, Orphans: []orphan{}}}
 	rep := &p.report
@@ -157,6 +157,10 @@ func (a *API) planApply(acct string, bundle manifest.Bundle, dryRun bool) (*appl
 		switch {
 		case !exists:
 			m = manifest.Resolve(manifest.Manifest{}, m)
+			if errs := manifest.CheckSecrets(m); len(errs) > 0 {
+				p.errs.Add(manifest.EntryKey(i), errs...)
+				continue
+			}
 			m.UUID = uuid.NewString()
 			p.creates = append(p.creates, toSpec(m, false))
 			p.entryOf = append(p.entryOf, i)
@@ -171,6 +175,10 @@ func (a *API) planApply(acct string, bundle manifest.Bundle, dryRun bool) (*appl
 				Message: "a " + old.Kind + " named " + m.Name + " exists"})
 		default:
 			resolved := manifest.Resolve(old, m)
+			if errs := manifest.CheckSecrets(resolved); len(errs) > 0 {
+				p.errs.Add(manifest.EntryKey(i), errs...)
+				continue
+			}
 			diff := manifest.Diff(old, resolved)
 			if len(diff) == 0 {
 				rep.Summary["unchanged"]++

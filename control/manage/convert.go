@@ -1,13 +1,23 @@
 package manage
 
 import (
+	"encoding/json"
+	"sort"
+
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/manifest"
 )
 
-// toManifest turns a stored monitor into its manifest (with uuid).
+// toManifest turns a stored monitor into its manifest (with uuid) as the
+// API shows it: secrets masked (manifest.Masked).
 func toManifest(m *statev1.Monitor) manifest.Manifest {
+	return manifest.Masked(storedManifest(m))
+}
+
+// storedManifest turns a stored monitor into its manifest with its
+// secrets: what a write resolves a request against. Never shown.
+func storedManifest(m *statev1.Monitor) manifest.Manifest {
 	out := manifest.Manifest{
 		UUID:              m.GetUuid(),
 		ManifestVersion:   1,
@@ -31,18 +41,42 @@ func toManifest(m *statev1.Monitor) manifest.Manifest {
 		out.Schedule, out.Timezone = m.GetSchedule(), m.GetTimezone()
 		out.Regions = m.GetRegions()
 		out.ConfirmRegions = m.GetConfirmRegions()
-		c := m.GetConfig()
-		out.Config = manifest.Config{
-			URL: c.GetUrl(), Method: c.GetMethod(), Timeout: int(c.GetTimeout()),
-			ExpectedContent: c.GetExpectedContent(), Domain: c.GetDomain(),
-			WarningDays: int(c.GetWarningDays()), AlertDays: int(c.GetAlertDays()),
-		}
-		if c != nil && c.ExpectedStatus != nil {
-			s := int(c.GetExpectedStatus())
-			out.Config.ExpectedStatus = &s
-		}
+		out.Config = configOf(m.GetConfig())
 	}
 	return manifest.Canonical(out)
+}
+
+// configOf is the manifest config of a stored check config.
+func configOf(c *raftv1.CheckConfig) manifest.Config {
+	out := manifest.Config{
+		URL: c.GetUrl(), Method: c.GetMethod(), Timeout: int(c.GetTimeout()),
+		ExpectedStatuses: c.GetExpectedStatuses(), ExpectedContent: c.GetExpectedContent(), ContentAbsent: c.GetContentAbsent(),
+		Body: c.GetBody(), MaxResponseMs: int(c.GetMaxResponseMs()), CA: c.GetCa(), TLSSkipVerify: c.GetTlsSkipVerify(),
+		ClientCert: c.GetClientCert(), ClientKey: c.GetClientKey(),
+		Domain: c.GetDomain(), Port: int(c.GetPort()), WarningDays: int(c.GetWarningDays()), AlertDays: int(c.GetAlertDays()),
+		Host: c.GetHost(), Send: c.GetSend(), Expect: c.GetExpect(),
+		Name: c.GetDnsName(), Type: c.GetDnsType(), Server: c.GetDnsServer(), Expected: c.GetDnsExpected(),
+	}
+	if c != nil && c.ExpectedStatus != nil {
+		s := int(c.GetExpectedStatus())
+		out.ExpectedStatus = &s
+	}
+	for _, h := range c.GetHeaders() {
+		if out.Headers == nil {
+			out.Headers = map[string]string{}
+		}
+		out.Headers[h.GetName()] = h.GetValue()
+	}
+	if a := c.GetBasicAuth(); a != nil {
+		out.BasicAuth = &manifest.BasicAuth{Username: a.GetUsername(), Password: a.GetPassword()}
+	}
+	if c.GetNoRedirects() {
+		out.FollowRedirects = new(false)
+	}
+	for _, a := range c.GetJsonPath() {
+		out.JSONPath = append(out.JSONPath, manifest.JSONPathAssertion{Path: a.GetPath(), Equals: json.RawMessage(a.GetEqualsJson())})
+	}
+	return out
 }
 
 // toSpec turns a resolved manifest into what the state stores. keepProject
@@ -75,15 +109,39 @@ func toSpec(m manifest.Manifest, keepProject bool) *raftv1.MonitorSpec {
 		s.Project = &p
 	}
 	if m.Kind != manifest.KindPing {
-		c := m.Config
-		s.Config = &raftv1.CheckConfig{
-			Url: c.URL, Method: c.Method, Timeout: int64(c.Timeout), ExpectedContent: c.ExpectedContent,
-			Domain: c.Domain, WarningDays: int64(c.WarningDays), AlertDays: int64(c.AlertDays),
-		}
-		if c.ExpectedStatus != nil {
-			v := int64(*c.ExpectedStatus)
-			s.Config.ExpectedStatus = &v
-		}
+		s.Config = checkConfig(m.Config)
 	}
 	return s
+}
+
+// checkConfig is the stored form of a check's config (headers sorted by
+// name, so equal configs encode alike).
+func checkConfig(c manifest.Config) *raftv1.CheckConfig {
+	out := &raftv1.CheckConfig{
+		Url: c.URL, Method: c.Method, Timeout: int64(c.Timeout), ExpectedStatuses: c.ExpectedStatuses,
+		ExpectedContent: c.ExpectedContent, ContentAbsent: c.ContentAbsent, Body: c.Body, NoRedirects: !c.Follows(),
+		MaxResponseMs: int64(c.MaxResponseMs), Ca: c.CA, TlsSkipVerify: c.TLSSkipVerify, ClientCert: c.ClientCert, ClientKey: c.ClientKey,
+		Domain: c.Domain, Port: int64(c.Port), WarningDays: int64(c.WarningDays), AlertDays: int64(c.AlertDays),
+		Host: c.Host, Send: c.Send, Expect: c.Expect,
+		DnsName: c.Name, DnsType: c.Type, DnsServer: c.Server, DnsExpected: c.Expected,
+	}
+	if c.ExpectedStatus != nil {
+		v := int64(*c.ExpectedStatus)
+		out.ExpectedStatus = &v
+	}
+	names := make([]string, 0, len(c.Headers))
+	for name := range c.Headers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		out.Headers = append(out.Headers, &raftv1.HTTPHeader{Name: name, Value: c.Headers[name]})
+	}
+	if a := c.BasicAuth; a != nil {
+		out.BasicAuth = &raftv1.HTTPBasicAuth{Username: a.Username, Password: a.Password}
+	}
+	for _, a := range c.JSONPath {
+		out.JsonPath = append(out.JsonPath, &raftv1.JSONPathAssertion{Path: a.Path, EqualsJson: string(a.Equals)})
+	}
+	return out
 }

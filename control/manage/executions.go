@@ -25,6 +25,19 @@ type executionJSON struct {
 	Error      string             `json:"error,omitempty"`
 	HTTP       *executionHTTPJSON `json:"http,omitempty"`
 	SSL        *executionSSLJSON  `json:"ssl,omitempty"`
+	TCP        *executionTCPJSON  `json:"tcp,omitempty"`
+	DNS        *executionDNSJSON  `json:"dns,omitempty"`
+}
+
+// executionTCPJSON is what a tcp_check's last attempt saw.
+type executionTCPJSON struct {
+	ConnectMs int64 `json:"connect_ms"`
+}
+
+// executionDNSJSON is what a dns_check's last attempt saw.
+type executionDNSJSON struct {
+	Answers []string `json:"answers"`
+	RTTMs   int64    `json:"rtt_ms"`
 }
 
 type executionHTTPJSON struct {
@@ -49,7 +62,7 @@ type executionSSLJSON struct {
 	HostnameValid bool     `json:"hostname_valid"`
 }
 
-// checkStatus is the read-only status of an http_check or ssl_check in
+// checkStatus is the read-only status of a check in
 // GET /api/v1/monitors/{uuid}. Like a ping
 // monitor's, it is not part of the manifest.
 type checkStatus struct {
@@ -115,6 +128,12 @@ func toExecutionJSON(e *raftv1.Execution) executionJSON {
 			ExpiresAt: optTime(s.GetExpiresUnixMs()), DaysLeft: s.GetDaysLeft(), Issuer: s.GetIssuer(), Subject: s.GetSubject(),
 			DNSNames: append([]string{}, s.GetDnsNames()...), ChainValid: s.GetChainValid(), HostnameValid: s.GetHostnameValid(),
 		}
+	}
+	if c := e.GetTcp(); c != nil {
+		out.TCP = &executionTCPJSON{ConnectMs: c.GetConnectMs()}
+	}
+	if d := e.GetDns(); d != nil {
+		out.DNS = &executionDNSJSON{Answers: append([]string{}, d.GetAnswers()...), RTTMs: d.GetRttMs()}
 	}
 	return out
 }

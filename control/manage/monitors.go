@@ -19,8 +19,8 @@ import (
 func (a *API) handleList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	kind := q.Get("kind")
-	if kind != "" && kind != manifest.KindPing && kind != manifest.KindHTTP && kind != manifest.KindSSL {
-		writeError(w, http.StatusBadRequest, "invalid_request", "invalid field: kind: ping, http_check or ssl_check")
+	if kind != "" && !manifest.KnownKind(kind) {
+		writeError(w, http.StatusBadRequest, "invalid_request", "invalid field: kind: ping, http_check, ssl_check, tcp_check or dns_check")
 		return
 	}
 	withStatus := false
@@ -131,7 +131,7 @@ func (a *API) handleCreate(w http.ResponseWriter, r *http.Request) {
 		a.writeFailure(w, "", err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, m)
+	writeJSON(w, http.StatusCreated, manifest.Masked(m))
 }
 
 // handleReplace serves PUT /api/v1/monitors/{uuid}: the manifest replaces
@@ -153,7 +153,7 @@ func (a *API) handleReplace(w http.ResponseWriter, r *http.Request) {
 		a.writeFailure(w, stored.GetUuid(), err)
 		return
 	}
-	writeJSON(w, http.StatusOK, m)
+	writeJSON(w, http.StatusOK, manifest.Masked(m))
 }
 
 // handleDelete serves DELETE /api/v1/monitors/{uuid}?confirm=true. Without

@@ -30,18 +30,23 @@ type Invalid struct {
 func (e *Invalid) Error() string { return e.Summary }
 
 // ManifestOf is the manifest of a stored monitor, with its uuid, as GET
-// /api/v1/monitors/{uuid} shows it (without the read-only status).
+// /api/v1/monitors/{uuid} shows it (secrets masked, without the read-only
+// status).
 func ManifestOf(m *statev1.Monitor) manifest.Manifest { return toManifest(m) }
 
 // CreateMonitor validates raw as POST /api/v1/monitors does and creates
-// the monitor in the account. The error is an *Invalid for a manifest the
-// API would answer 422, else the cluster's (no leader ...).
+// the monitor in the account; the manifest it returns holds the secrets
+// (manifest.Masked before showing it). The error is an *Invalid for a
+// manifest the API would answer 422, else the cluster's (no leader ...).
 func (a *API) CreateMonitor(ctx context.Context, accountID string, raw json.RawMessage) (manifest.Manifest, error) {
 	m, errs := manifest.Parse(raw, a.manifestOptions(accountID))
 	if len(errs) > 0 {
 		return manifest.Manifest{}, &Invalid{Summary: "the manifest is invalid", Errors: errs}
 	}
 	m = manifest.Resolve(manifest.Manifest{}, m)
+	if errs := manifest.CheckSecrets(m); len(errs) > 0 { // a mask with no secret to keep
+		return manifest.Manifest{}, &Invalid{Summary: "the manifest is invalid", Errors: errs}
+	}
 	m.UUID = uuid.NewString()
 	res, err := a.cluster.Apply(ctx, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
 		AccountId: accountID, Creates: []*raftv1.MonitorSpec{toSpec(m, false)},
@@ -75,7 +80,12 @@ func (a *API) ReplaceMonitor(ctx context.Context, accountID, id string, raw json
 	if len(errs) > 0 {
 		return manifest.Manifest{}, &Invalid{Summary: "the manifest is invalid", Errors: errs}
 	}
-	resolved := manifest.Resolve(toManifest(stored), m)
+	// Against the stored secrets, not their masks: a mask sent back keeps
+	// the secret it stands for.
+	resolved := manifest.Resolve(storedManifest(stored), m)
+	if errs := manifest.CheckSecrets(resolved); len(errs) > 0 {
+		return manifest.Manifest{}, &Invalid{Summary: "the manifest is invalid", Errors: errs}
+	}
 	res, err := a.cluster.Apply(ctx, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
 		AccountId: accountID, Updates: []*raftv1.MonitorSpec{toSpec(resolved, m.Project == nil)},
 	}}})

@@ -73,6 +73,9 @@ type fixture struct {
 	nightly  string // uuid of the ping monitor "nightly"
 	homepage string // uuid of the http_check "homepage"
 	cert     string // uuid of the ssl_check "cert"
+	private  string // uuid of the http_check "private api", with secrets
+	port     string // uuid of the tcp_check "db port"
+	record   string // uuid of the dns_check "www record"
 	doomed   string // uuid of the ping monitor "doomed", for the deletion case
 	// cursor is the next_cursor of GET /api/v1/monitors?limit=1.
 	cursor string
@@ -247,6 +250,9 @@ func newFixture(t *testing.T) *fixture {
 	f.nightly = f.mustCreate(`{"manifest_version":1,"kind":"ping","name":"nightly","timeout_seconds":3600,"tags":["db"],"notification_group":"on-call","project":"infra"}`)
 	f.homepage = f.mustCreate(`{"manifest_version":1,"kind":"http_check","name":"homepage","schedule":"5m","config":{"url":"https://example.com/","expected_status":200}}`)
 	f.cert = f.mustCreate(`{"manifest_version":1,"kind":"ssl_check","name":"cert","schedule":"0 6 * * *","config":{"domain":"example.com"}}`)
+	f.private = f.mustCreate(`{"manifest_version":1,"kind":"http_check","name":"private api","schedule":"1m","regions":["eu-1"],"config":{"url":"https://api.corp.test/health","method":"POST","body":"{}","headers":{"Authorization":"Bearer s3cret","Content-Type":"application/json"},"expected_status":["2xx",304],"content_absent":"maintenance","json_path":[{"path":"$.status","equals":"ok"}],"max_response_ms":2000,"follow_redirects":false,"tls_skip_verify":true}}`)
+	f.port = f.mustCreate(`{"manifest_version":1,"kind":"tcp_check","name":"db port","schedule":"1m","regions":["eu-1"],"config":{"host":"db.corp.test","port":5432,"send":"PING\r\n","expect":"PONG"}}`)
+	f.record = f.mustCreate(`{"manifest_version":1,"kind":"dns_check","name":"www record","schedule":"5m","config":{"name":"www.example.com","type":"A","server":"1.1.1.1","expected":["93.184.216.34"]}}`)
 	f.recordExecutions()
 	f.doomed = f.mustCreate(`{"manifest_version":1,"kind":"ping","name":"doomed","timeout_seconds":60}`)
 	var page struct {
@@ -381,6 +387,11 @@ func (f *fixture) recordExecutions() {
 			Ssl: &raftv1.ExecutionSSL{ExpiresUnixMs: slot + 90*86_400_000, DaysLeft: 90, Issuer: "CN=Test CA", Subject: "CN=example.com",
 				DnsNames: []string{"example.com"}, ChainValid: true, HostnameValid: true, Level: "ok"}},
 		{AccountId: f.main.ID, CheckUuid: f.cert, Region: state.RegionControl, SlotUnixMs: slot + 60_000, Status: state.ExecRunning, Attempts: 1, StartedUnixMs: slot + 60_000},
+		{AccountId: f.main.ID, CheckUuid: f.port, Region: "eu-1", Agent: "edge-1", AgentId: "ag_1", SlotUnixMs: slot, Status: state.ExecSuccess, Attempts: 1,
+			StartedUnixMs: slot, FinishedUnixMs: slot + 4, DurationMs: 4, Tcp: &raftv1.ExecutionTCP{ConnectMs: 3}},
+		{AccountId: f.main.ID, CheckUuid: f.record, Region: state.RegionControl, SlotUnixMs: slot, Status: state.ExecFailed, Attempts: 1,
+			StartedUnixMs: slot, FinishedUnixMs: slot + 9, DurationMs: 9, ErrorKind: "dns_answer",
+			Error: "93.184.216.34 is not among the A records of www.example.com (93.184.215.14)", Dns: &raftv1.ExecutionDNS{Answers: []string{"93.184.215.14"}, RttMs: 8}},
 	}
 	res, err := f.srv.Cluster.Apply(context.Background(), &raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: execs}}})
 	if err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {

@@ -79,6 +79,7 @@ type execRow struct {
 	// Timings says how the last attempt went (execTimings).
 	Timings string
 	SSL     *raftv1.ExecutionSSL
+	DNS     *raftv1.ExecutionDNS
 }
 
 // execColors are the display classes of execution statuses.
@@ -91,7 +92,7 @@ func toExecRow(e *raftv1.Execution) execRow {
 	}
 	return execRow{SlotMs: e.GetSlotUnixMs(), StartedMs: e.GetStartedUnixMs(), FinishedMs: e.GetFinishedUnixMs(),
 		DurationMs: e.GetDurationMs(), Status: e.GetStatus(), Color: c, Region: e.GetRegion(), Agent: e.GetAgent(), AgentID: e.GetAgentId(),
-		Error: e.GetError(), Attempts: e.GetAttempts(), Timings: execTimings(e), SSL: e.GetSsl()}
+		Error: e.GetError(), Attempts: e.GetAttempts(), Timings: execTimings(e), SSL: e.GetSsl(), DNS: e.GetDns()}
 }
 
 // execTimings is what the last attempt of an execution took: an answer's
@@ -114,6 +115,12 @@ func execTimings(e *raftv1.Execution) string {
 		phase("tls", h.GetTlsMs())
 		phase("ttfb", h.GetTtfbMs())
 		return strings.Join(parts, " · ") + " · total " + strconv.FormatInt(h.GetTotalMs(), 10) + "\u00a0ms"
+	}
+	if ms := e.GetTcp().GetConnectMs(); ms > 0 {
+		return "connect " + strconv.FormatInt(ms, 10) + "\u00a0ms"
+	}
+	if ms := e.GetDns().GetRttMs(); ms > 0 {
+		return "rtt " + strconv.FormatInt(ms, 10) + "\u00a0ms"
 	}
 	if e.GetError() != "" && e.GetStatus() != "success" {
 		parts = append(parts, noAnswer(e))

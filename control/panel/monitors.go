@@ -226,6 +226,9 @@ type monitorView struct {
 	Executions []execRow
 	// Page is where the events or executions shown are in the history.
 	Page historyPage
+	// SkipVerify is an http_check's tls_skip_verify: the page warns
+	// that its certificate is not verified.
+	SkipVerify bool
 	// DeleteError is why the last delete was refused.
 	DeleteError string
 	// CanEdit: the panel has the monitor forms.
@@ -255,7 +258,8 @@ func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, 
 		return
 	}
 	v := &monitorView{NowMs: p.now().UnixMilli(), Schedule: m.GetSchedule(), Group: m.GetNotificationGroup(),
-		Timeout: m.GetTimeoutSeconds(), Interval: m.GetExpectedIntervalSeconds(), Grace: m.GetGraceSeconds(), DeleteError: deleteError}
+		Timeout: m.GetTimeoutSeconds(), Interval: m.GetExpectedIntervalSeconds(), Grace: m.GetGraceSeconds(), DeleteError: deleteError,
+		SkipVerify: m.GetConfig().GetTlsSkipVerify()}
 	v.M = p.row(m, v.NowMs)
 	v.Zone, v.Upcoming = v.M.Zone, upcoming(m, p.now())
 	shown := []monitorRow{v.M}

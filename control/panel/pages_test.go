@@ -388,3 +388,45 @@ func TestOfflineRegionShowsUnknown(t *testing.T) {
 		t.Fatalf("the Management API: %d %s", st, body)
 	}
 }
+
+// A tcp_check's and a dns_check's executions show their details; an
+// http_check with tls_skip_verify carries a warning, and shows none of
+// its secrets.
+func TestCheckPageShowsNewKindsAndWarns(t *testing.T) {
+	n := newNode(t)
+	a := n.signUp("ops@example.com", nil)
+	for _, m := range []string{
+		`{"manifest_version":1,"kind":"tcp_check","name":"db","schedule":"1h","config":{"host":"db.example.com","port":5432}}`,
+		`{"manifest_version":1,"kind":"dns_check","name":"www","schedule":"1h","config":{"name":"www.example.com"}}`,
+		`{"manifest_version":1,"kind":"http_check","name":"insecure","schedule":"1h","config":{"url":"https://self-signed.example.com/","expected_status":200,"tls_skip_verify":true,"headers":{"Authorization":"Bearer t0psecret"}}}`,
+		`{"manifest_version":1,"kind":"http_check","name":"verified","schedule":"1h","config":{"url":"https://example.com/","expected_status":200}}`,
+	} {
+		if st, body := n.api(a, "POST", "/api/v1/monitors", m); st != 201 {
+			t.Fatalf("create: %d %s", st, body)
+		}
+	}
+	slot := time.Now().Truncate(time.Minute).UnixMilli()
+	record := func(e *raftv1.Execution) {
+		e.AccountId, e.SlotUnixMs, e.StartedUnixMs, e.FinishedUnixMs, e.Region, e.Attempts = a.ID, slot, slot, slot+5, "control", 1
+		cmd := &raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: []*raftv1.Execution{e}}}}
+		if res, err := n.Cluster.Apply(context.Background(), cmd); err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
+			t.Fatalf("record: %v %v", res, err)
+		}
+	}
+	db, www := n.monitorUUID(a, "db"), n.monitorUUID(a, "www")
+	record(&raftv1.Execution{CheckUuid: db, Status: "success", Tcp: &raftv1.ExecutionTCP{ConnectMs: 7}})
+	record(&raftv1.Execution{CheckUuid: www, Status: "failed", Error: "192.0.2.9 is not among the A records of www.example.com (192.0.2.1, 192.0.2.2)",
+		Dns: &raftv1.ExecutionDNS{Answers: []string{"192.0.2.1", "192.0.2.2"}, RttMs: 3}})
+	b := n.browser()
+	b.signIn(a)
+	b.get("/monitors/"+db).want(t, http.StatusOK, "tcp_check", "connect 7\u00a0ms")
+	b.get("/monitors/"+www).want(t, http.StatusOK, "dns_check", "rtt 3\u00a0ms", "<code>192.0.2.1</code>, <code>192.0.2.2</code>", "is not among the A records")
+	insecure := b.get("/monitors/" + n.monitorUUID(a, "insecure"))
+	insecure.want(t, http.StatusOK, `id="tls-skip-verify"`, "does not verify the certificate")
+	if strings.Contains(insecure.Body, "t0psecret") {
+		t.Fatal("the page shows a secret")
+	}
+	if strings.Contains(b.get("/monitors/"+n.monitorUUID(a, "verified")).Body, `id="tls-skip-verify"`) {
+		t.Fatal("a verified check carries the warning")
+	}
+}

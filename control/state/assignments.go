@@ -56,7 +56,7 @@ type AgentKey struct {
 // Assignments is what the agents of one token are assigned, read from one
 // view of the state.
 type Assignments struct {
-	// Checks are the enabled http_check and ssl_check monitors whose
+	// Checks are the enabled checks (every kind but ping) whose
 	// regions include the token's region, of the accounts the token
 	// serves, by uuid.
 	Checks []*statev1.Monitor

@@ -38,8 +38,8 @@ const DefaultExecutionRetention = 1000
 const MaxExecutionRetention = 10_000
 
 // Bounds of a RecordExecutions command. With them one execution encodes
-// to at most about 6.5 KiB and a whole command to about 110 KiB: a 128 KiB
-// bound per command holds it.
+// to at most about 11 KiB (SSL and DNS details both at their bounds) and a
+// whole command to about 170 KiB, under MaxCommandBytes.
 const (
 	MaxExecutionsPerCommand = 16
 	MaxExecutionError       = checkrun.MaxError    // bytes of error
@@ -47,6 +47,8 @@ const (
 	MaxExecutionDNSNames    = checkrun.MaxDNSNames // entries of dns_names
 	MaxExecutionDNSName     = checkrun.MaxDNSName  // bytes of one DNS name
 	MaxExecutionLabel       = checkrun.MaxLabel    // bytes of region, agent, error_kind
+	MaxExecutionAnswers     = checkrun.MaxAnswers  // entries of dns answers
+	MaxExecutionAnswer      = checkrun.MaxAnswer   // bytes of one dns answer
 )
 
 // executionTrimSlack is the retention work a command may do beyond one
@@ -123,6 +125,16 @@ func checkExecution(e *raftv1.Execution) string {
 		for _, n := range s.GetDnsNames() {
 			if len(n) > MaxExecutionDNSName {
 				return "ssl dns name too long"
+			}
+		}
+	}
+	if d := e.GetDns(); d != nil {
+		if len(d.GetAnswers()) > MaxExecutionAnswers {
+			return fmt.Sprintf("dns answers: %d, at most %d", len(d.GetAnswers()), MaxExecutionAnswers)
+		}
+		for _, a := range d.GetAnswers() {
+			if len(a) > MaxExecutionAnswer {
+				return "dns answer too long"
 			}
 		}
 	}
@@ -394,7 +406,7 @@ func (s *Store) CheckStatus(checkUUID string) (*statev1.CheckStatus, error) {
 	return cs, err
 }
 
-// Checks calls fn for every http_check and ssl_check of every account (the
+// Checks calls fn for every check (every kind but ping) of every account (the
 // scheduler's rebuild).
 func (s *Store) Checks(fn func(*statev1.Monitor) error) error {
 	return s.view(func(txn *badger.Txn) error {

@@ -45,7 +45,7 @@ import (
 //     DeleteMonitor removes are bounded by MaxPruneEvents and
 //     MaxPruneMonitors.
 //   - RecordExecutions holds at most MaxExecutionsPerCommand executions
-//     of bounded fields (executions.go): about 110 KiB at most, under
+//     of bounded fields (executions.go): about 170 KiB at most, under
 //     MaxCommandBytes; each may raise one alert.
 //   - PruneAlerts deletes two keys per alert (no value read), at most
 //     MaxPruneAlerts alerts.

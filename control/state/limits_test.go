@@ -527,9 +527,18 @@ func recordExecutionsWorstCase() worstCase {
 				for j := range names {
 					names[j] = long(MaxExecutionDNSName)
 				}
+				answers := make([]string, MaxExecutionAnswers)
+				for j := range answers {
+					answers[j] = long(MaxExecutionAnswer)
+				}
+				// Every detail at its bounds at once (no probe sends both
+				// ssl and dns; an agent could).
 				execs[i] = &raftv1.Execution{AccountId: "a", CheckUuid: id(i), Region: long(MaxExecutionLabel), Agent: long(MaxExecutionLabel),
 					SlotUnixMs: t0 + 60_000, Status: ExecFailed, Attempts: 4, Error: long(MaxExecutionError), ErrorKind: long(MaxExecutionLabel),
-					Ssl: &raftv1.ExecutionSSL{Issuer: long(MaxExecutionText), Subject: long(MaxExecutionText), DnsNames: names, DaysLeft: 1}}
+					Ssl:  &raftv1.ExecutionSSL{Issuer: long(MaxExecutionText), Subject: long(MaxExecutionText), DnsNames: names, DaysLeft: 1},
+					Dns:  &raftv1.ExecutionDNS{Answers: answers, RttMs: 1},
+					Tcp:  &raftv1.ExecutionTCP{ConnectMs: 1},
+					Http: &raftv1.ExecutionHTTP{StatusCode: 500}}
 			}
 			return cmd(&raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: execs, RetentionCount: 1}}})
 		},

@@ -19,6 +19,8 @@ const (
 	KindPing      = "ping"
 	KindHTTPCheck = checkrun.KindHTTPCheck
 	KindSSLCheck  = checkrun.KindSSLCheck
+	KindTCPCheck  = checkrun.KindTCPCheck
+	KindDNSCheck  = checkrun.KindDNSCheck
 )
 
 // DefaultPingTimeoutSeconds is the timeout of a ping monitor created by its

@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/dgraph-io/badger/v4"
 	"google.golang.org/protobuf/proto"
@@ -36,24 +37,27 @@ func putMonitorIn(txn *badger.Txn, values *valueCache, m *statev1.Monitor) error
 	return values.set(txn, monitorKey(m.GetUuid()), v)
 }
 
-// otherCheckKind is the kind sharing a check's name space.
-func otherCheckKind(kind string) string {
-	switch kind {
-	case KindHTTPCheck:
-		return KindSSLCheck
-	case KindSSLCheck:
-		return KindHTTPCheck
+// checkKinds are the kinds of check, which share one name space.
+var checkKinds = []string{KindHTTPCheck, KindSSLCheck, KindTCPCheck, KindDNSCheck}
+
+// nameSpace lists the kinds sharing kind's name space, kind first.
+func nameSpace(kind string) []string {
+	if !slices.Contains(checkKinds, kind) {
+		return []string{kind}
 	}
-	return ""
+	out := []string{kind}
+	for _, k := range checkKinds {
+		if k != kind {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // nameOwner returns the uuid of the account's monitor that holds name in
 // kind's name space ("" when free) and the code of a clash.
 func nameOwner(txn *badger.Txn, values *valueCache, accountID, kind, name string) (string, string, error) {
-	for _, k := range []string{kind, otherCheckKind(kind)} {
-		if k == "" {
-			continue
-		}
+	for _, k := range nameSpace(kind) {
 		id, err := values.get(txn, monitorNameKey(accountID, k, name))
 		if errors.Is(err, ErrNotFound) {
 			continue
@@ -234,5 +238,5 @@ func writeSpec(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, s *raftv1.Moni
 }
 
 func knownKind(kind string) bool {
-	return kind == KindPing || kind == KindHTTPCheck || kind == KindSSLCheck
+	return kind == KindPing || slices.Contains(checkKinds, kind)
 }

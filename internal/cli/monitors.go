@@ -191,7 +191,7 @@ func runMonitorsEnv(ctx context.Context, args []string, env manageEnv) error {
 // kindFlag adds --kind: the kind of monitor a name means, or the kind to
 // list.
 func kindFlag(fs *flag.FlagSet) *string {
-	return fs.String("kind", "", "ping, http_check or ssl_check: the kind of monitor the name means (a ping monitor and a check may share a name)")
+	return fs.String("kind", "", "ping, http_check, ssl_check, tcp_check or dns_check: the kind of monitor the name means (a ping monitor and a check may share a name)")
 }
 
 // listColumns are the columns of lookout monitors list, in order.
@@ -213,7 +213,7 @@ var listColumns = []struct {
 }
 
 func setupList(fs *flag.FlagSet) func(context.Context, *client.Manage, []string, manageEnv) error {
-	kind := fs.String("kind", "", "only monitors of this kind: ping, http_check or ssl_check")
+	kind := fs.String("kind", "", "only monitors of this kind: ping, http_check, ssl_check, tcp_check or dns_check")
 	asJSON := fs.Bool("json", false, `print {"monitors": [manifest with its status, ...]} as JSON instead of a table`)
 	return func(ctx context.Context, c *client.Manage, _ []string, env manageEnv) error {
 		ms, err := c.AllMonitorsWithStatus(ctx, *kind)

@@ -19,15 +19,13 @@ import (
 )
 
 // resolveMonitor finds the monitor ref names: a uuid, or a name. Ping
-// monitors and checks are separate name spaces (http_check and ssl_check
-// share the checks'), so a name means at most one ping monitor and one
+// monitors and checks are separate name spaces (every kind of check shares
+// the checks'), so a name means at most one ping monitor and one
 // check; kind picks one of them, and without it a name both have is
 // refused (a usage error naming the two).
 func resolveMonitor(ctx context.Context, c *client.Manage, ref, kind string) (*manifest.Manifest, error) {
-	switch kind {
-	case "", manifest.KindPing, manifest.KindHTTP, manifest.KindSSL:
-	default:
-		return nil, usageError{fmt.Sprintf("--kind %q: want ping, http_check or ssl_check", kind)}
+	if kind != "" && !manifest.KnownKind(kind) {
+		return nil, usageError{fmt.Sprintf("--kind %q: want ping, http_check, ssl_check, tcp_check or dns_check", kind)}
 	}
 	if _, err := uuid.Parse(ref); err == nil {
 		m, err := c.GetMonitor(ctx, ref)

@@ -25,7 +25,7 @@ type ManageAccount struct {
 // ListOptions narrows GET /api/v1/monitors. The zero value lists every
 // monitor in one answer.
 type ListOptions struct {
-	// Kind is ping, http_check or ssl_check; empty for all.
+	// Kind is ping, http_check, ssl_check, tcp_check or dns_check; empty for all.
 	Kind string
 	// Limit (1 to 1000) asks for a page; 0 for every monitor at once.
 	Limit int

@@ -6,7 +6,8 @@ import (
 )
 
 // Bundle is a whole account's monitors. Entries are matched by (kind, name),
-// never by uuid; http_check and ssl_check share one name space, ping has its own.
+// never by uuid; the checks (http_check, ssl_check, tcp_check, dns_check) share one name
+// space, ping has its own.
 type Bundle struct {
 	ManifestVersion int        `json:"manifest_version"`
 	Monitors        []Manifest `json:"monitors"`
@@ -64,7 +65,7 @@ func ParseBundle(raw []byte, opts Options) (Bundle, BundleErrors) {
 		m, es := parseFields(fields, opts, true)
 		b.Monitors[i] = m
 		errs.Add(key, es...)
-		if m.Name == "" || (m.Kind != KindPing && m.Kind != KindHTTP && m.Kind != KindSSL) {
+		if m.Name == "" || !KnownKind(m.Kind) {
 			continue
 		}
 		space := "check"
@@ -86,9 +87,10 @@ func ParseBundle(raw []byte, opts Options) (Bundle, BundleErrors) {
 }
 
 // NewBundle returns the bundle of an export: the manifests in canonical form without
-// uuid, ordered by kind (ping, http_check, ssl_check) and then by name.
+// uuid, ordered by kind (ping, http_check, ssl_check, tcp_check, dns_check) and then by
+// name. Secrets are as given: the caller masks them (Masked) for an export.
 func NewBundle(ms []Manifest) Bundle {
-	rank := map[string]int{KindPing: 0, KindHTTP: 1, KindSSL: 2}
+	rank := map[string]int{KindPing: 0, KindHTTP: 1, KindSSL: 2, KindTCP: 3, KindDNS: 4}
 	out := make([]Manifest, len(ms))
 	for i, m := range ms {
 		out[i] = Canonical(m)

@@ -35,7 +35,7 @@ func Canonical(m Manifest) Manifest {
 	switch m.Kind {
 	case KindPing:
 		m.Regions, m.ConfirmRegions, m.Config = nil, 0, Config{}
-	case KindHTTP, KindSSL:
+	case KindHTTP, KindSSL, KindTCP, KindDNS:
 		m.ConfirmRegions = canonicalConfirm(m.Regions, m.ConfirmRegions)
 		m.TimeoutSeconds, m.ExpectedIntervalSeconds, m.GraceSeconds = 0, nil, nil
 		m.DisplayName, m.Project = "", nil
@@ -56,26 +56,33 @@ func canonicalConfirm(regions []string, n int64) int64 {
 	return n
 }
 
-// canonicalConfig fills the defaults of a check config and clears the other kind's keys.
+// canonicalConfig fills the defaults of a check config and clears the other kinds' keys
+// (canonicalHTTP, in checkcanon.go, for an http_check).
 func canonicalConfig(kind string, c Config) Config {
 	switch kind {
 	case KindHTTP:
-		c.Domain, c.WarningDays, c.AlertDays = "", 0, 0
-		c.Method = strings.ToUpper(c.Method)
-		if c.Method == "" {
-			c.Method = DefaultMethod
-		}
-		if c.Timeout == 0 {
-			c.Timeout = DefaultCheckTimeout
-		}
-		c.ExpectedStatus = clonePtr(c.ExpectedStatus)
+		c = canonicalHTTP(c)
 	case KindSSL:
-		c = Config{Domain: strings.ToLower(c.Domain), WarningDays: c.WarningDays, AlertDays: c.AlertDays}
+		c = Config{Domain: strings.ToLower(c.Domain), Port: c.Port, WarningDays: c.WarningDays, AlertDays: c.AlertDays, CA: c.CA}
 		if c.WarningDays == 0 {
 			c.WarningDays = DefaultWarningDays
 		}
 		if c.AlertDays == 0 {
 			c.AlertDays = min(DefaultAlertDays, c.WarningDays)
+		}
+	case KindTCP:
+		c = Config{Host: strings.ToLower(c.Host), Port: c.Port, Timeout: c.Timeout, Send: c.Send, Expect: c.Expect}
+		if c.Timeout == 0 {
+			c.Timeout = DefaultCheckTimeout
+		}
+	case KindDNS:
+		c = Config{Name: strings.ToLower(strings.TrimSuffix(c.Name, ".")), Type: strings.ToUpper(c.Type),
+			Server: strings.ToLower(c.Server), Timeout: c.Timeout, Expected: cloneList(c.Expected)}
+		if c.Type == "" {
+			c.Type = DefaultDNSType
+		}
+		if c.Timeout == 0 {
+			c.Timeout = DefaultCheckTimeout
 		}
 	}
 	return c
@@ -90,10 +97,12 @@ func clonePtr[T any](p *T) *T {
 }
 
 // Resolve turns a request manifest into the state to store, given the stored one (the
-// zero Manifest when creating): the UUID is the stored one, and an absent project
-// (nil) keeps the stored project. An empty project means none and becomes nil.
+// zero Manifest when creating): the UUID is the stored one, an absent project
+// (nil) keeps the stored project, and a secret sent as Mask keeps the stored secret
+// (see CheckSecrets for a Mask with none stored). An empty project means none and
+// becomes nil.
 func Resolve(stored, incoming Manifest) Manifest {
-	out := Canonical(incoming)
+	out := restoreSecrets(Canonical(stored), Canonical(incoming))
 	out.UUID = stored.UUID
 	if out.Project == nil {
 		out.Project = clonePtr(stored.Project)
@@ -117,14 +126,20 @@ func Equal(a, b Manifest) bool {
 // expected_interval_seconds, grace_seconds, display_name, project, schedule, timezone, regions,
 // confirm_regions,
 // config.url, config.method, config.timeout, config.expected_status,
-// config.expected_content, config.domain, config.warning_days, config.alert_days), each
-// with [old, new] JSON-ready values: string, int64, bool, []string, or nil for unset.
+// config.expected_content, config.domain, config.warning_days, config.alert_days, and
+// the options of checks for real endpoints: config.content_absent, config.headers ...
+// config.expected, see flatten), each with [old, new] JSON-ready values: string, int64,
+// bool, []string, a map or list of them, or nil for unset.
+//
+// Secrets are compared as they are and shown as Mask: a changed secret is a difference
+// whose two sides both read Mask.
 func Diff(before, after Manifest) map[string][2]any {
 	a, b := flatten(Canonical(before)), flatten(Canonical(after))
+	shownA, shownB := flatten(Masked(Canonical(before))), flatten(Masked(Canonical(after)))
 	out := map[string][2]any{}
 	for i := range a {
 		if !reflect.DeepEqual(a[i].value, b[i].value) {
-			out[a[i].path] = [2]any{a[i].value, b[i].value}
+			out[a[i].path] = [2]any{shownA[i].value, shownB[i].value}
 		}
 	}
 	return out
@@ -165,11 +180,30 @@ func flatten(m Manifest) []pathValue {
 		{"config.url", orNil(c.URL)},
 		{"config.method", orNil(c.Method)},
 		{"config.timeout", intOrNil(int64(c.Timeout))},
-		{"config.expected_status", intOrNil(int64(derefOr(c.ExpectedStatus, 0)))},
+		{"config.expected_status", expectedStatusValue(c)},
 		{"config.expected_content", orNil(c.ExpectedContent)},
 		{"config.domain", orNil(c.Domain)},
 		{"config.warning_days", intOrNil(int64(c.WarningDays))},
 		{"config.alert_days", intOrNil(int64(c.AlertDays))},
+		{"config.content_absent", orNil(c.ContentAbsent)},
+		{"config.headers", headersValue(c.Headers)},
+		{"config.body", orNil(c.Body)},
+		{"config.basic_auth", basicAuthValue(c.BasicAuth)},
+		{"config.follow_redirects", boolPtrOrNil(c.FollowRedirects)},
+		{"config.json_path", jsonPathValue(c.JSONPath)},
+		{"config.max_response_ms", intOrNil(int64(c.MaxResponseMs))},
+		{"config.ca", orNil(c.CA)},
+		{"config.tls_skip_verify", trueOrNil(c.TLSSkipVerify)},
+		{"config.client_cert", orNil(c.ClientCert)},
+		{"config.client_key", orNil(c.ClientKey)},
+		{"config.port", intOrNil(int64(c.Port))},
+		{"config.host", orNil(c.Host)},
+		{"config.send", orNil(c.Send)},
+		{"config.expect", orNil(c.Expect)},
+		{"config.name", orNil(c.Name)},
+		{"config.type", orNil(c.Type)},
+		{"config.server", orNil(c.Server)},
+		{"config.expected", listOrNil(c.Expected)},
 	}
 }
 
@@ -199,13 +233,6 @@ func intOrNil(n int64) any {
 func ptrOrNil(p *int64) any {
 	if p == nil {
 		return nil
-	}
-	return *p
-}
-
-func derefOr[T any](p *T, def T) T {
-	if p == nil {
-		return def
 	}
 	return *p
 }

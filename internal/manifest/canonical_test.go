@@ -19,7 +19,7 @@ func TestCanonicalClearsOtherKinds(t *testing.T) {
 		t.Errorf("Canonical =\n%+v\nwant\n%+v", got, want)
 	}
 	p := Canonical(Manifest{Kind: KindPing, Name: "x", TimeoutSeconds: 5, Schedule: "5m", Regions: []string{"eu"}, Config: Config{URL: "u"}})
-	if p.Schedule != "5m" || p.Timezone != "UTC" || p.Regions != nil || p.Config != (Config{}) || p.TimeoutSeconds != 5 {
+	if p.Schedule != "5m" || p.Timezone != "UTC" || p.Regions != nil || !reflect.DeepEqual(p.Config, Config{}) || p.TimeoutSeconds != 5 {
 		t.Errorf("ping not cleared: %+v", p)
 	}
 	js, _ := json.Marshal(p)

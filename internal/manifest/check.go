@@ -45,12 +45,21 @@ func (d *decoder) check(m *Manifest) {
 	}
 
 	c := d.object("config")
-	if m.Kind == KindHTTP {
+	switch m.Kind {
+	case KindHTTP:
 		c.httpConfig(&m.Config)
+		c.httpOptions(&m.Config)
 		c.unknown(httpKeys, m.Kind)
-	} else {
+	case KindSSL:
 		c.sslConfig(&m.Config)
+		c.sslOptions(&m.Config)
 		c.unknown(sslKeys, m.Kind)
+	case KindTCP:
+		c.tcpConfig(&m.Config)
+		c.unknown(tcpKeys, m.Kind)
+	case KindDNS:
+		c.dnsConfig(&m.Config)
+		c.unknown(dnsKeys, m.Kind)
 	}
 }
 
@@ -73,21 +82,8 @@ func (d *decoder) httpConfig(c *Config) {
 	if n, ok := d.integer("timeout", MinCheckTimeout, MaxCheckTimeout, CodeCheckTimeoutInvalid, false); ok {
 		c.Timeout = int(n)
 	}
-	if n, ok := d.integer("expected_status", MinStatus, MaxStatus, CodeExpectedStatusInvalid, false); ok {
-		st := int(n)
-		c.ExpectedStatus = &st
-	}
-	if s, ok := d.str("expected_content", CodeExpectedContentInvalid); ok {
-		if n := runes(s); n > MaxExpectedContent {
-			d.add("expected_content", CodeExpectedContentInvalid, "must be at most %d characters long, got %d", MaxExpectedContent, n)
-		}
-		c.ExpectedContent = s
-	}
-	// A value of the wrong type is already reported; only a true absence is reported here.
-	content, _ := d.raw("expected_content")
-	if !d.has("expected_status") && (content == nil || string(content) == `""`) {
-		d.add("expected_status", CodeHTTPAssertionRequired, "or a non-empty expected_content is required")
-	}
+	d.expectedStatus(c)
+	c.ExpectedContent = d.content("expected_content")
 }
 
 // urlProblem says what is wrong with an http_check URL, or "" when nothing is.

@@ -35,6 +35,28 @@ const (
 	CodeScheduleConflict       = "schedule_conflict"        // added: a ping with both schedule and expected_interval_seconds
 )
 
+// Codes of the options of checks for real endpoints (http_check options,
+// ssl_check port and ca, tcp_check and dns_check).
+const (
+	CodeHeaderInvalid          = "header_invalid"           // headers shape, a name, a value with a line break, a hop-by-hop header
+	CodeBodyTooLarge           = "body_too_large"           // body over 64 KiB
+	CodeJSONPathInvalid        = "json_path_invalid"        // json_path shape, a path, an equals that is not a scalar
+	CodeCAInvalid              = "ca_invalid"               // ca not PEM certificates
+	CodePortInvalid            = "port_invalid"             // port not 1..65535, or given twice
+	CodeHostInvalid            = "host_invalid"             // tcp host, dns name or server not a host
+	CodeDNSTypeInvalid         = "dns_type_invalid"         // dns type outside A, AAAA, CNAME, MX, TXT
+	CodeBodyInvalid            = "body_invalid"             // added: body not a string
+	CodeBasicAuthInvalid       = "basic_auth_invalid"       // added: basic_auth shape, user name, password, or with an Authorization header
+	CodeFollowRedirectsInvalid = "follow_redirects_invalid" // added: follow_redirects not a boolean
+	CodeMaxResponseInvalid     = "max_response_ms_invalid"  // added: max_response_ms not 1..timeout*1000
+	CodeTLSSkipVerifyInvalid   = "tls_skip_verify_invalid"  // added: tls_skip_verify not a boolean
+	CodeClientCertInvalid      = "client_cert_invalid"      // added: client_cert/client_key not a certificate and its key, or one without the other
+	CodeSendInvalid            = "send_invalid"             // added: tcp send type or length
+	CodeExpectInvalid          = "expect_invalid"           // added: tcp expect type or length
+	CodeDNSExpectedInvalid     = "dns_expected_invalid"     // added: dns expected shape, count, or a value not of the type
+	CodeSecretMasked           = "secret_masked"            // added: a masked secret (Mask) where no secret is stored to keep
+)
+
 // Codes that the API layer reports about a manifest in the context of the account
 // (a taken name, the plan's limit, an immutable field), and the bundle-level codes of
 // ParseBundle.

@@ -71,3 +71,13 @@ func parse(t *testing.T, v any, opts Options) (Manifest, []string) {
 func sameCodes(got, want []string) bool {
 	return slices.Equal(got, want) || (len(got) == 0 && len(want) == 0)
 }
+
+func baseTCP() map[string]any {
+	return map[string]any{"manifest_version": 1, "kind": "tcp_check", "name": "db port", "schedule": "1m",
+		"config": map[string]any{"host": "db.internal", "port": 5432}}
+}
+
+func baseDNS() map[string]any {
+	return map[string]any{"manifest_version": 1, "kind": "dns_check", "name": "www record", "schedule": "5m",
+		"config": map[string]any{"name": "www.example.com", "type": "A"}}
+}

@@ -10,6 +10,7 @@ package manifest
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 )
 
 // Version is the only supported manifest_version.
@@ -20,8 +21,19 @@ const (
 	KindPing  = "ping"
 	KindHTTP  = "http_check"
 	KindSSL   = "ssl_check"
-	kindsList = "ping, http_check or ssl_check"
+	KindTCP   = "tcp_check"
+	KindDNS   = "dns_check"
+	kindsList = "ping, http_check, ssl_check, tcp_check or dns_check"
 )
+
+// CheckKinds are the kinds of check, which share one name space.
+var CheckKinds = []string{KindHTTP, KindSSL, KindTCP, KindDNS}
+
+// IsCheck reports whether kind is a kind of check.
+func IsCheck(kind string) bool { return contains(CheckKinds, kind) }
+
+// KnownKind reports whether kind is a kind of monitor.
+func KnownKind(kind string) bool { return kind == KindPing || IsCheck(kind) }
 
 // Manifest is one monitor. JSON field names are the Management API's. Only the fields of
 // its kind are set; Canonical clears the others.
@@ -63,17 +75,65 @@ type Manifest struct {
 	Config         Config `json:"config,omitzero"`
 }
 
-// Config is the config object of an http_check (URL to ExpectedContent) or an ssl_check
-// (Domain to AlertDays).
+// Config is the config object of a check: the fields of its kind (see
+// the key lists below); Canonical clears the others. Secrets (the values
+// of SecretHeader headers, BasicAuth.Password, ClientKey) are stored as
+// given and shown as Mask (see Masked).
 type Config struct {
-	URL             string `json:"url,omitempty"`
-	Method          string `json:"method,omitempty"`  // default GET
-	Timeout         int    `json:"timeout,omitempty"` // seconds, default 10
-	ExpectedStatus  *int   `json:"expected_status,omitempty"`
-	ExpectedContent string `json:"expected_content,omitempty"` // "" counts as unset
-	Domain          string `json:"domain,omitempty"`
-	WarningDays     int    `json:"warning_days,omitempty"` // default 30
-	AlertDays       int    `json:"alert_days,omitempty"`   // default min(7, WarningDays)
+	// http_check
+	URL            string `json:"url,omitempty"`
+	Method         string `json:"method,omitempty"`  // default GET
+	Timeout        int    `json:"timeout,omitempty"` // seconds, default 10 (also tcp_check and dns_check)
+	ExpectedStatus *int   `json:"expected_status,omitempty"`
+	// ExpectedStatuses is expected_status given as a class ("2xx") or a
+	// list of statuses and classes, as strings ("204", "3xx"); JSON shows
+	// it under expected_status (see MarshalJSON). Canonical form keeps a
+	// single status in ExpectedStatus instead.
+	ExpectedStatuses []string          `json:"-"`
+	ExpectedContent  string            `json:"expected_content,omitempty"` // "" counts as unset
+	ContentAbsent    string            `json:"content_absent,omitempty"`
+	Headers          map[string]string `json:"headers,omitempty"`
+	Body             string            `json:"body,omitempty"`
+	BasicAuth        *BasicAuth        `json:"basic_auth,omitempty"`
+	// FollowRedirects is nil for the default, true; canonical form keeps
+	// only false.
+	FollowRedirects *bool               `json:"follow_redirects,omitempty"`
+	JSONPath        []JSONPathAssertion `json:"json_path,omitempty"`
+	MaxResponseMs   int                 `json:"max_response_ms,omitempty"`
+	CA              string              `json:"ca,omitempty"` // also ssl_check
+	TLSSkipVerify   bool                `json:"tls_skip_verify,omitempty"`
+	ClientCert      string              `json:"client_cert,omitempty"`
+	ClientKey       string              `json:"client_key,omitempty"`
+
+	// ssl_check
+	Domain      string `json:"domain,omitempty"`
+	Port        int    `json:"port,omitempty"`         // also tcp_check
+	WarningDays int    `json:"warning_days,omitempty"` // default 30
+	AlertDays   int    `json:"alert_days,omitempty"`   // default min(7, WarningDays)
+
+	// tcp_check
+	Host   string `json:"host,omitempty"`
+	Send   string `json:"send,omitempty"`
+	Expect string `json:"expect,omitempty"`
+
+	// dns_check
+	Name     string   `json:"name,omitempty"`
+	Type     string   `json:"type,omitempty"` // default A
+	Server   string   `json:"server,omitempty"`
+	Expected []string `json:"expected,omitempty"`
+}
+
+// BasicAuth is the basic_auth of an http_check; the password is a secret.
+type BasicAuth struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+// JSONPathAssertion is one json_path assertion of an http_check: the
+// value at Path (internal/jsonpath) equals Equals, a JSON scalar.
+type JSONPathAssertion struct {
+	Path   string          `json:"path"`
+	Equals json.RawMessage `json:"equals"`
 }
 
 // Options carries what validation needs to know about the account.
@@ -89,8 +149,11 @@ var (
 	commonKeys = []string{"manifest_version", "kind", "name", "enabled", "tags", "notification_group"}
 	pingKeys   = []string{"timeout_seconds", "expected_interval_seconds", "grace_seconds", "display_name", "project", "schedule", "timezone"}
 	checkKeys  = []string{"schedule", "timezone", "regions", "confirm_regions", "config"}
-	httpKeys   = []string{"url", "method", "timeout", "expected_status", "expected_content"}
-	sslKeys    = []string{"domain", "warning_days", "alert_days"}
+	httpKeys   = []string{"url", "method", "timeout", "expected_status", "expected_content", "content_absent", "headers", "body",
+		"basic_auth", "follow_redirects", "json_path", "max_response_ms", "ca", "tls_skip_verify", "client_cert", "client_key"}
+	sslKeys = []string{"domain", "port", "warning_days", "alert_days", "ca"}
+	tcpKeys = []string{"host", "port", "timeout", "send", "expect"}
+	dnsKeys = []string{"name", "type", "server", "expected", "timeout"}
 )
 
 // Parse decodes and validates one manifest from raw JSON, field by field, and returns
@@ -127,7 +190,7 @@ func parseFields(fields map[string]json.RawMessage, opts Options, inBundle bool)
 	switch {
 	case !ok && !d.has("kind"):
 		d.missing("kind", CodeKindInvalid, kindsList)
-	case ok && kind != KindPing && kind != KindHTTP && kind != KindSSL:
+	case ok && !KnownKind(kind):
 		d.add("kind", CodeKindInvalid, "must be %s, got %q", kindsList, kind)
 	}
 	m.Kind = kind
@@ -148,7 +211,7 @@ func parseFields(fields map[string]json.RawMessage, opts Options, inBundle bool)
 	case KindPing:
 		d.ping(&m)
 		allowed = append(allowed, pingKeys...)
-	case KindHTTP, KindSSL:
+	case KindHTTP, KindSSL, KindTCP, KindDNS:
 		d.check(&m)
 		allowed = append(allowed, checkKeys...)
 	default: // the kind is already reported; only keys that no kind has are unknown
@@ -170,13 +233,28 @@ func (d *decoder) unknown(allowed []string, kind string) {
 	for _, k := range extra {
 		known := contains(pingKeys, k) || contains(checkKeys, k)
 		if d.prefix != "" {
-			known = contains(httpKeys, k) || contains(sslKeys, k)
+			known = contains(httpKeys, k) || contains(sslKeys, k) || contains(tcpKeys, k) || contains(dnsKeys, k)
 		}
 		if known {
 			d.add(k, CodeFieldUnknown, "does not apply to kind %s", kind)
 		} else {
 			d.add(k, CodeFieldUnknown, "is not a known field")
 		}
+	}
+}
+
+// unknownCoded records every key outside allowed with code, in name order
+// (the keys of a nested object such as basic_auth).
+func (d *decoder) unknownCoded(allowed []string, code string) {
+	var extra []string
+	for k := range d.fields {
+		if !contains(allowed, k) {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		d.add(k, code, "is not a known field (%s)", strings.Join(allowed, ", "))
 	}
 }
 

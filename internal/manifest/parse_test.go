@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,7 @@ func TestParseCodes(t *testing.T) {
 		{"version missing", with(basePing(), "manifest_version", absent), []string{CodeManifestVersionUnsupported}},
 		{"version 1.0", with(basePing(), "manifest_version", 1.0), nil},
 		// kind
-		{"kind unknown", with(basePing(), "kind", "tcp_check"), []string{CodeKindInvalid}},
+		{"kind unknown", with(basePing(), "kind", "icmp_check"), []string{CodeKindInvalid}},
 		{"kind number", with(basePing(), "kind", 1), []string{CodeKindInvalid}},
 		{"kind missing", with(basePing(), "kind", absent), []string{CodeKindInvalid}},
 		{"kind null", with(basePing(), "kind", nil), []string{CodeKindInvalid}},
@@ -112,7 +113,8 @@ func TestParseCodes(t *testing.T) {
 		{"check field on ping", with(basePing(), "regions", []string{"eu"}), []string{CodeFieldUnknown}},
 		{"ping field on check", with(baseHTTP(), "grace_seconds", 5), []string{CodeFieldUnknown}},
 		{"ssl config on http", with(baseHTTP(), "config.domain", "a.com"), []string{CodeFieldUnknown}},
-		{"unknown config", with(baseSSL(), "config.port", 443), []string{CodeFieldUnknown}},
+		{"unknown config", with(baseSSL(), "config.verify", true), []string{CodeFieldUnknown}},
+		{"config of another kind", with(baseSSL(), "config.host", "a"), []string{CodeFieldUnknown}},
 		{"bad kind keeps known keys", with(baseHTTP(), "kind", "x"), []string{CodeKindInvalid}},
 	}
 	for _, tt := range tests {
@@ -171,7 +173,7 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("http defaults: %+v", m)
 	}
 	m, _ = Parse(mustJSON(t, with(baseSSL(), "config.domain", "Example.COM:8443")), Options{})
-	if m.Config != (Config{Domain: "example.com:8443", WarningDays: 30, AlertDays: 7}) {
+	if !reflect.DeepEqual(m.Config, Config{Domain: "example.com:8443", WarningDays: 30, AlertDays: 7}) {
 		t.Errorf("ssl defaults: %+v", m.Config)
 	}
 	m, _ = Parse(mustJSON(t, with(baseSSL(), "config.warning_days", 3)), Options{})

@@ -1,12 +1,12 @@
 // Package probe is the one interface every check kind implements (an HTTP
-// request, a TLS handshake), and the Result an attempt produces: what the
-// execution object of the Management API records, and whether a failure
-// is transient (worth a retry).
+// request, a TLS handshake, a TCP connection, a DNS question), and the
+// Result an attempt produces: what a check's execution records, and
+// whether a failure is transient (worth a retry).
 //
 // A probe makes one attempt; retries, schedules and executions belong to
 // whoever runs it (the control plane's leader, or an edge agent). Each kind
-// is a subpackage (httpprobe, tlsprobe) that imports neither control/,
-// cluster/, raft nor Badger, so the agent can import it.
+// is a subpackage (httpprobe, tlsprobe, tcpprobe, dnsprobe) that imports
+// neither control/, cluster/, raft nor Badger, so the agent can import it.
 package probe
 
 import (
@@ -27,8 +27,10 @@ type Prober interface {
 
 // Target is what to check: the stored config of the monitor
 // (CheckConfig in proto/lookout/raft/v1), field for field. An http_check
-// uses URL, Method, Timeout, ExpectedStatus and ExpectedContent; an
-// ssl_check Domain, WarningDays, AlertDays and Timeout.
+// uses URL to MaxResponse and the TLS fields; an ssl_check Domain, Port,
+// WarningDays, AlertDays, CA and Timeout; a tcp_check Host, Port, Send,
+// Expect and Timeout; a dns_check Name, RecordType, Server, Expected and
+// Timeout.
 type Target struct {
 	// URL is the absolute http or https URL of an http_check.
 	URL string
@@ -37,18 +39,83 @@ type Target struct {
 	// Timeout bounds the whole attempt; 0 means manifest.DefaultCheckTimeout seconds.
 	Timeout time.Duration
 	// ExpectedStatus is the status the final answer must have; 0 means
-	// unset (then any 2xx or 3xx passes).
+	// unset: then ExpectedStatuses, or else any 2xx or 3xx passes.
 	ExpectedStatus int
+	// ExpectedStatuses are statuses ("204") and classes ("2xx"), one of
+	// which the final answer must match; used when ExpectedStatus is 0.
+	ExpectedStatuses []string
 	// ExpectedContent must occur in the first MiB (httpprobe.MaxContentSearch) of
 	// the body; "" means unset.
 	ExpectedContent string
+	// ContentAbsent must not occur there; "" means unset.
+	ContentAbsent string
+	// Headers are sent with the request (Host sets the request's host).
+	Headers []Header
+	// Body is sent with the method; "" sends none.
+	Body string
+	// BasicAuth, when set, is sent as an Authorization header.
+	BasicAuth *BasicAuth
+	// NoRedirects makes the first answer the final one (follow_redirects
+	// false).
+	NoRedirects bool
+	// JSONPath are assertions on the body read as JSON (within its first
+	// MiB).
+	JSONPath []JSONAssertion
+	// MaxResponse fails an answer that took longer, body included; 0
+	// means no limit.
+	MaxResponse time.Duration
+	// CA is PEM of certificates trusted for this check besides the roots
+	// (Options.Roots or the system's).
+	CA string
+	// TLSSkipVerify accepts any certificate of an https URL.
+	TLSSkipVerify bool
+	// ClientCert and ClientKey (PEM) are presented to a server that asks
+	// for a client certificate.
+	ClientCert, ClientKey string
+
 	// Domain is the host name of an ssl_check, optionally with :port
-	// (443 when absent).
+	// (443 when absent and Port is 0).
 	Domain string
+	// Port is the port of an ssl_check (instead of one in Domain) or of a
+	// tcp_check.
+	Port int
 	// WarningDays and AlertDays are the ssl_check thresholds on days_left;
 	// 0 means the default (30, and min(7, WarningDays)).
 	WarningDays int
 	AlertDays   int
+
+	// Host is the host name or IP address of a tcp_check.
+	Host string
+	// Send is written once connected; Expect must then be read within
+	// the first tcpprobe.MaxRead bytes. "" means unset.
+	Send, Expect string
+
+	// Name is the name a dns_check looks up, RecordType the type (A,
+	// AAAA, CNAME, MX or TXT).
+	Name, RecordType string
+	// Server is the DNS server asked (host[:port], port 53 when absent);
+	// "" asks the system resolver.
+	Server string
+	// Expected must each be among the answers; with none, at least one
+	// answer is needed.
+	Expected []string
+}
+
+// Header is one request header of an http_check.
+type Header struct {
+	Name, Value string
+}
+
+// BasicAuth is the user name and password of an http_check.
+type BasicAuth struct {
+	Username, Password string
+}
+
+// JSONAssertion says that the value at Path (internal/jsonpath) equals
+// the JSON scalar Equals.
+type JSONAssertion struct {
+	Path   string
+	Equals string
 }
 
 // Thresholds returns the effective warning and alert days of an

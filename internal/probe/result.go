@@ -14,6 +14,10 @@ type Result struct {
 	// SSL is set by an ssl_check attempt that completed a handshake,
 	// even when the certificate is invalid.
 	SSL *SSL
+	// TCP is set by a tcp_check attempt that connected.
+	TCP *TCP
+	// DNS is set by a dns_check attempt that got an answer.
+	DNS *DNS
 }
 
 // OK reports whether the check passed.
@@ -72,6 +76,23 @@ const (
 	KindStatus Kind = "unexpected_status"
 	// KindContent: the expected content is not in the body's first MiB.
 	KindContent Kind = "content_missing"
+	// KindContentPresent: content that must be absent is in the body's
+	// first MiB.
+	KindContentPresent Kind = "content_present"
+	// KindJSONPath: a json_path assertion does not hold (another value,
+	// no value, or a body that is not JSON).
+	KindJSONPath Kind = "json_path"
+	// KindTooSlow: the answer came, but later than max_response_ms.
+	KindTooSlow Kind = "too_slow"
+	// KindExpect: a tcp_check's expected text did not come.
+	KindExpect Kind = "expect_missing"
+	// KindDNSNotFound: the name does not exist (NXDOMAIN).
+	KindDNSNotFound Kind = "dns_not_found"
+	// KindDNSServer: the DNS server answered with an error (SERVFAIL,
+	// REFUSED, ...).
+	KindDNSServer Kind = "dns_server_error"
+	// KindDNSAnswer: no answer of the type, or an expected one missing.
+	KindDNSAnswer Kind = "dns_answer"
 )
 
 // Error is why an attempt failed.
@@ -116,6 +137,25 @@ type Timings struct {
 	TLS     time.Duration
 	TTFB    time.Duration
 	Total   time.Duration
+}
+
+// TCP is what a tcp_check attempt saw.
+type TCP struct {
+	// Connect runs from the start of the attempt until the connection
+	// was made (the host name's lookup included).
+	Connect time.Duration
+	// Read counts the bytes read while waiting for Expect.
+	Read int
+}
+
+// DNS is what a dns_check attempt saw.
+type DNS struct {
+	// Answers are the records of the asked type in the answer, as text
+	// (an address, a name without the final dot, "preference host" for
+	// MX, a TXT record's strings joined), at most dnsprobe.MaxAnswers.
+	Answers []string
+	// RTT is the time of the exchange that answered.
+	RTT time.Duration
 }
 
 // Level grades a certificate for the ssl alerts.

@@ -138,6 +138,19 @@ type Execution struct {
 	Error      string         `json:"error,omitempty"`
 	HTTP       *ExecutionHTTP `json:"http,omitempty"`
 	SSL        *ExecutionSSL  `json:"ssl,omitempty"`
+	TCP        *ExecutionTCP  `json:"tcp,omitempty"`
+	DNS        *ExecutionDNS  `json:"dns,omitempty"`
+}
+
+// ExecutionTCP is what a tcp_check saw.
+type ExecutionTCP struct {
+	ConnectMs int64 `json:"connect_ms"`
+}
+
+// ExecutionDNS is what a dns_check saw: the answers of the asked type.
+type ExecutionDNS struct {
+	Answers []string `json:"answers"`
+	RTTMs   int64    `json:"rtt_ms"`
 }
 
 // ExecutionHTTP is what an http_check saw.

@@ -1,11 +1,14 @@
-// Package httpprobe is the probe of an http_check: one request of the check's method to its URL, redirects followed (at
-// most MaxRedirects), the whole attempt within the check's timeout, then
-// the status and content assertions. It measures each phase with
-// net/http/httptrace and names TLS errors.
+// Package httpprobe is the probe of an http_check: one request of the
+// check's method, headers and body to its URL, redirects followed (at
+// most MaxRedirects) unless follow_redirects is false, the whole attempt
+// within the check's timeout, then the assertions: the status, the
+// response time, the content that must be there or absent, and the
+// json_path values, all within the first MaxContentSearch bytes of the
+// body. It measures each phase with net/http/httptrace and names TLS
+// errors.
 package httpprobe
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -58,21 +61,21 @@ func (p *Prober) Probe(ctx context.Context, t probe.Target) (res probe.Result) {
 	attempt, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	method := strings.ToUpper(t.Method)
-	if method == "" {
-		method = manifest.DefaultMethod
-	}
 	tm := newTimer(started)
-	req, err := http.NewRequestWithContext(tm.trace(attempt), method, t.URL, nil)
-	if err != nil {
-		res.Err = &probe.Error{Kind: probe.KindInvalidTarget, Message: fmt.Sprintf("cannot request %q: %v", t.URL, err)}
+	req, perr := p.request(tm.trace(attempt), t)
+	if perr != nil {
+		res.Err = perr
 		return res
 	}
-	req.Header.Set("User-Agent", p.opts.UserAgent())
+	tlsConf, perr := p.opts.TLSConfig(t, clock)
+	if perr != nil {
+		res.Err = perr
+		return res
+	}
 
 	h := &probe.HTTP{}
 	res.HTTP = h
-	client, closeIdle := p.client(clock, &h.Redirects)
+	client, closeIdle := p.client(tlsConf, !t.NoRedirects, &h.Redirects)
 	defer closeIdle()
 	resp, err := client.Do(req)
 	if err != nil {
@@ -89,38 +92,91 @@ func (p *Prober) Probe(ctx context.Context, t probe.Target) (res probe.Result) {
 	h.StatusCode = resp.StatusCode
 	h.FinalURL = resp.Request.URL.String()
 
-	head, err := readBody(resp.Body, t.ExpectedContent != "", h)
+	head, err := readBody(resp.Body, readsBody(t), h)
 	h.Timings = tm.timings(time.Now())
 	if err != nil {
 		res.Err = probe.Classify(ctx, err, timeout, clock())
 		return res
 	}
-	res.Err = assert(t, resp.StatusCode, head)
+	res.Err = assert(t, resp.StatusCode, h.Timings.Total, head)
 	return res
 }
 
-// client returns an HTTP client for one attempt, which counts the
-// redirects it follows into *redirects, and the function that closes its
-// connections.
-func (p *Prober) client(now func() time.Time, redirects *int) (*http.Client, func()) {
+// request makes the request of t: its method, body, headers and basic
+// auth, and the User-Agent unless a header sets one.
+func (p *Prober) request(ctx context.Context, t probe.Target) (*http.Request, *probe.Error) {
+	method := strings.ToUpper(t.Method)
+	if method == "" {
+		method = manifest.DefaultMethod
+	}
+	var body io.Reader
+	if t.Body != "" {
+		body = strings.NewReader(t.Body) // GetBody is set: a 307 or 308 sends it again
+	}
+	req, err := http.NewRequestWithContext(ctx, method, t.URL, body)
+	if err != nil {
+		return nil, &probe.Error{Kind: probe.KindInvalidTarget, Message: fmt.Sprintf("cannot request %q: %v", t.URL, err)}
+	}
+	req.Header.Set("User-Agent", p.opts.UserAgent())
+	for _, hd := range t.Headers {
+		if strings.EqualFold(hd.Name, "Host") {
+			req.Host = hd.Value
+			continue
+		}
+		req.Header.Set(hd.Name, hd.Value)
+	}
+	if a := t.BasicAuth; a != nil {
+		req.SetBasicAuth(a.Username, a.Password)
+	}
+	return req, nil
+}
+
+// client returns an HTTP client for one attempt, which follows redirects
+// when follow is true, counting them into *redirects, and the function
+// that closes its connections.
+func (p *Prober) client(tlsConf *tls.Config, follow bool, redirects *int) (*http.Client, func()) {
 	tr := &http.Transport{
 		DialContext:       p.opts.Dialer(),
-		TLSClientConfig:   &tls.Config{RootCAs: p.opts.Roots, Time: now},
+		TLSClientConfig:   tlsConf,
 		DisableKeepAlives: true,
 		ForceAttemptHTTP2: true,
 		// Proxy is nil: a check measures the way to the target itself.
 	}
 	c := &http.Client{
 		Transport: tr,
-		CheckRedirect: func(_ *http.Request, via []*http.Request) error {
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if !follow {
+				return http.ErrUseLastResponse
+			}
 			if len(via) > MaxRedirects {
 				return errTooManyRedirects
 			}
 			*redirects = len(via)
+			dropSecrets(req, via[0])
 			return nil
 		},
 	}
 	return c, tr.CloseIdleConnections
+}
+
+// dropSecrets removes the secret headers (manifest.SecretHeader) from a
+// redirect to another host than the check's: net/http itself drops only
+// Authorization, Cookie and WWW-Authenticate, and a token in X-Api-Key is
+// no less the check's own.
+func dropSecrets(req, first *http.Request) {
+	if strings.EqualFold(req.URL.Hostname(), first.URL.Hostname()) {
+		return
+	}
+	for name := range req.Header {
+		if manifest.SecretHeader(name) {
+			req.Header.Del(name)
+		}
+	}
+}
+
+// readsBody reports whether an assertion of t looks into the body.
+func readsBody(t probe.Target) bool {
+	return t.ExpectedContent != "" || t.ContentAbsent != "" || len(t.JSONPath) > 0
 }
 
 // readBody reads the body up to MaxBodyRead, counting it into h, and
@@ -148,22 +204,4 @@ func readBody(body io.Reader, keep bool, h *probe.HTTP) ([]byte, error) {
 		}
 	}
 	return head, nil
-}
-
-// assert checks the final answer: its status against the expected one
-// (any 2xx or 3xx when unset), then the expected content in head.
-func assert(t probe.Target, status int, head []byte) *probe.Error {
-	if t.ExpectedStatus != 0 && status != t.ExpectedStatus {
-		return &probe.Error{Kind: probe.KindStatus, Transient: status >= 500 && status <= 599,
-			Message: fmt.Sprintf("the status is %d, expected %d", status, t.ExpectedStatus)}
-	}
-	if t.ExpectedStatus == 0 && (status < 200 || status > 399) {
-		return &probe.Error{Kind: probe.KindStatus, Transient: status >= 500 && status <= 599,
-			Message: fmt.Sprintf("the status is %d, expected 2xx or 3xx", status)}
-	}
-	if t.ExpectedContent != "" && !bytes.Contains(head, []byte(t.ExpectedContent)) {
-		return &probe.Error{Kind: probe.KindContent,
-			Message: fmt.Sprintf("the expected content is not in the first %d bytes of the body", MaxContentSearch)}
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"math/big"
 	"net"
 	"testing"
@@ -159,4 +160,30 @@ func newKey(t testing.TB) crypto.Signer {
 		t.Fatal(err)
 	}
 	return key
+}
+
+// ClientLeaf makes a client certificate for name signed by ca (mutual
+// TLS: a probe presents it to a server that asks for one).
+func (ca *Cert) ClientLeaf(t testing.TB, v Validity, name string) *Cert {
+	t.Helper()
+	tmpl := leafTemplate(v, []string{name})
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	return sign(t, tmpl, newKey(t), ca, nil)
+}
+
+// PEM returns c's certificate in PEM, as a check's ca or client_cert
+// holds it.
+func (c *Cert) PEM() string {
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Cert.Raw}))
+}
+
+// KeyPEM returns c's private key in PEM (PKCS #8), as a check's
+// client_key holds it.
+func (c *Cert) KeyPEM(t testing.TB) string {
+	t.Helper()
+	der, err := x509.MarshalPKCS8PrivateKey(c.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
 }

@@ -29,6 +29,22 @@ func TLSServer(t testing.TB, chain tls.Certificate, h http.Handler) *httptest.Se
 	return srv
 }
 
+// MutualTLSServer is TLSServer asking every client for a certificate
+// signed by clientCA, and refusing the handshake without one.
+func MutualTLSServer(t testing.TB, chain tls.Certificate, clientCA *Cert, h http.Handler) *httptest.Server {
+	t.Helper()
+	if h == nil {
+		h = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener = listen(t)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{chain}, ClientCAs: Pool(clientCA), ClientAuth: tls.RequireAndVerifyClientCert}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // Server starts a plain HTTP server on 127.0.0.1, closed when the test
 // ends.
 func Server(t testing.TB, h http.Handler) *httptest.Server {

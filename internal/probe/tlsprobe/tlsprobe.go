@@ -1,8 +1,8 @@
-// Package tlsprobe is the probe of an ssl_check: a
-// TLS handshake with the check's domain (port 443 unless given), then the
-// server's certificate inspected and verified against the trusted roots
-// and the host name, each reported separately, and days_left counted on
-// the verified chain.
+// Package tlsprobe is the probe of an ssl_check: a TLS handshake with the
+// check's domain (port 443 unless given), then the server's certificate
+// inspected and verified against the trusted roots (with the check's own
+// ca, if any) and the host name, each reported separately, and days_left
+// counted on the verified chain.
 package tlsprobe
 
 import (
@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"strconv"
 	"time"
 
 	"lookout/internal/probe"
@@ -40,9 +41,14 @@ func (p *Prober) Probe(ctx context.Context, t probe.Target) (res probe.Result) {
 	attempt, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	host, port, err := splitDomain(t.Domain)
+	host, port, err := splitDomain(t.Domain, t.Port)
 	if err != nil {
 		res.Err = &probe.Error{Kind: probe.KindInvalidTarget, Message: err.Error()}
+		return res
+	}
+	roots, perr := p.opts.TrustedRoots(t)
+	if perr != nil {
+		res.Err = perr
 		return res
 	}
 	raw, err := p.opts.Dialer()(attempt, "tcp", net.JoinHostPort(host, port))
@@ -59,7 +65,7 @@ func (p *Prober) Probe(ctx context.Context, t probe.Target) (res probe.Result) {
 		return res
 	}
 	now := p.opts.Clock()()
-	ssl, verr := Inspect(conn.ConnectionState().PeerCertificates, host, p.opts.Roots, now)
+	ssl, verr := Inspect(conn.ConnectionState().PeerCertificates, host, roots, now)
 	res.SSL = ssl
 	res.Err = verr
 	if ssl != nil {
@@ -90,14 +96,18 @@ func grade(ssl *probe.SSL, verr *probe.Error, t probe.Target) *probe.Error {
 	return nil
 }
 
-// splitDomain splits host[:port], with DefaultPort when none is given.
-func splitDomain(domain string) (host, port string, err error) {
+// splitDomain splits host[:port], with the config's port, or else
+// DefaultPort, when the domain has none.
+func splitDomain(domain string, configPort int) (host, port string, err error) {
 	if domain == "" {
 		return "", "", fmt.Errorf("no domain to check")
 	}
 	host, port, err = net.SplitHostPort(domain)
 	if err != nil {
 		// No port (or not a host:port at all: the dial says so).
+		if configPort > 0 {
+			return domain, strconv.Itoa(configPort), nil
+		}
 		return domain, DefaultPort, nil
 	}
 	if host == "" || port == "" {

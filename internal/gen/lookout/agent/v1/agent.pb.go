@@ -345,7 +345,7 @@ type Check struct {
 	Version   uint64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
 	AccountId string `protobuf:"bytes,3,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
 	Name      string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
-	// kind is http_check or ssl_check.
+	// kind is http_check, ssl_check, tcp_check or dns_check.
 	Kind string `protobuf:"bytes,5,opt,name=kind,proto3" json:"kind,omitempty"`
 	// schedule is the check's interval ("5m") or cron expression, read in
 	// timezone (an IANA name; empty: UTC).

@@ -2110,7 +2110,14 @@ func (x *DeleteMonitor) GetMonitorUuid() string {
 	return ""
 }
 
-// CheckConfig is the configuration of an http_check or ssl_check.
+// CheckConfig is the configuration of a check: an http_check (url to
+// expected_content, and the options from 1500), an ssl_check (domain,
+// warning_days, alert_days, port, ca), a tcp_check (host, port, timeout,
+// send, expect) or a dns_check (dns_name, dns_type, dns_server,
+// dns_expected, timeout). Secrets (the values of secret headers,
+// basic_auth.password, client_key) are stored as given: the agents that
+// run the check need them. Field numbers 1500+ are the range of checks
+// for real endpoints.
 type CheckConfig struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	Url             string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
@@ -2121,8 +2128,35 @@ type CheckConfig struct {
 	Domain          string                 `protobuf:"bytes,6,opt,name=domain,proto3" json:"domain,omitempty"`
 	WarningDays     int64                  `protobuf:"varint,7,opt,name=warning_days,json=warningDays,proto3" json:"warning_days,omitempty"`
 	AlertDays       int64                  `protobuf:"varint,8,opt,name=alert_days,json=alertDays,proto3" json:"alert_days,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// expected_statuses are statuses ("204") and classes ("2xx"), one of
+	// which the answer must match, when expected_status is absent.
+	ExpectedStatuses []string `protobuf:"bytes,1500,rep,name=expected_statuses,json=expectedStatuses,proto3" json:"expected_statuses,omitempty"`
+	ContentAbsent    string   `protobuf:"bytes,1501,opt,name=content_absent,json=contentAbsent,proto3" json:"content_absent,omitempty"`
+	// headers are sorted by name (canonical, Authorization).
+	Headers   []*HTTPHeader  `protobuf:"bytes,1502,rep,name=headers,proto3" json:"headers,omitempty"`
+	Body      string         `protobuf:"bytes,1503,opt,name=body,proto3" json:"body,omitempty"`
+	BasicAuth *HTTPBasicAuth `protobuf:"bytes,1504,opt,name=basic_auth,json=basicAuth,proto3" json:"basic_auth,omitempty"`
+	// no_redirects is follow_redirects: false.
+	NoRedirects   bool                 `protobuf:"varint,1505,opt,name=no_redirects,json=noRedirects,proto3" json:"no_redirects,omitempty"`
+	JsonPath      []*JSONPathAssertion `protobuf:"bytes,1506,rep,name=json_path,json=jsonPath,proto3" json:"json_path,omitempty"`
+	MaxResponseMs int64                `protobuf:"varint,1507,opt,name=max_response_ms,json=maxResponseMs,proto3" json:"max_response_ms,omitempty"`
+	// ca is PEM of certificates trusted besides the system roots.
+	Ca            string `protobuf:"bytes,1508,opt,name=ca,proto3" json:"ca,omitempty"`
+	TlsSkipVerify bool   `protobuf:"varint,1509,opt,name=tls_skip_verify,json=tlsSkipVerify,proto3" json:"tls_skip_verify,omitempty"`
+	ClientCert    string `protobuf:"bytes,1510,opt,name=client_cert,json=clientCert,proto3" json:"client_cert,omitempty"`
+	ClientKey     string `protobuf:"bytes,1511,opt,name=client_key,json=clientKey,proto3" json:"client_key,omitempty"`
+	// port is an ssl_check's or a tcp_check's.
+	Port    int64  `protobuf:"varint,1512,opt,name=port,proto3" json:"port,omitempty"`
+	Host    string `protobuf:"bytes,1513,opt,name=host,proto3" json:"host,omitempty"`
+	Send    string `protobuf:"bytes,1514,opt,name=send,proto3" json:"send,omitempty"`
+	Expect  string `protobuf:"bytes,1515,opt,name=expect,proto3" json:"expect,omitempty"`
+	DnsName string `protobuf:"bytes,1516,opt,name=dns_name,json=dnsName,proto3" json:"dns_name,omitempty"`
+	// dns_type is A, AAAA, CNAME, MX or TXT.
+	DnsType       string   `protobuf:"bytes,1517,opt,name=dns_type,json=dnsType,proto3" json:"dns_type,omitempty"`
+	DnsServer     string   `protobuf:"bytes,1518,opt,name=dns_server,json=dnsServer,proto3" json:"dns_server,omitempty"`
+	DnsExpected   []string `protobuf:"bytes,1519,rep,name=dns_expected,json=dnsExpected,proto3" json:"dns_expected,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CheckConfig) Reset() {
@@ -2211,6 +2245,306 @@ func (x *CheckConfig) GetAlertDays() int64 {
 	return 0
 }
 
+func (x *CheckConfig) GetExpectedStatuses() []string {
+	if x != nil {
+		return x.ExpectedStatuses
+	}
+	return nil
+}
+
+func (x *CheckConfig) GetContentAbsent() string {
+	if x != nil {
+		return x.ContentAbsent
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetHeaders() []*HTTPHeader {
+	if x != nil {
+		return x.Headers
+	}
+	return nil
+}
+
+func (x *CheckConfig) GetBody() string {
+	if x != nil {
+		return x.Body
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetBasicAuth() *HTTPBasicAuth {
+	if x != nil {
+		return x.BasicAuth
+	}
+	return nil
+}
+
+func (x *CheckConfig) GetNoRedirects() bool {
+	if x != nil {
+		return x.NoRedirects
+	}
+	return false
+}
+
+func (x *CheckConfig) GetJsonPath() []*JSONPathAssertion {
+	if x != nil {
+		return x.JsonPath
+	}
+	return nil
+}
+
+func (x *CheckConfig) GetMaxResponseMs() int64 {
+	if x != nil {
+		return x.MaxResponseMs
+	}
+	return 0
+}
+
+func (x *CheckConfig) GetCa() string {
+	if x != nil {
+		return x.Ca
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetTlsSkipVerify() bool {
+	if x != nil {
+		return x.TlsSkipVerify
+	}
+	return false
+}
+
+func (x *CheckConfig) GetClientCert() string {
+	if x != nil {
+		return x.ClientCert
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetClientKey() string {
+	if x != nil {
+		return x.ClientKey
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetPort() int64 {
+	if x != nil {
+		return x.Port
+	}
+	return 0
+}
+
+func (x *CheckConfig) GetHost() string {
+	if x != nil {
+		return x.Host
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetSend() string {
+	if x != nil {
+		return x.Send
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetExpect() string {
+	if x != nil {
+		return x.Expect
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetDnsName() string {
+	if x != nil {
+		return x.DnsName
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetDnsType() string {
+	if x != nil {
+		return x.DnsType
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetDnsServer() string {
+	if x != nil {
+		return x.DnsServer
+	}
+	return ""
+}
+
+func (x *CheckConfig) GetDnsExpected() []string {
+	if x != nil {
+		return x.DnsExpected
+	}
+	return nil
+}
+
+// HTTPHeader is one request header of an http_check.
+type HTTPHeader struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HTTPHeader) Reset() {
+	*x = HTTPHeader{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HTTPHeader) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HTTPHeader) ProtoMessage() {}
+
+func (x *HTTPHeader) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HTTPHeader.ProtoReflect.Descriptor instead.
+func (*HTTPHeader) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *HTTPHeader) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *HTTPHeader) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+// HTTPBasicAuth is the basic auth of an http_check.
+type HTTPBasicAuth struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Username      string                 `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
+	Password      string                 `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HTTPBasicAuth) Reset() {
+	*x = HTTPBasicAuth{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HTTPBasicAuth) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HTTPBasicAuth) ProtoMessage() {}
+
+func (x *HTTPBasicAuth) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HTTPBasicAuth.ProtoReflect.Descriptor instead.
+func (*HTTPBasicAuth) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *HTTPBasicAuth) GetUsername() string {
+	if x != nil {
+		return x.Username
+	}
+	return ""
+}
+
+func (x *HTTPBasicAuth) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+// JSONPathAssertion says the value at path equals equals_json, a JSON
+// scalar in compact form.
+type JSONPathAssertion struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Path          string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	EqualsJson    string                 `protobuf:"bytes,2,opt,name=equals_json,json=equalsJson,proto3" json:"equals_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JSONPathAssertion) Reset() {
+	*x = JSONPathAssertion{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JSONPathAssertion) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JSONPathAssertion) ProtoMessage() {}
+
+func (x *JSONPathAssertion) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JSONPathAssertion.ProtoReflect.Descriptor instead.
+func (*JSONPathAssertion) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *JSONPathAssertion) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *JSONPathAssertion) GetEqualsJson() string {
+	if x != nil {
+		return x.EqualsJson
+	}
+	return ""
+}
+
 // MonitorSpec is a validated manifest as the state stores it.
 type MonitorSpec struct {
 	state             protoimpl.MessageState `protogen:"open.v1"`
@@ -2242,7 +2576,7 @@ type MonitorSpec struct {
 
 func (x *MonitorSpec) Reset() {
 	*x = MonitorSpec{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2254,7 +2588,7 @@ func (x *MonitorSpec) String() string {
 func (*MonitorSpec) ProtoMessage() {}
 
 func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2267,7 +2601,7 @@ func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MonitorSpec.ProtoReflect.Descriptor instead.
 func (*MonitorSpec) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *MonitorSpec) GetUuid() string {
@@ -2399,7 +2733,7 @@ type PutMonitors struct {
 
 func (x *PutMonitors) Reset() {
 	*x = PutMonitors{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2411,7 +2745,7 @@ func (x *PutMonitors) String() string {
 func (*PutMonitors) ProtoMessage() {}
 
 func (x *PutMonitors) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2424,7 +2758,7 @@ func (x *PutMonitors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMonitors.ProtoReflect.Descriptor instead.
 func (*PutMonitors) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *PutMonitors) GetAccountId() string {
@@ -2466,7 +2800,7 @@ type CreateChannel struct {
 
 func (x *CreateChannel) Reset() {
 	*x = CreateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2478,7 +2812,7 @@ func (x *CreateChannel) String() string {
 func (*CreateChannel) ProtoMessage() {}
 
 func (x *CreateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2491,7 +2825,7 @@ func (x *CreateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateChannel.ProtoReflect.Descriptor instead.
 func (*CreateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CreateChannel) GetAccountId() string {
@@ -2553,7 +2887,7 @@ type UpdateChannel struct {
 
 func (x *UpdateChannel) Reset() {
 	*x = UpdateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2565,7 +2899,7 @@ func (x *UpdateChannel) String() string {
 func (*UpdateChannel) ProtoMessage() {}
 
 func (x *UpdateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2578,7 +2912,7 @@ func (x *UpdateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateChannel.ProtoReflect.Descriptor instead.
 func (*UpdateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *UpdateChannel) GetAccountId() string {
@@ -2638,7 +2972,7 @@ type DeleteChannel struct {
 
 func (x *DeleteChannel) Reset() {
 	*x = DeleteChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2650,7 +2984,7 @@ func (x *DeleteChannel) String() string {
 func (*DeleteChannel) ProtoMessage() {}
 
 func (x *DeleteChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2663,7 +2997,7 @@ func (x *DeleteChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteChannel.ProtoReflect.Descriptor instead.
 func (*DeleteChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DeleteChannel) GetAccountId() string {
@@ -2696,7 +3030,7 @@ type UpdateNotificationGroup struct {
 
 func (x *UpdateNotificationGroup) Reset() {
 	*x = UpdateNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2708,7 +3042,7 @@ func (x *UpdateNotificationGroup) String() string {
 func (*UpdateNotificationGroup) ProtoMessage() {}
 
 func (x *UpdateNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2721,7 +3055,7 @@ func (x *UpdateNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateNotificationGroup.ProtoReflect.Descriptor instead.
 func (*UpdateNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *UpdateNotificationGroup) GetAccountId() string {
@@ -2764,7 +3098,7 @@ type DeleteNotificationGroup struct {
 
 func (x *DeleteNotificationGroup) Reset() {
 	*x = DeleteNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2776,7 +3110,7 @@ func (x *DeleteNotificationGroup) String() string {
 func (*DeleteNotificationGroup) ProtoMessage() {}
 
 func (x *DeleteNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2789,7 +3123,7 @@ func (x *DeleteNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteNotificationGroup.ProtoReflect.Descriptor instead.
 func (*DeleteNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DeleteNotificationGroup) GetAccountId() string {
@@ -2822,7 +3156,7 @@ type FireDeadline struct {
 
 func (x *FireDeadline) Reset() {
 	*x = FireDeadline{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2834,7 +3168,7 @@ func (x *FireDeadline) String() string {
 func (*FireDeadline) ProtoMessage() {}
 
 func (x *FireDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2847,7 +3181,7 @@ func (x *FireDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
 func (*FireDeadline) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *FireDeadline) GetAccountId() string {
@@ -2900,7 +3234,7 @@ type RecordDelivery struct {
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2912,7 +3246,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2925,7 +3259,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -2995,7 +3329,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3007,7 +3341,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3020,7 +3354,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -3063,14 +3397,16 @@ type Execution struct {
 	Ssl       *ExecutionSSL  `protobuf:"bytes,14,opt,name=ssl,proto3" json:"ssl,omitempty"`
 	// agent_id is the random id of the agent that ran it (two agents of a
 	// region may share a --name); empty for the control plane.
-	AgentId       string `protobuf:"bytes,15,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	AgentId       string        `protobuf:"bytes,15,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
+	Tcp           *ExecutionTCP `protobuf:"bytes,1500,opt,name=tcp,proto3" json:"tcp,omitempty"`
+	Dns           *ExecutionDNS `protobuf:"bytes,1501,opt,name=dns,proto3" json:"dns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3082,7 +3418,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3095,7 +3431,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -3203,6 +3539,120 @@ func (x *Execution) GetAgentId() string {
 	return ""
 }
 
+func (x *Execution) GetTcp() *ExecutionTCP {
+	if x != nil {
+		return x.Tcp
+	}
+	return nil
+}
+
+func (x *Execution) GetDns() *ExecutionDNS {
+	if x != nil {
+		return x.Dns
+	}
+	return nil
+}
+
+// ExecutionTCP is what a tcp_check's last attempt saw.
+type ExecutionTCP struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ConnectMs     int64                  `protobuf:"varint,1,opt,name=connect_ms,json=connectMs,proto3" json:"connect_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecutionTCP) Reset() {
+	*x = ExecutionTCP{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecutionTCP) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecutionTCP) ProtoMessage() {}
+
+func (x *ExecutionTCP) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecutionTCP.ProtoReflect.Descriptor instead.
+func (*ExecutionTCP) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *ExecutionTCP) GetConnectMs() int64 {
+	if x != nil {
+		return x.ConnectMs
+	}
+	return 0
+}
+
+// ExecutionDNS is what a dns_check's last attempt saw: the answers of the
+// asked type (at most 16, each at most 255 bytes) and the exchange's
+// round trip.
+type ExecutionDNS struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Answers       []string               `protobuf:"bytes,1,rep,name=answers,proto3" json:"answers,omitempty"`
+	RttMs         int64                  `protobuf:"varint,2,opt,name=rtt_ms,json=rttMs,proto3" json:"rtt_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecutionDNS) Reset() {
+	*x = ExecutionDNS{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecutionDNS) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecutionDNS) ProtoMessage() {}
+
+func (x *ExecutionDNS) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecutionDNS.ProtoReflect.Descriptor instead.
+func (*ExecutionDNS) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *ExecutionDNS) GetAnswers() []string {
+	if x != nil {
+		return x.Answers
+	}
+	return nil
+}
+
+func (x *ExecutionDNS) GetRttMs() int64 {
+	if x != nil {
+		return x.RttMs
+	}
+	return 0
+}
+
 // ExecutionHTTP is what an http_check's last attempt saw.
 type ExecutionHTTP struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3219,7 +3669,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3231,7 +3681,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3244,7 +3694,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -3314,7 +3764,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3326,7 +3776,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3339,7 +3789,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -3413,7 +3863,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3425,7 +3875,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3438,7 +3888,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -3480,7 +3930,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3492,7 +3942,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3505,7 +3955,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -3599,7 +4049,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3611,7 +4061,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3624,7 +4074,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -3685,7 +4135,7 @@ type ForgetAgents struct {
 
 func (x *ForgetAgents) Reset() {
 	*x = ForgetAgents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3697,7 +4147,7 @@ func (x *ForgetAgents) String() string {
 func (*ForgetAgents) ProtoMessage() {}
 
 func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3710,7 +4160,7 @@ func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForgetAgents.ProtoReflect.Descriptor instead.
 func (*ForgetAgents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ForgetAgents) GetAgentIds() []string {
@@ -3745,7 +4195,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3757,7 +4207,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3770,7 +4220,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -3804,7 +4254,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3816,7 +4266,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3829,7 +4279,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -3878,7 +4328,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3890,7 +4340,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3903,7 +4353,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -3972,7 +4422,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3984,7 +4434,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3997,7 +4447,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *Result) GetStatus() Status {
@@ -4075,7 +4525,7 @@ type PruneCounts struct {
 
 func (x *PruneCounts) Reset() {
 	*x = PruneCounts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4087,7 +4537,7 @@ func (x *PruneCounts) String() string {
 func (*PruneCounts) ProtoMessage() {}
 
 func (x *PruneCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4100,7 +4550,7 @@ func (x *PruneCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneCounts.ProtoReflect.Descriptor instead.
 func (*PruneCounts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{42}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *PruneCounts) GetRequestIds() int64 {
@@ -4294,7 +4744,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\rDeleteMonitor\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12!\n" +
-	"\fmonitor_uuid\x18\x02 \x01(\tR\vmonitorUuid\"\x98\x02\n" +
+	"\fmonitor_uuid\x18\x02 \x01(\tR\vmonitorUuid\"\xda\a\n" +
 	"\vCheckConfig\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
 	"\x06method\x18\x02 \x01(\tR\x06method\x12\x18\n" +
@@ -4304,8 +4754,43 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x06domain\x18\x06 \x01(\tR\x06domain\x12!\n" +
 	"\fwarning_days\x18\a \x01(\x03R\vwarningDays\x12\x1d\n" +
 	"\n" +
-	"alert_days\x18\b \x01(\x03R\talertDaysB\x12\n" +
-	"\x10_expected_status\"\x84\x05\n" +
+	"alert_days\x18\b \x01(\x03R\talertDays\x12,\n" +
+	"\x11expected_statuses\x18\xdc\v \x03(\tR\x10expectedStatuses\x12&\n" +
+	"\x0econtent_absent\x18\xdd\v \x01(\tR\rcontentAbsent\x126\n" +
+	"\aheaders\x18\xde\v \x03(\v2\x1b.lookout.raft.v1.HTTPHeaderR\aheaders\x12\x13\n" +
+	"\x04body\x18\xdf\v \x01(\tR\x04body\x12>\n" +
+	"\n" +
+	"basic_auth\x18\xe0\v \x01(\v2\x1e.lookout.raft.v1.HTTPBasicAuthR\tbasicAuth\x12\"\n" +
+	"\fno_redirects\x18\xe1\v \x01(\bR\vnoRedirects\x12@\n" +
+	"\tjson_path\x18\xe2\v \x03(\v2\".lookout.raft.v1.JSONPathAssertionR\bjsonPath\x12'\n" +
+	"\x0fmax_response_ms\x18\xe3\v \x01(\x03R\rmaxResponseMs\x12\x0f\n" +
+	"\x02ca\x18\xe4\v \x01(\tR\x02ca\x12'\n" +
+	"\x0ftls_skip_verify\x18\xe5\v \x01(\bR\rtlsSkipVerify\x12 \n" +
+	"\vclient_cert\x18\xe6\v \x01(\tR\n" +
+	"clientCert\x12\x1e\n" +
+	"\n" +
+	"client_key\x18\xe7\v \x01(\tR\tclientKey\x12\x13\n" +
+	"\x04port\x18\xe8\v \x01(\x03R\x04port\x12\x13\n" +
+	"\x04host\x18\xe9\v \x01(\tR\x04host\x12\x13\n" +
+	"\x04send\x18\xea\v \x01(\tR\x04send\x12\x17\n" +
+	"\x06expect\x18\xeb\v \x01(\tR\x06expect\x12\x1a\n" +
+	"\bdns_name\x18\xec\v \x01(\tR\adnsName\x12\x1a\n" +
+	"\bdns_type\x18\xed\v \x01(\tR\adnsType\x12\x1e\n" +
+	"\n" +
+	"dns_server\x18\xee\v \x01(\tR\tdnsServer\x12\"\n" +
+	"\fdns_expected\x18\xef\v \x03(\tR\vdnsExpectedB\x12\n" +
+	"\x10_expected_status\"6\n" +
+	"\n" +
+	"HTTPHeader\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"G\n" +
+	"\rHTTPBasicAuth\x12\x1a\n" +
+	"\busername\x18\x01 \x01(\tR\busername\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\"H\n" +
+	"\x11JSONPathAssertion\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x1f\n" +
+	"\vequals_json\x18\x02 \x01(\tR\n" +
+	"equalsJson\"\x84\x05\n" +
 	"\vMonitorSpec\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x12\n" +
@@ -4390,7 +4875,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
 	"executions\x18\x01 \x03(\v2\x1a.lookout.raft.v1.ExecutionR\n" +
 	"executions\x12'\n" +
-	"\x0fretention_count\x18\x02 \x01(\x03R\x0eretentionCount\"\xf5\x03\n" +
+	"\x0fretention_count\x18\x02 \x01(\x03R\x0eretentionCount\"\xd9\x04\n" +
 	"\tExecution\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
@@ -4412,7 +4897,15 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"error_kind\x18\f \x01(\tR\terrorKind\x122\n" +
 	"\x04http\x18\r \x01(\v2\x1e.lookout.raft.v1.ExecutionHTTPR\x04http\x12/\n" +
 	"\x03ssl\x18\x0e \x01(\v2\x1d.lookout.raft.v1.ExecutionSSLR\x03ssl\x12\x19\n" +
-	"\bagent_id\x18\x0f \x01(\tR\aagentId\"\xd8\x01\n" +
+	"\bagent_id\x18\x0f \x01(\tR\aagentId\x120\n" +
+	"\x03tcp\x18\xdc\v \x01(\v2\x1d.lookout.raft.v1.ExecutionTCPR\x03tcp\x120\n" +
+	"\x03dns\x18\xdd\v \x01(\v2\x1d.lookout.raft.v1.ExecutionDNSR\x03dns\"-\n" +
+	"\fExecutionTCP\x12\x1d\n" +
+	"\n" +
+	"connect_ms\x18\x01 \x01(\x03R\tconnectMs\"?\n" +
+	"\fExecutionDNS\x12\x18\n" +
+	"\aanswers\x18\x01 \x03(\tR\aanswers\x12\x15\n" +
+	"\x06rtt_ms\x18\x02 \x01(\x03R\x05rttMs\"\xd8\x01\n" +
 	"\rExecutionHTTP\x12\x1f\n" +
 	"\vstatus_code\x18\x01 \x01(\x03R\n" +
 	"statusCode\x12%\n" +
@@ -4522,7 +5015,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -4548,28 +5041,33 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*PruneEvents)(nil),             // 21: lookout.raft.v1.PruneEvents
 	(*DeleteMonitor)(nil),           // 22: lookout.raft.v1.DeleteMonitor
 	(*CheckConfig)(nil),             // 23: lookout.raft.v1.CheckConfig
-	(*MonitorSpec)(nil),             // 24: lookout.raft.v1.MonitorSpec
-	(*PutMonitors)(nil),             // 25: lookout.raft.v1.PutMonitors
-	(*CreateChannel)(nil),           // 26: lookout.raft.v1.CreateChannel
-	(*UpdateChannel)(nil),           // 27: lookout.raft.v1.UpdateChannel
-	(*DeleteChannel)(nil),           // 28: lookout.raft.v1.DeleteChannel
-	(*UpdateNotificationGroup)(nil), // 29: lookout.raft.v1.UpdateNotificationGroup
-	(*DeleteNotificationGroup)(nil), // 30: lookout.raft.v1.DeleteNotificationGroup
-	(*FireDeadline)(nil),            // 31: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 32: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 33: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 34: lookout.raft.v1.Execution
-	(*ExecutionHTTP)(nil),           // 35: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 36: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 37: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 38: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 39: lookout.raft.v1.SetRegionState
-	(*ForgetAgents)(nil),            // 40: lookout.raft.v1.ForgetAgents
-	(*RegionAccount)(nil),           // 41: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 42: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 43: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 44: lookout.raft.v1.Result
-	(*PruneCounts)(nil),             // 45: lookout.raft.v1.PruneCounts
+	(*HTTPHeader)(nil),              // 24: lookout.raft.v1.HTTPHeader
+	(*HTTPBasicAuth)(nil),           // 25: lookout.raft.v1.HTTPBasicAuth
+	(*JSONPathAssertion)(nil),       // 26: lookout.raft.v1.JSONPathAssertion
+	(*MonitorSpec)(nil),             // 27: lookout.raft.v1.MonitorSpec
+	(*PutMonitors)(nil),             // 28: lookout.raft.v1.PutMonitors
+	(*CreateChannel)(nil),           // 29: lookout.raft.v1.CreateChannel
+	(*UpdateChannel)(nil),           // 30: lookout.raft.v1.UpdateChannel
+	(*DeleteChannel)(nil),           // 31: lookout.raft.v1.DeleteChannel
+	(*UpdateNotificationGroup)(nil), // 32: lookout.raft.v1.UpdateNotificationGroup
+	(*DeleteNotificationGroup)(nil), // 33: lookout.raft.v1.DeleteNotificationGroup
+	(*FireDeadline)(nil),            // 34: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 35: lookout.raft.v1.RecordDelivery
+	(*RecordExecutions)(nil),        // 36: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 37: lookout.raft.v1.Execution
+	(*ExecutionTCP)(nil),            // 38: lookout.raft.v1.ExecutionTCP
+	(*ExecutionDNS)(nil),            // 39: lookout.raft.v1.ExecutionDNS
+	(*ExecutionHTTP)(nil),           // 40: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 41: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 42: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 43: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 44: lookout.raft.v1.SetRegionState
+	(*ForgetAgents)(nil),            // 45: lookout.raft.v1.ForgetAgents
+	(*RegionAccount)(nil),           // 46: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 47: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 48: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 49: lookout.raft.v1.Result
+	(*PruneCounts)(nil),             // 50: lookout.raft.v1.PruneCounts
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -4581,22 +5079,22 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	19, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
 	21, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
 	22, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
-	25, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
-	26, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	31, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	32, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	33, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	37, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	28, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
+	29, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
+	34, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	35, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	36, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	42, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
 	18, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
-	38, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	39, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
-	40, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
+	43, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	44, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	45, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
 	8,  // 19: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
 	9,  // 20: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
-	27, // 21: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
-	28, // 22: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
-	29, // 23: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
-	30, // 24: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
+	30, // 21: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
+	31, // 22: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
+	32, // 23: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
+	33, // 24: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
 	10, // 25: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
 	11, // 26: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
 	15, // 27: lookout.raft.v1.Command.record_key_used:type_name -> lookout.raft.v1.RecordKeyUsed
@@ -4608,23 +5106,28 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	12, // 33: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
 	5,  // 34: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
 	20, // 35: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	23, // 36: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	24, // 37: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	24, // 38: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	34, // 39: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	35, // 40: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	36, // 41: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	41, // 42: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	1,  // 43: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	42, // 44: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 45: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	43, // 46: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	45, // 47: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
-	48, // [48:48] is the sub-list for method output_type
-	48, // [48:48] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	24, // 36: lookout.raft.v1.CheckConfig.headers:type_name -> lookout.raft.v1.HTTPHeader
+	25, // 37: lookout.raft.v1.CheckConfig.basic_auth:type_name -> lookout.raft.v1.HTTPBasicAuth
+	26, // 38: lookout.raft.v1.CheckConfig.json_path:type_name -> lookout.raft.v1.JSONPathAssertion
+	23, // 39: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	27, // 40: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	27, // 41: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	37, // 42: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	40, // 43: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	41, // 44: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	38, // 45: lookout.raft.v1.Execution.tcp:type_name -> lookout.raft.v1.ExecutionTCP
+	39, // 46: lookout.raft.v1.Execution.dns:type_name -> lookout.raft.v1.ExecutionDNS
+	46, // 47: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	1,  // 48: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	47, // 49: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 50: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	48, // 51: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	50, // 52: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
+	53, // [53:53] is the sub-list for method output_type
+	53, // [53:53] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -4665,15 +5168,15 @@ func file_lookout_raft_v1_command_proto_init() {
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[20].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[21].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[39].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[24].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[44].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   43,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -388,7 +388,7 @@ type Monitor struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	Uuid      string                 `protobuf:"bytes,1,opt,name=uuid,proto3" json:"uuid,omitempty"`
 	AccountId string                 `protobuf:"bytes,2,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
-	// kind is ping, http_check or ssl_check.
+	// kind is ping, http_check, ssl_check, tcp_check or dns_check.
 	Kind                    string          `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
 	Name                    string          `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
 	Enabled                 bool            `protobuf:"varint,5,opt,name=enabled,proto3" json:"enabled,omitempty"`
