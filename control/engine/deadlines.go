@@ -23,6 +23,7 @@ type DeadlineState interface {
 	Changed() <-chan struct{}
 	TakeMonitorChanges() (monitors []state.MonitorChange, overflow, alerts bool)
 	PingMonitors(fn func(*statev1.Monitor) error) error
+	Checks(fn func(*statev1.Monitor) error) error
 	MonitorByUUID(id string) (*statev1.Monitor, error)
 }
 
@@ -197,11 +198,15 @@ func (t *term) rebuild() {
 	t.retryAll = false
 	clear(t.retry)
 	n := 0
-	err := t.d.o.State.PingMonitors(func(m *statev1.Monitor) error {
+	each := func(m *statev1.Monitor) error {
 		t.schedule(t.names.key(m.GetUuid()), m)
 		n++
 		return nil
-	})
+	}
+	err := t.d.o.State.PingMonitors(each)
+	if err == nil {
+		err = t.d.o.State.Checks(each)
+	}
 	if err != nil {
 		t.d.o.Logger.Error("deadline engine: reading the monitors failed", "error", err)
 		t.retryAll = true
@@ -242,16 +247,15 @@ func (t *term) reschedule(id string, m *statev1.Monitor, err error) {
 // schedule replaces the deadlines of monitor m (key k) with its current
 // ones.
 func (t *term) schedule(k monKey, m *statev1.Monitor) {
-	if m.GetKind() != state.KindPing {
-		t.heap.remove(k)
-		return
-	}
-	timeout, late, missed := pingstate.Deadlines(state.PingSettings(m), state.PingState(m))
-	if r := m.GetPing().GetLastRegion(); r != "" && t.d.o.Held != nil && t.d.o.Held(r) {
-		timeout, late, missed = 0, 0, 0 // not judged while its region is held
+	var timeout, late, missed int64
+	if m.GetKind() == state.KindPing {
+		timeout, late, missed = pingstate.Deadlines(state.PingSettings(m), state.PingState(m))
+		if r := m.GetPing().GetLastRegion(); r != "" && t.d.o.Held != nil && t.d.o.Held(r) {
+			timeout, late, missed = 0, 0, 0 // not judged while its region is held
+		}
 	}
 	acct := t.names.acct(m.GetAccountId())
-	for kind, due := range [...]int64{kindTimeout: timeout, kindLate: late, kindMissed: missed} {
+	for kind, due := range [...]int64{kindTimeout: timeout, kindLate: late, kindMissed: missed, kindQuiet: t.quietDue(m)} {
 		if due != 0 && t.inFlight[slot{k, uint8(kind)}] == due {
 			due = 0 // being proposed
 		}
@@ -271,11 +275,16 @@ func (t *term) fire(ctx context.Context, now time.Time, results chan<- fired, wg
 		s := slot{it.id, it.kind}
 		t.inFlight[s] = it.due
 		id := t.names.id(it.id)
-		cmd := &raftv1.Command{Op: &raftv1.Command_FireDeadline{FireDeadline: &raftv1.FireDeadline{
-			AccountId: t.names.accts[it.acct], MonitorUuid: id, Kind: kindNames[it.kind], DueUnixMs: it.due,
-		}}}
+		var cmd *raftv1.Command
+		if it.kind == kindQuiet {
+			cmd = &raftv1.Command{Op: &raftv1.Command_JudgeAfresh{JudgeAfresh: &raftv1.JudgeAfresh{MonitorUuids: []string{id}}}}
+		} else {
+			cmd = &raftv1.Command{Op: &raftv1.Command_FireDeadline{FireDeadline: &raftv1.FireDeadline{
+				AccountId: t.names.accts[it.acct], MonitorUuid: id, Kind: kindNames[it.kind], DueUnixMs: it.due,
+			}}}
+		}
 		wg.Go(func() {
-			if o.OnFire != nil {
+			if o.OnFire != nil && it.kind != kindQuiet {
 				o.OnFire(time.UnixMilli(cmd.GetFireDeadline().GetDueUnixMs()), o.Now())
 			}
 			res, err := o.Cluster.Apply(ctx, cmd)
@@ -300,6 +309,13 @@ func (t *term) finish(ctx context.Context, r fired) {
 		if t.retryAt.IsZero() {
 			d.o.Logger.Warn("deadline engine: proposing a deadline failed; retrying", "monitor", r.id, "error", r.err)
 		}
+		t.retry[r.id] = struct{}{}
+		t.armRetry()
+	case r.slot.kind == kindQuiet && r.res.GetStale():
+		// The state machine found nothing due where the engine did (its
+		// view of a window or a dependency was behind): look again
+		// after a while rather than at once.
+		d.stale.Add(1)
 		t.retry[r.id] = struct{}{}
 		t.armRetry()
 	case r.res.GetStatus() == raftv1.Status_STATUS_NOT_FOUND,

@@ -99,6 +99,8 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("DELETE /api/v1/monitors/{uuid}", a.auth(scopeDelete, a.handleDelete))
 	mux.Handle("GET /api/v1/monitors/{uuid}/events", a.auth(scopeRead, a.handleEvents))
 	mux.Handle("GET /api/v1/monitors/{uuid}/executions", a.auth(scopeRead, a.handleExecutions))
+	mux.Handle("POST /api/v1/monitors/{uuid}/pause", a.auth(scopeWrite, a.handlePause))
+	mux.Handle("POST /api/v1/monitors/{uuid}/resume", a.auth(scopeWrite, a.handleResume))
 	// Anything else under /api/v1: a JSON 404, rate limited like the rest.
 	mux.Handle("/api/v1/", a.auth(anyScope, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)

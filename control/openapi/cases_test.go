@@ -536,6 +536,21 @@ func cases(f *fixture) []endpointCase {
 		{name: "delete again", method: "DELETE", path: doomed + "?confirm=true", headers: bearer(mk), status: 404},
 		{name: "delete monitor of another account", method: "DELETE", path: nightly + "?confirm=true", headers: bearer(f.other.ManagementKey), status: 404},
 
+		// Management API: POST /api/v1/monitors/{uuid}/pause and /resume.
+		{name: "pause", method: "POST", path: cert + "/pause", headers: bearer(f.writeKey), body: `{"until":"` + f.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339) + `","reason":"renewing"}`, status: 200, contains: `"pause_reason":"renewing"`},
+		{name: "pause without a body", method: "POST", path: nightly + "/pause", headers: bearer(mk), status: 200, contains: `"paused_until":null`},
+		{name: "resume", method: "POST", path: nightly + "/resume", headers: bearer(mk), status: 200, contains: `"status"`},
+		{name: "resume a check", method: "POST", path: cert + "/resume", headers: bearer(mk), status: 200, contains: `"status"`},
+		{name: "pause until in the past", method: "POST", path: nightly + "/pause", headers: bearer(mk), body: `{"until":"2001-01-01T00:00:00Z"}`, status: 422, contains: "until_invalid"},
+		{name: "pause unknown field", method: "POST", path: nightly + "/pause", headers: bearer(mk), body: `{"for":"2h"}`, status: 422, contains: "field_unknown", invalidRequest: true},
+		{name: "pause unknown monitor", method: "POST", path: mon + "/" + unknownID + "/pause", headers: bearer(mk), status: 404},
+		{name: "resume unknown monitor", method: "POST", path: mon + "/" + unknownID + "/resume", headers: bearer(mk), status: 404},
+		{name: "pause without write scope", method: "POST", path: nightly + "/pause", headers: bearer(f.readKey), status: 403},
+		{name: "resume without key", method: "POST", path: nightly + "/resume", status: 401},
+		{name: "pause too large", method: "POST", path: nightly + "/pause", headers: bearer(mk), body: `{}` + strings.Repeat(" ", 16<<20), status: 413},
+		{name: "pause storage failure", method: "POST", path: nightly + "/pause", headers: bearer(mk), status: 500, setup: failApply(broken)},
+		{name: "resume without leader", method: "POST", path: nightly + "/resume", headers: bearer(mk), status: 503, setup: failReads(noLeader)},
+
 		// Management API: GET /api/v1/monitors/{uuid}/executions.
 		{name: "executions", method: "GET", path: executions, headers: bearer(mk), status: 200, contains: `"executions"`},
 		{name: "ssl check executions", method: "GET", path: cert + "/executions", headers: bearer(mk), status: 200, contains: `"days_left":90`},

@@ -98,6 +98,9 @@ func (p *Panel) row(m *statev1.Monitor, nowMs int64) monitorRow {
 	if off, err := p.o.State.InOfflineRegion(m); err == nil && off {
 		r.State = stateUnknown // its agent region is offline (decisions.md 7)
 	}
+	if m.GetQuiet().GetPaused() {
+		r.State = pingstate.Paused // paused at runtime: its alerts are held
+	}
 	r.Color = stateColors[r.State]
 	if r.State == pingstate.Up && m.GetKind() == state.KindSSLCheck && strings.HasPrefix(p.checkAlert(m), "ssl.warning") {
 		r.Color = "amber"
@@ -225,6 +228,8 @@ type monitorView struct {
 	Executions []execRow
 	// DeleteError is why the last delete was refused.
 	DeleteError string
+	// Quiet is what the alert rules show (quiet.go).
+	Quiet quietView
 }
 
 // handleMonitor serves GET /monitors/{uuid}: a monitor of the account (any
@@ -247,7 +252,7 @@ func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, 
 	}
 	v := &monitorView{NowMs: p.now().UnixMilli(), Schedule: m.GetSchedule(), Group: m.GetNotificationGroup(),
 		Timeout: m.GetTimeoutSeconds(), Interval: m.GetExpectedIntervalSeconds(), Grace: m.GetGraceSeconds(), DeleteError: deleteError}
-	v.M = p.row(m, v.NowMs)
+	v.M, v.Quiet = p.row(m, v.NowMs), quietOf(m)
 	v.Zone, v.Upcoming = v.M.Zone, upcoming(m, p.now())
 	if m.GetKind() == state.KindPing {
 		events, err := p.o.State.Events(s.AccountID, m.GetUuid(), eventsShown)

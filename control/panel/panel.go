@@ -202,6 +202,7 @@ func (p *Panel) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /channels/{id}/test", p.signedIn(p.handleTestChannel))
 	mux.HandleFunc("POST /groups", p.signedIn(p.handleCreateGroup))
 	mux.HandleFunc("GET /account", p.signedIn(p.handleAccount))
+	p.registerQuiet(mux)
 }
 
 // cacheFor lets browsers keep the embedded assets for an hour.

@@ -51,7 +51,7 @@ var funcs = template.FuncMap{
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/"+name+".html")
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/quiet.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("panel: parse %s: %w", name, err)
 		}

@@ -256,6 +256,10 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applySetRegionState(txn, ctx, op.SetRegionState)
 	case *raftv1.Command_ForgetAgents:
 		return applyForgetAgents(txn, ctx, op.ForgetAgents)
+	case *raftv1.Command_PauseMonitor:
+		return applyPauseMonitor(txn, ctx, op.PauseMonitor)
+	case *raftv1.Command_JudgeAfresh:
+		return applyJudgeAfresh(txn, ctx, op.JudgeAfresh)
 	default:
 		return invalid("command has no known operation"), nil
 	}

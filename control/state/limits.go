@@ -52,8 +52,11 @@ import (
 //   - RecordAgentSeen writes one agent record. SetRegionState holds at
 //     most MaxRegionAccounts accounts, each alerted once (an alert, its
 //     deliveries and a mark): about 3,400 writes at most.
-//   - Alerts (raised by IngestBatch, FireDeadline, RecordExecutions and
-//     SetRegionState)
+//   - PauseMonitor rewrites one monitor and may raise its held alert.
+//     JudgeAfresh rewrites at most MaxJudgeAfresh monitors, each raising
+//     at most two alerts and rewriting its check status.
+//   - Alerts (raised by IngestBatch, FireDeadline, RecordExecutions,
+//     SetRegionState, PauseMonitor and JudgeAfresh)
 //     carry one delivery
 //     per channel: MaxGroupChannels and MaxAccountChannels bound them.
 const (
@@ -178,6 +181,15 @@ func CheckCommand(cmd *raftv1.Command) error {
 	case *raftv1.Command_RecordDelivery:
 		c := op.RecordDelivery
 		return checkSmall("record delivery", c, c.GetAlertId(), c.GetChannelRef())
+	case *raftv1.Command_PauseMonitor:
+		c := op.PauseMonitor
+		return checkSmall("pause monitor", c, c.GetAccountId(), c.GetMonitorUuid())
+	case *raftv1.Command_JudgeAfresh:
+		c := op.JudgeAfresh
+		if n := len(c.GetMonitorUuids()); n > MaxJudgeAfresh {
+			return fmt.Errorf("judge afresh: %d monitors, at most %d", n, MaxJudgeAfresh)
+		}
+		return checkSmall("judge afresh", c, c.GetMonitorUuids()...)
 	}
 	return nil
 }

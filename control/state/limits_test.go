@@ -239,6 +239,8 @@ func worstCases() map[string]worstCase {
 		"set_region_state":     regionWorstCase(),
 		"forget_agents":        forgetAgentsWorstCase(),
 		"forget_agents/region": forgetRegionWorstCase(),
+		"pause_monitor":        pauseWorstCase(),
+		"judge_afresh":         judgeWorstCase(),
 	}
 }
 

@@ -93,6 +93,9 @@ Commands:
   list [--kind K] [--json]    the account's monitors: a table (KIND NAME UUID ENABLED SCHEDULE) or JSON
   get UUID                    one monitor's manifest, as JSON
   delete UUID --confirm       delete a monitor and its history (refused without --confirm)
+  pause NAME [--for 2h] [--reason TEXT]
+                              hold a monitor's alerts until resumed or --for has passed
+  resume NAME                 resume a paused monitor (judged afresh now)
 
 --addr and --management-key also read LOOKOUT_ADDR and LOOKOUT_MANAGEMENT_KEY.
 Run "lookout monitors COMMAND -h" for a command's flags.
@@ -109,6 +112,9 @@ func runMonitorsEnv(ctx context.Context, args []string, env manageEnv) error {
 		return usageError{"monitors: no command given"}
 	}
 	sub, args := args[0], args[1:]
+	if sub == "pause" || sub == "resume" {
+		return runMonitorsPause(ctx, sub, args, env)
+	}
 	name := "monitors " + sub
 	fs, conn, err := manageFlags(name, env)
 	if err != nil {

@@ -252,6 +252,8 @@ type Command struct {
 	//	*Command_ForgetAgents
 	//	*Command_SetPassword
 	//	*Command_EndSession
+	//	*Command_PauseMonitor
+	//	*Command_JudgeAfresh
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -504,6 +506,24 @@ func (x *Command) GetEndSession() *EndSession {
 	return nil
 }
 
+func (x *Command) GetPauseMonitor() *PauseMonitor {
+	if x != nil {
+		if x, ok := x.Op.(*Command_PauseMonitor); ok {
+			return x.PauseMonitor
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetJudgeAfresh() *JudgeAfresh {
+	if x != nil {
+		if x, ok := x.Op.(*Command_JudgeAfresh); ok {
+			return x.JudgeAfresh
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -592,6 +612,14 @@ type Command_EndSession struct {
 	EndSession *EndSession `protobuf:"bytes,240,opt,name=end_session,json=endSession,proto3,oneof"`
 }
 
+type Command_PauseMonitor struct {
+	PauseMonitor *PauseMonitor `protobuf:"bytes,270,opt,name=pause_monitor,json=pauseMonitor,proto3,oneof"`
+}
+
+type Command_JudgeAfresh struct {
+	JudgeAfresh *JudgeAfresh `protobuf:"bytes,271,opt,name=judge_afresh,json=judgeAfresh,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -633,6 +661,10 @@ func (*Command_ForgetAgents) isCommand_Op() {}
 func (*Command_SetPassword) isCommand_Op() {}
 
 func (*Command_EndSession) isCommand_Op() {}
+
+func (*Command_PauseMonitor) isCommand_Op() {}
+
+func (*Command_JudgeAfresh) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -3066,6 +3098,139 @@ func (x *ForgetAgents) GetRegion() string {
 	return ""
 }
 
+// PauseMonitor pauses a monitor (pause set) or resumes it: runtime state,
+// not part of its manifest. A paused monitor records its pings and
+// executions and its state changes as usual, but its alerts are held
+// (control/state/quiet.go). until_unix_ms, when set, is when the pause ends
+// by itself (the leader proposes JudgeAfresh then); reason is shown beside
+// it. Resuming judges the monitor afresh. Field numbers 270+ are the range
+// of the rules that decide which alerts are sent.
+type PauseMonitor struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,270,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	MonitorUuid   string                 `protobuf:"bytes,271,opt,name=monitor_uuid,json=monitorUuid,proto3" json:"monitor_uuid,omitempty"`
+	Pause         bool                   `protobuf:"varint,272,opt,name=pause,proto3" json:"pause,omitempty"`
+	UntilUnixMs   int64                  `protobuf:"varint,273,opt,name=until_unix_ms,json=untilUnixMs,proto3" json:"until_unix_ms,omitempty"`
+	Reason        string                 `protobuf:"bytes,274,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PauseMonitor) Reset() {
+	*x = PauseMonitor{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PauseMonitor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PauseMonitor) ProtoMessage() {}
+
+func (x *PauseMonitor) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PauseMonitor.ProtoReflect.Descriptor instead.
+func (*PauseMonitor) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *PauseMonitor) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *PauseMonitor) GetMonitorUuid() string {
+	if x != nil {
+		return x.MonitorUuid
+	}
+	return ""
+}
+
+func (x *PauseMonitor) GetPause() bool {
+	if x != nil {
+		return x.Pause
+	}
+	return false
+}
+
+func (x *PauseMonitor) GetUntilUnixMs() int64 {
+	if x != nil {
+		return x.UntilUnixMs
+	}
+	return 0
+}
+
+func (x *PauseMonitor) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// JudgeAfresh is the leader's nudge for monitors whose held alerts may be
+// due (a pause's until passed, a maintenance window ended, a dependency is
+// no longer down) or whose reminder is due. The state machine judges each
+// listed monitor again at the command's time and changes nothing where
+// nothing is due (Result.stale), so proposing it twice is harmless. At most
+// state.MaxJudgeAfresh monitors.
+type JudgeAfresh struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MonitorUuids  []string               `protobuf:"bytes,270,rep,name=monitor_uuids,json=monitorUuids,proto3" json:"monitor_uuids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JudgeAfresh) Reset() {
+	*x = JudgeAfresh{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JudgeAfresh) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JudgeAfresh) ProtoMessage() {}
+
+func (x *JudgeAfresh) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JudgeAfresh.ProtoReflect.Descriptor instead.
+func (*JudgeAfresh) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *JudgeAfresh) GetMonitorUuids() []string {
+	if x != nil {
+		return x.MonitorUuids
+	}
+	return nil
+}
+
 // RegionAccount is an account with monitors in a region, and how many.
 type RegionAccount struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3077,7 +3242,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3089,7 +3254,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3102,7 +3267,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -3136,7 +3301,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3148,7 +3313,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3161,7 +3326,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -3207,7 +3372,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3219,7 +3384,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3232,7 +3397,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -3292,7 +3457,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3304,7 +3469,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3317,7 +3482,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Result) GetStatus() Status {
@@ -3373,7 +3538,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xe2\f\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xed\r\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -3404,7 +3569,9 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\rforget_agents\x18\xde\x01 \x01(\v2\x1d.lookout.raft.v1.ForgetAgentsH\x00R\fforgetAgents\x12B\n" +
 	"\fset_password\x18\xe6\x01 \x01(\v2\x1c.lookout.raft.v1.SetPasswordH\x00R\vsetPassword\x12?\n" +
 	"\vend_session\x18\xf0\x01 \x01(\v2\x1b.lookout.raft.v1.EndSessionH\x00R\n" +
-	"endSessionB\x04\n" +
+	"endSession\x12E\n" +
+	"\rpause_monitor\x18\x8e\x02 \x01(\v2\x1d.lookout.raft.v1.PauseMonitorH\x00R\fpauseMonitor\x12B\n" +
+	"\fjudge_afresh\x18\x8f\x02 \x01(\v2\x1c.lookout.raft.v1.JudgeAfreshH\x00R\vjudgeAfreshB\x04\n" +
 	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -3639,7 +3806,16 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\fForgetAgents\x12\x1c\n" +
 	"\tagent_ids\x18\xdc\x01 \x03(\tR\bagentIds\x12#\n" +
 	"\runseen_for_ms\x18\xdd\x01 \x01(\x03R\vunseenForMs\x12\x17\n" +
-	"\x06region\x18\xde\x01 \x01(\tR\x06region\"L\n" +
+	"\x06region\x18\xde\x01 \x01(\tR\x06region\"\xa7\x01\n" +
+	"\fPauseMonitor\x12\x1e\n" +
+	"\n" +
+	"account_id\x18\x8e\x02 \x01(\tR\taccountId\x12\"\n" +
+	"\fmonitor_uuid\x18\x8f\x02 \x01(\tR\vmonitorUuid\x12\x15\n" +
+	"\x05pause\x18\x90\x02 \x01(\bR\x05pause\x12#\n" +
+	"\runtil_unix_ms\x18\x91\x02 \x01(\x03R\vuntilUnixMs\x12\x17\n" +
+	"\x06reason\x18\x92\x02 \x01(\tR\x06reason\"3\n" +
+	"\vJudgeAfresh\x12$\n" +
+	"\rmonitor_uuids\x18\x8e\x02 \x03(\tR\fmonitorUuids\"L\n" +
 	"\rRegionAccount\x12\x1e\n" +
 	"\n" +
 	"account_id\x18\xdc\x01 \x01(\tR\taccountId\x12\x1b\n" +
@@ -3697,7 +3873,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -3732,10 +3908,12 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*RecordAgentSeen)(nil),         // 30: lookout.raft.v1.RecordAgentSeen
 	(*SetRegionState)(nil),          // 31: lookout.raft.v1.SetRegionState
 	(*ForgetAgents)(nil),            // 32: lookout.raft.v1.ForgetAgents
-	(*RegionAccount)(nil),           // 33: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 34: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 35: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 36: lookout.raft.v1.Result
+	(*PauseMonitor)(nil),            // 33: lookout.raft.v1.PauseMonitor
+	(*JudgeAfresh)(nil),             // 34: lookout.raft.v1.JudgeAfresh
+	(*RegionAccount)(nil),           // 35: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 36: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 37: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 38: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -3759,29 +3937,31 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	32, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
 	8,  // 19: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
 	9,  // 20: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
-	0,  // 21: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 22: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 23: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 24: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 25: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 26: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	16, // 27: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	19, // 28: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	20, // 29: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	20, // 30: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	26, // 31: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	27, // 32: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	28, // 33: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	33, // 34: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	1,  // 35: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	34, // 36: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 37: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	35, // 38: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	39, // [39:39] is the sub-list for method output_type
-	39, // [39:39] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	33, // 21: lookout.raft.v1.Command.pause_monitor:type_name -> lookout.raft.v1.PauseMonitor
+	34, // 22: lookout.raft.v1.Command.judge_afresh:type_name -> lookout.raft.v1.JudgeAfresh
+	0,  // 23: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 24: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 25: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 26: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 27: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 28: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	16, // 29: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	19, // 30: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	20, // 31: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	20, // 32: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	26, // 33: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	27, // 34: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	28, // 35: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	35, // 36: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	1,  // 37: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	36, // 38: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 39: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	37, // 40: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	41, // [41:41] is the sub-list for method output_type
+	41, // [41:41] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -3811,19 +3991,21 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_ForgetAgents)(nil),
 		(*Command_SetPassword)(nil),
 		(*Command_EndSession)(nil),
+		(*Command_PauseMonitor)(nil),
+		(*Command_JudgeAfresh)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[16].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[31].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[33].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   34,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -351,7 +351,11 @@ type Monitor struct {
 	// timezone is the IANA zone of schedule (empty: UTC). A ping monitor with
 	// a schedule expects its next run at the schedule's first time after its
 	// last ping (internal/pingstate).
-	Timezone      string `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	Timezone string `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	// quiet is the runtime state of the rules that decide which alerts are
+	// sent (control/state/quiet.go): a pause, a held alert, the failure
+	// alert standing. Not part of the manifest.
+	Quiet         *QuietState `protobuf:"bytes,270,opt,name=quiet,proto3" json:"quiet,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -533,6 +537,134 @@ func (x *Monitor) GetTimezone() string {
 	return ""
 }
 
+func (x *Monitor) GetQuiet() *QuietState {
+	if x != nil {
+		return x.Quiet
+	}
+	return nil
+}
+
+// QuietState is what the alert rules remember of a monitor beyond its
+// engine state: whether it is paused, since when it is down (the truth,
+// whatever was sent), what holds an alert it would have sent, and the
+// failure alert sent and not yet recovered from.
+type QuietState struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Paused bool                   `protobuf:"varint,1,opt,name=paused,proto3" json:"paused,omitempty"`
+	// paused_until_unix_ms is when the pause ends by itself (0: when
+	// resumed).
+	PausedUntilUnixMs int64  `protobuf:"varint,2,opt,name=paused_until_unix_ms,json=pausedUntilUnixMs,proto3" json:"paused_until_unix_ms,omitempty"`
+	PauseReason       string `protobuf:"bytes,3,opt,name=pause_reason,json=pauseReason,proto3" json:"pause_reason,omitempty"`
+	PausedAtUnixMs    int64  `protobuf:"varint,4,opt,name=paused_at_unix_ms,json=pausedAtUnixMs,proto3" json:"paused_at_unix_ms,omitempty"`
+	// down_since_unix_ms is when the monitor went down or failed; 0 while
+	// it is not.
+	DownSinceUnixMs int64 `protobuf:"varint,5,opt,name=down_since_unix_ms,json=downSinceUnixMs,proto3" json:"down_since_unix_ms,omitempty"`
+	// held_by names what holds an alert the monitor would have sent:
+	// pause, maintenance:<window id> or dependency:<monitor uuid>; empty
+	// when nothing is held. held_since_unix_ms is when it was first held.
+	HeldBy          string `protobuf:"bytes,6,opt,name=held_by,json=heldBy,proto3" json:"held_by,omitempty"`
+	HeldSinceUnixMs int64  `protobuf:"varint,7,opt,name=held_since_unix_ms,json=heldSinceUnixMs,proto3" json:"held_since_unix_ms,omitempty"`
+	// alert_id is the failure alert sent and not yet recovered from, sent
+	// at alerted_unix_ms.
+	AlertId       string `protobuf:"bytes,8,opt,name=alert_id,json=alertId,proto3" json:"alert_id,omitempty"`
+	AlertedUnixMs int64  `protobuf:"varint,9,opt,name=alerted_unix_ms,json=alertedUnixMs,proto3" json:"alerted_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QuietState) Reset() {
+	*x = QuietState{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QuietState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QuietState) ProtoMessage() {}
+
+func (x *QuietState) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QuietState.ProtoReflect.Descriptor instead.
+func (*QuietState) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *QuietState) GetPaused() bool {
+	if x != nil {
+		return x.Paused
+	}
+	return false
+}
+
+func (x *QuietState) GetPausedUntilUnixMs() int64 {
+	if x != nil {
+		return x.PausedUntilUnixMs
+	}
+	return 0
+}
+
+func (x *QuietState) GetPauseReason() string {
+	if x != nil {
+		return x.PauseReason
+	}
+	return ""
+}
+
+func (x *QuietState) GetPausedAtUnixMs() int64 {
+	if x != nil {
+		return x.PausedAtUnixMs
+	}
+	return 0
+}
+
+func (x *QuietState) GetDownSinceUnixMs() int64 {
+	if x != nil {
+		return x.DownSinceUnixMs
+	}
+	return 0
+}
+
+func (x *QuietState) GetHeldBy() string {
+	if x != nil {
+		return x.HeldBy
+	}
+	return ""
+}
+
+func (x *QuietState) GetHeldSinceUnixMs() int64 {
+	if x != nil {
+		return x.HeldSinceUnixMs
+	}
+	return 0
+}
+
+func (x *QuietState) GetAlertId() string {
+	if x != nil {
+		return x.AlertId
+	}
+	return ""
+}
+
+func (x *QuietState) GetAlertedUnixMs() int64 {
+	if x != nil {
+		return x.AlertedUnixMs
+	}
+	return 0
+}
+
 // EngineState mirrors pingstate.State.
 type EngineState struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
@@ -545,13 +677,17 @@ type EngineState struct {
 	LastDurationMs int64                  `protobuf:"varint,7,opt,name=last_duration_ms,json=lastDurationMs,proto3" json:"last_duration_ms,omitempty"`
 	LastAlert      string                 `protobuf:"bytes,8,opt,name=last_alert,json=lastAlert,proto3" json:"last_alert,omitempty"`
 	LateFired      bool                   `protobuf:"varint,9,opt,name=late_fired,json=lateFired,proto3" json:"late_fired,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// base_unix_ms, when after the last ping, is when the monitor was judged
+	// afresh (resumed, a maintenance window ended, the service came back
+	// after an outage): its next run is expected from then.
+	BaseUnixMs    int64 `protobuf:"varint,270,opt,name=base_unix_ms,json=baseUnixMs,proto3" json:"base_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EngineState) Reset() {
 	*x = EngineState{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -563,7 +699,7 @@ func (x *EngineState) String() string {
 func (*EngineState) ProtoMessage() {}
 
 func (x *EngineState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -576,7 +712,7 @@ func (x *EngineState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EngineState.ProtoReflect.Descriptor instead.
 func (*EngineState) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{5}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *EngineState) GetState() string {
@@ -642,6 +778,13 @@ func (x *EngineState) GetLateFired() bool {
 	return false
 }
 
+func (x *EngineState) GetBaseUnixMs() int64 {
+	if x != nil {
+		return x.BaseUnixMs
+	}
+	return 0
+}
+
 // Delivery is one alert's delivery to one channel.
 type Delivery struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -660,7 +803,7 @@ type Delivery struct {
 
 func (x *Delivery) Reset() {
 	*x = Delivery{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -672,7 +815,7 @@ func (x *Delivery) String() string {
 func (*Delivery) ProtoMessage() {}
 
 func (x *Delivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -685,7 +828,7 @@ func (x *Delivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delivery.ProtoReflect.Descriptor instead.
 func (*Delivery) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{6}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Delivery) GetChannelRef() string {
@@ -764,7 +907,7 @@ type Alert struct {
 
 func (x *Alert) Reset() {
 	*x = Alert{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -776,7 +919,7 @@ func (x *Alert) String() string {
 func (*Alert) ProtoMessage() {}
 
 func (x *Alert) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -789,7 +932,7 @@ func (x *Alert) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Alert.ProtoReflect.Descriptor instead.
 func (*Alert) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{7}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Alert) GetId() string {
@@ -905,7 +1048,7 @@ type PingState struct {
 
 func (x *PingState) Reset() {
 	*x = PingState{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -917,7 +1060,7 @@ func (x *PingState) String() string {
 func (*PingState) ProtoMessage() {}
 
 func (x *PingState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -930,7 +1073,7 @@ func (x *PingState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PingState.ProtoReflect.Descriptor instead.
 func (*PingState) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{8}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PingState) GetLastPingUnixMs() int64 {
@@ -1000,7 +1143,7 @@ type Project struct {
 
 func (x *Project) Reset() {
 	*x = Project{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1012,7 +1155,7 @@ func (x *Project) String() string {
 func (*Project) ProtoMessage() {}
 
 func (x *Project) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1025,7 +1168,7 @@ func (x *Project) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Project.ProtoReflect.Descriptor instead.
 func (*Project) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{9}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Project) GetName() string {
@@ -1059,7 +1202,7 @@ type StoredEvent struct {
 
 func (x *StoredEvent) Reset() {
 	*x = StoredEvent{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1071,7 +1214,7 @@ func (x *StoredEvent) String() string {
 func (*StoredEvent) ProtoMessage() {}
 
 func (x *StoredEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1084,7 +1227,7 @@ func (x *StoredEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredEvent.ProtoReflect.Descriptor instead.
 func (*StoredEvent) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{10}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *StoredEvent) GetSeq() uint64 {
@@ -1134,7 +1277,7 @@ type OpenRun struct {
 
 func (x *OpenRun) Reset() {
 	*x = OpenRun{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1146,7 +1289,7 @@ func (x *OpenRun) String() string {
 func (*OpenRun) ProtoMessage() {}
 
 func (x *OpenRun) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1159,7 +1302,7 @@ func (x *OpenRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenRun.ProtoReflect.Descriptor instead.
 func (*OpenRun) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{11}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *OpenRun) GetSeries() string {
@@ -1198,7 +1341,7 @@ type Quota struct {
 
 func (x *Quota) Reset() {
 	*x = Quota{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1210,7 +1353,7 @@ func (x *Quota) String() string {
 func (*Quota) ProtoMessage() {}
 
 func (x *Quota) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1223,7 +1366,7 @@ func (x *Quota) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quota.ProtoReflect.Descriptor instead.
 func (*Quota) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{12}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Quota) GetPeriod() int64 {
@@ -1263,7 +1406,7 @@ type Channel struct {
 
 func (x *Channel) Reset() {
 	*x = Channel{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1275,7 +1418,7 @@ func (x *Channel) String() string {
 func (*Channel) ProtoMessage() {}
 
 func (x *Channel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1288,7 +1431,7 @@ func (x *Channel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Channel.ProtoReflect.Descriptor instead.
 func (*Channel) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{13}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Channel) GetId() string {
@@ -1366,7 +1509,7 @@ type CheckStatus struct {
 
 func (x *CheckStatus) Reset() {
 	*x = CheckStatus{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1378,7 +1521,7 @@ func (x *CheckStatus) String() string {
 func (*CheckStatus) ProtoMessage() {}
 
 func (x *CheckStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1391,7 +1534,7 @@ func (x *CheckStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckStatus.ProtoReflect.Descriptor instead.
 func (*CheckStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{14}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CheckStatus) GetLastSlotUnixMs() int64 {
@@ -1475,7 +1618,7 @@ type Agent struct {
 
 func (x *Agent) Reset() {
 	*x = Agent{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1487,7 +1630,7 @@ func (x *Agent) String() string {
 func (*Agent) ProtoMessage() {}
 
 func (x *Agent) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1500,7 +1643,7 @@ func (x *Agent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Agent.ProtoReflect.Descriptor instead.
 func (*Agent) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{15}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Agent) GetId() string {
@@ -1602,7 +1745,7 @@ type Region struct {
 
 func (x *Region) Reset() {
 	*x = Region{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1614,7 +1757,7 @@ func (x *Region) String() string {
 func (*Region) ProtoMessage() {}
 
 func (x *Region) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1627,7 +1770,7 @@ func (x *Region) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Region.ProtoReflect.Descriptor instead.
 func (*Region) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{16}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Region) GetName() string {
@@ -1670,7 +1813,7 @@ type AlertedAccount struct {
 
 func (x *AlertedAccount) Reset() {
 	*x = AlertedAccount{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1682,7 +1825,7 @@ func (x *AlertedAccount) String() string {
 func (*AlertedAccount) ProtoMessage() {}
 
 func (x *AlertedAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1695,7 +1838,7 @@ func (x *AlertedAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AlertedAccount.ProtoReflect.Descriptor instead.
 func (*AlertedAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{17}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AlertedAccount) GetSinceUnixMs() int64 {
@@ -1726,7 +1869,7 @@ type EndedSession struct {
 
 func (x *EndedSession) Reset() {
 	*x = EndedSession{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1738,7 +1881,7 @@ func (x *EndedSession) String() string {
 func (*EndedSession) ProtoMessage() {}
 
 func (x *EndedSession) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1751,7 +1894,7 @@ func (x *EndedSession) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndedSession.ProtoReflect.Descriptor instead.
 func (*EndedSession) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{18}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *EndedSession) GetAccountId() string {
@@ -1804,7 +1947,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xad\x06\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xe2\x06\n" +
 	"\aMonitor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x1d\n" +
 	"\n" +
@@ -1828,9 +1971,21 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0fupdated_unix_ms\x18\x12 \x01(\x03R\rupdatedUnixMs\x125\n" +
 	"\x06engine\x18\x13 \x01(\v2\x1d.lookout.state.v1.EngineStateR\x06engine\x12(\n" +
 	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03R\x0econfirmRegions\x12\x1b\n" +
-	"\btimezone\x18\xe6\x01 \x01(\tR\btimezoneB\x1c\n" +
+	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\x123\n" +
+	"\x05quiet\x18\x8e\x02 \x01(\v2\x1c.lookout.state.v1.QuietStateR\x05quietB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
-	"\x0e_grace_seconds\"\xc5\x02\n" +
+	"\x0e_grace_seconds\"\xd9\x02\n" +
+	"\n" +
+	"QuietState\x12\x16\n" +
+	"\x06paused\x18\x01 \x01(\bR\x06paused\x12/\n" +
+	"\x14paused_until_unix_ms\x18\x02 \x01(\x03R\x11pausedUntilUnixMs\x12!\n" +
+	"\fpause_reason\x18\x03 \x01(\tR\vpauseReason\x12)\n" +
+	"\x11paused_at_unix_ms\x18\x04 \x01(\x03R\x0epausedAtUnixMs\x12+\n" +
+	"\x12down_since_unix_ms\x18\x05 \x01(\x03R\x0fdownSinceUnixMs\x12\x17\n" +
+	"\aheld_by\x18\x06 \x01(\tR\x06heldBy\x12+\n" +
+	"\x12held_since_unix_ms\x18\a \x01(\x03R\x0fheldSinceUnixMs\x12\x19\n" +
+	"\balert_id\x18\b \x01(\tR\aalertId\x12&\n" +
+	"\x0falerted_unix_ms\x18\t \x01(\x03R\ralertedUnixMs\"\xe8\x02\n" +
 	"\vEngineState\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x1a\n" +
 	"\balerting\x18\x02 \x01(\bR\balerting\x12)\n" +
@@ -1842,7 +1997,9 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\n" +
 	"last_alert\x18\b \x01(\tR\tlastAlert\x12\x1d\n" +
 	"\n" +
-	"late_fired\x18\t \x01(\bR\tlateFired\"\xeb\x01\n" +
+	"late_fired\x18\t \x01(\bR\tlateFired\x12!\n" +
+	"\fbase_unix_ms\x18\x8e\x02 \x01(\x03R\n" +
+	"baseUnixMs\"\xeb\x01\n" +
 	"\bDelivery\x12\x1f\n" +
 	"\vchannel_ref\x18\x01 \x01(\tR\n" +
 	"channelRef\x12!\n" +
@@ -1965,48 +2122,50 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 	return file_lookout_state_v1_state_proto_rawDescData
 }
 
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Account)(nil),           // 0: lookout.state.v1.Account
 	(*NotificationGroup)(nil), // 1: lookout.state.v1.NotificationGroup
 	(*AgentToken)(nil),        // 2: lookout.state.v1.AgentToken
 	(*AppliedRequest)(nil),    // 3: lookout.state.v1.AppliedRequest
 	(*Monitor)(nil),           // 4: lookout.state.v1.Monitor
-	(*EngineState)(nil),       // 5: lookout.state.v1.EngineState
-	(*Delivery)(nil),          // 6: lookout.state.v1.Delivery
-	(*Alert)(nil),             // 7: lookout.state.v1.Alert
-	(*PingState)(nil),         // 8: lookout.state.v1.PingState
-	(*Project)(nil),           // 9: lookout.state.v1.Project
-	(*StoredEvent)(nil),       // 10: lookout.state.v1.StoredEvent
-	(*OpenRun)(nil),           // 11: lookout.state.v1.OpenRun
-	(*Quota)(nil),             // 12: lookout.state.v1.Quota
-	(*Channel)(nil),           // 13: lookout.state.v1.Channel
-	(*CheckStatus)(nil),       // 14: lookout.state.v1.CheckStatus
-	(*Agent)(nil),             // 15: lookout.state.v1.Agent
-	(*Region)(nil),            // 16: lookout.state.v1.Region
-	(*AlertedAccount)(nil),    // 17: lookout.state.v1.AlertedAccount
-	(*EndedSession)(nil),      // 18: lookout.state.v1.EndedSession
-	(*v1.Plan)(nil),           // 19: lookout.raft.v1.Plan
-	(*v1.Result)(nil),         // 20: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),    // 21: lookout.raft.v1.CheckConfig
-	(*v1.Execution)(nil),      // 22: lookout.raft.v1.Execution
-	(*v1.Event)(nil),          // 23: lookout.raft.v1.Event
+	(*QuietState)(nil),        // 5: lookout.state.v1.QuietState
+	(*EngineState)(nil),       // 6: lookout.state.v1.EngineState
+	(*Delivery)(nil),          // 7: lookout.state.v1.Delivery
+	(*Alert)(nil),             // 8: lookout.state.v1.Alert
+	(*PingState)(nil),         // 9: lookout.state.v1.PingState
+	(*Project)(nil),           // 10: lookout.state.v1.Project
+	(*StoredEvent)(nil),       // 11: lookout.state.v1.StoredEvent
+	(*OpenRun)(nil),           // 12: lookout.state.v1.OpenRun
+	(*Quota)(nil),             // 13: lookout.state.v1.Quota
+	(*Channel)(nil),           // 14: lookout.state.v1.Channel
+	(*CheckStatus)(nil),       // 15: lookout.state.v1.CheckStatus
+	(*Agent)(nil),             // 16: lookout.state.v1.Agent
+	(*Region)(nil),            // 17: lookout.state.v1.Region
+	(*AlertedAccount)(nil),    // 18: lookout.state.v1.AlertedAccount
+	(*EndedSession)(nil),      // 19: lookout.state.v1.EndedSession
+	(*v1.Plan)(nil),           // 20: lookout.raft.v1.Plan
+	(*v1.Result)(nil),         // 21: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),    // 22: lookout.raft.v1.CheckConfig
+	(*v1.Execution)(nil),      // 23: lookout.raft.v1.Execution
+	(*v1.Event)(nil),          // 24: lookout.raft.v1.Event
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	19, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	20, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
-	8,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	21, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
-	5,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
-	10, // 5: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
-	6,  // 6: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
-	22, // 7: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
-	23, // 8: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
-	9,  // [9:9] is the sub-list for method output_type
-	9,  // [9:9] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	20, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	21, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	9,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
+	22, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	6,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
+	5,  // 5: lookout.state.v1.Monitor.quiet:type_name -> lookout.state.v1.QuietState
+	11, // 6: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
+	7,  // 7: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
+	23, // 8: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
+	24, // 9: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_lookout_state_v1_state_proto_init() }
@@ -2015,15 +2174,15 @@ func file_lookout_state_v1_state_proto_init() {
 		return
 	}
 	file_lookout_state_v1_state_proto_msgTypes[4].OneofWrappers = []any{}
-	file_lookout_state_v1_state_proto_msgTypes[10].OneofWrappers = []any{}
-	file_lookout_state_v1_state_proto_msgTypes[14].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[11].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

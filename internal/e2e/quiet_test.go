@@ -1,0 +1,129 @@
+package e2e
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"lookout/internal/client"
+)
+
+// hooks is a real webhook receiver: every alert it gets, in order.
+type hooks struct {
+	srv  *httptest.Server
+	mu   sync.Mutex
+	got  []map[string]any
+	seen chan struct{}
+}
+
+func newHooks(t *testing.T) *hooks {
+	h := &hooks{seen: make(chan struct{}, 1)}
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		b, _ := io.ReadAll(r.Body)
+		json.Unmarshal(b, &body)
+		h.mu.Lock()
+		h.got = append(h.got, body)
+		h.mu.Unlock()
+		select {
+		case h.seen <- struct{}{}:
+		default:
+		}
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+// of lists the alerts of monitor name received so far, as "type".
+func (h *hooks) of(name string) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, b := range h.got {
+		if m, _ := b["monitor"].(map[string]any); m["name"] == name {
+			out = append(out, b["type"].(string))
+		}
+	}
+	return out
+}
+
+// waitFor waits up to d for monitor name's alerts to be want.
+func (h *hooks) waitFor(t *testing.T, name string, want []string, d time.Duration) {
+	t.Helper()
+	for end := time.Now().Add(d); strings.Join(h.of(name), ",") != strings.Join(want, ","); {
+		if time.Now().After(end) {
+			t.Fatalf("alerts of %s: %v, want %v", name, h.of(name), want)
+		}
+		select {
+		case <-h.seen:
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// devNode is a dev node with the account's keys and a default webhook
+// channel to h.
+type devNode struct {
+	base, mk   string
+	manage     *client.Manage
+	ingest     *client.Ingest
+	proc       *proc
+	accountID  string
+	adminToken string
+}
+
+func startDev(t *testing.T, h *hooks, extra ...string) *devNode {
+	t.Helper()
+	args := append([]string{"control", "--dev", "--data-dir", t.TempDir(), "--http-addr", "127.0.0.1:0",
+		"--raft-addr", "127.0.0.1:0", "--log-level", "warn"}, extra...)
+	p := start(t, "dev", args...)
+	out := p.waitStdout("Next:", 30*time.Second)
+	d := &devNode{base: match(t, out, `is up at (http://[0-9.:]+)`), accountID: match(t, out, `account id:\s+(\S+)`),
+		mk: match(t, out, `management key:\s+(mk_\S+)`), adminToken: match(t, out, `admin token:\s+(adm_[a-z0-9]+)`), proc: p}
+	d.manage = client.NewManage(d.base, d.mk, nil)
+	d.ingest = client.NewIngest(d.base, match(t, out, `ingest key:\s+(ck_\S+)`), nil)
+	def := true
+	cfg, _ := json.Marshal(map[string]string{"url": h.srv.URL})
+	if _, err := client.NewAdmin(d.base, d.adminToken, nil).CreateChannel(ctxT(t, time.Minute), d.accountID,
+		client.CreateChannelRequest{Type: "webhook", Name: "hook", Config: cfg, Default: &def}); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestPausedMonitorsTimeoutRaisesNothing: on a dev node with a real
+// webhook receiver, a paused ping monitor's run passes its one-second
+// timeout and nothing is sent; resumed, its timeout counts from the
+// resume, and then monitor.timeout is sent once.
+func TestPausedMonitorsTimeoutRaisesNothing(t *testing.T) {
+	h := newHooks(t)
+	d := startDev(t, h)
+	ctx := ctxT(t, time.Minute)
+	m, err := d.manage.CreateMonitorJSON(ctx, []byte(`{"manifest_version":1,"kind":"ping","name":"deploy","timeout_seconds":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.manage.PauseMonitor(ctx, m.UUID, time.Time{}, "deploying"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.ingest.Ping(ctx, client.Event{EventType: "ping", Monitor: "deploy", Status: "run"}); err != nil {
+		t.Fatal(err)
+	}
+	// The run times out a second later; the engine fires within one more.
+	time.Sleep(3 * time.Second)
+	if got := h.of("deploy"); len(got) != 0 {
+		t.Fatalf("a paused monitor alerted: %v", got)
+	}
+	st, err := d.manage.ResumeMonitor(ctx, m.UUID)
+	if err != nil || st.Status.State != "down" {
+		t.Fatalf("resume: %+v %v", st, err)
+	}
+	h.waitFor(t, "deploy", []string{"monitor.timeout"}, 10*time.Second)
+	time.Sleep(time.Second)
+	h.waitFor(t, "deploy", []string{"monitor.timeout"}, 0)
+}
