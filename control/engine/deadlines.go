@@ -24,6 +24,8 @@ type DeadlineState interface {
 	TakeMonitorChanges() (monitors []state.MonitorChange, overflow, alerts bool)
 	PingMonitors(fn func(*statev1.Monitor) error) error
 	Checks(fn func(*statev1.Monitor) error) error
+	AllMaintenanceWindows(fn func(*raftv1.MaintenanceWindow) error) error
+	WindowsChanged() <-chan struct{}
 	MonitorByUUID(id string) (*statev1.Monitor, error)
 }
 
@@ -128,6 +130,9 @@ type term struct {
 	retry    map[string]struct{}
 	retryAll bool
 	retryAt  time.Time
+	// windows are the maintenance windows by account and id, read at each
+	// rebuild (quiet.go).
+	windows map[string]map[string]*raftv1.MaintenanceWindow
 }
 
 // fired is the outcome of one proposal.
@@ -150,6 +155,7 @@ func (d *Deadlines) Run(ctx context.Context) {
 	defer d.publish(0, 0, 0) // not leading: nothing scheduled
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	windowsChanged := st.WindowsChanged() // before the rebuild reads them
 	t.rebuild()
 	var timer <-chan time.Time
 	var timerAt time.Time
@@ -183,6 +189,9 @@ func (d *Deadlines) Run(ctx context.Context) {
 			}
 		case <-d.o.HeldChanged:
 			t.rebuild()
+		case <-windowsChanged:
+			windowsChanged = st.WindowsChanged()
+			t.rebuild() // the monitors the windows hold: judged again
 		case r := <-results:
 			t.finish(ctx, r)
 		case <-timer:
@@ -191,19 +200,22 @@ func (d *Deadlines) Run(ctx context.Context) {
 	}
 }
 
-// rebuild schedules the deadlines of every ping monitor afresh.
+// rebuild schedules the deadlines of every monitor afresh.
 func (t *term) rebuild() {
 	start := time.Now()
 	t.heap.reset()
 	t.retryAll = false
 	clear(t.retry)
 	n := 0
+	err := t.readWindows()
 	each := func(m *statev1.Monitor) error {
 		t.schedule(t.names.key(m.GetUuid()), m)
 		n++
 		return nil
 	}
-	err := t.d.o.State.PingMonitors(each)
+	if err == nil {
+		err = t.d.o.State.PingMonitors(each)
+	}
 	if err == nil {
 		err = t.d.o.State.Checks(each)
 	}

@@ -61,3 +61,41 @@ func TestPauseUntilResumesOnTheEnginesClock(t *testing.T) {
 		t.Fatalf("stats %+v", s)
 	}
 }
+
+// TestWindowEndJudgesAfresh: a check failing in a maintenance window is
+// held; the engine proposes JudgeAfresh at the window's end and the check,
+// still failing, alerts once. Extending the window while it holds moves
+// that to the new end.
+func TestWindowEndJudgesAfresh(t *testing.T) {
+	h := newHarness(t)
+	const check = "11111111-2222-4333-8444-555555555555"
+	h.apply(&raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{AccountId: h.acct, Creates: []*raftv1.MonitorSpec{{
+		Uuid: check, Kind: "http_check", Name: "site", Enabled: true, Schedule: "1m",
+		Config: &raftv1.CheckConfig{Url: "https://example.com", Method: "GET", Timeout: 10}}}}}})
+	window := func(end time.Time, create bool) *raftv1.Command {
+		return &raftv1.Command{Op: &raftv1.Command_PutMaintenanceWindow{PutMaintenanceWindow: &raftv1.PutMaintenanceWindow{Create: create,
+			Window: &raftv1.MaintenanceWindow{Id: "w1", AccountId: h.acct, Name: "patching", StartsUnixMs: h.t0.UnixMilli(), EndsUnixMs: end.UnixMilli()}}}}
+	}
+	h.apply(window(h.t0.Add(10*time.Minute), true))
+	slot := h.t0.Add(time.Minute).UnixMilli()
+	h.apply(&raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: []*raftv1.Execution{{
+		AccountId: h.acct, CheckUuid: check, Region: "control", SlotUnixMs: slot, Status: "failed", Attempts: 1, StartedUnixMs: slot, FinishedUnixMs: slot + 100}}}}})
+	e, _ := h.start()
+	waitFor(t, "the window's end to be scheduled", func() bool { return h.clock.waiting(h.t0.Add(10 * time.Minute)) })
+	h.apply(window(h.t0.Add(20*time.Minute), false))
+	waitFor(t, "the new end to be scheduled", func() bool { return h.clock.waiting(h.t0.Add(20 * time.Minute)) })
+	h.clock.Advance(10 * time.Minute)
+	settle()
+	if got := h.alertTypes(); len(got) != 0 {
+		t.Fatalf("alerts at the old end: %v", got)
+	}
+	h.clock.Advance(10 * time.Minute)
+	waitFor(t, "the alert after the window", func() bool { return len(h.alertTypes()) == 1 })
+	if got := h.alertTypes(); got[0] != "check.failed" {
+		t.Fatalf("alerts %v", got)
+	}
+	settle()
+	if s := e.Stats(); s.Errors != 0 || len(h.alertTypes()) != 1 {
+		t.Fatalf("stats %+v, alerts %v", s, h.alertTypes())
+	}
+}

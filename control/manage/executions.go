@@ -128,7 +128,7 @@ func (a *API) withCheckStatus(m *statev1.Monitor) monitorWithStatus {
 		a.log.Warn("reading a check's status failed", "check", m.GetUuid(), "error", err)
 		cs = new(statev1.CheckStatus)
 	}
-	s := &checkStatus{State: "pending", LastExecutionAt: optTime(cs.GetLastExecutionUnixMs()), quietStatus: quietStatusOf(m)}
+	s := &checkStatus{State: "pending", LastExecutionAt: optTime(cs.GetLastExecutionUnixMs()), quietStatus: a.quietStatusOf(m)}
 	switch {
 	case !m.GetEnabled() || m.GetQuiet().GetPaused():
 		s.State = stateStatusPaused

@@ -12,15 +12,30 @@ const stateStatusPaused = "paused"
 
 // quietStatus is what the alert rules add to a monitor's status
 // (decisions.md 12), both kinds: paused_until while the monitor is paused
-// at runtime (null: until resumed), with its reason.
+// at runtime (null: until resumed), with its reason; the maintenance
+// window that holds it now, with the end of its occurrence.
 type quietStatus struct {
 	PausedUntil json.RawMessage `json:"paused_until,omitempty"`
 	PauseReason string          `json:"pause_reason,omitempty"`
+	Maintenance *maintenanceRef `json:"maintenance,omitempty"`
+}
+
+// maintenanceRef names the window a monitor is in.
+type maintenanceRef struct {
+	ID     string `json:"id"`
+	EndsAt string `json:"ends_at"`
 }
 
 // quietStatusOf is m's quiet status.
-func quietStatusOf(m *statev1.Monitor) quietStatus {
+func (a *API) quietStatusOf(m *statev1.Monitor) quietStatus {
 	var out quietStatus
+	w, end, err := a.state.MonitorInWindow(m, a.now().UnixMilli())
+	if err != nil {
+		a.log.Warn("reading the maintenance windows failed", "monitor", m.GetUuid(), "error", err)
+	}
+	if w != nil {
+		out.Maintenance = &maintenanceRef{ID: w.GetId(), EndsAt: *rfc3339(end.UnixMilli())}
+	}
 	if q := m.GetQuiet(); q.GetPaused() {
 		out.PausedUntil = json.RawMessage("null")
 		if u := q.GetPausedUntilUnixMs(); u > 0 {

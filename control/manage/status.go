@@ -36,6 +36,7 @@ func (a *API) withStatus(m *statev1.Monitor) monitorWithStatus {
 		return a.withCheckStatus(m)
 	}
 	out := withStatus(m)
+	out.Status.(*monitorStatus).quietStatus = a.quietStatusOf(m)
 	if out.Status.(*monitorStatus).State != stateStatusPaused && a.inOfflineRegion(m) {
 		out.Status.(*monitorStatus).State = stateUnknown
 	}
@@ -64,7 +65,7 @@ func withStatus(m *statev1.Monitor) monitorWithStatus {
 		return out
 	}
 	st := state.PingState(m)
-	s := &monitorStatus{State: st.State, quietStatus: quietStatusOf(m)}
+	s := &monitorStatus{State: st.State}
 	if m.GetQuiet().GetPaused() {
 		s.State = stateStatusPaused
 	}

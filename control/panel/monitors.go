@@ -252,7 +252,7 @@ func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, 
 	}
 	v := &monitorView{NowMs: p.now().UnixMilli(), Schedule: m.GetSchedule(), Group: m.GetNotificationGroup(),
 		Timeout: m.GetTimeoutSeconds(), Interval: m.GetExpectedIntervalSeconds(), Grace: m.GetGraceSeconds(), DeleteError: deleteError}
-	v.M, v.Quiet = p.row(m, v.NowMs), quietOf(m)
+	v.M, v.Quiet = p.row(m, v.NowMs), p.quietOf(m, v.NowMs)
 	v.Zone, v.Upcoming = v.M.Zone, upcoming(m, p.now())
 	if m.GetKind() == state.KindPing {
 		events, err := p.o.State.Events(s.AccountID, m.GetUuid(), eventsShown)

@@ -69,6 +69,8 @@ type State interface {
 	Channels(accountID string) ([]*statev1.Channel, error)
 	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)
 	NewFeed() *state.Feed
+	MaintenanceWindows(accountID string) ([]*raftv1.MaintenanceWindow, error)
+	MonitorInWindow(m *statev1.Monitor, nowMs int64) (*raftv1.MaintenanceWindow, time.Time, error)
 }
 
 // Admin is the operator API's writes for one account (admin.API).

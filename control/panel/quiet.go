@@ -13,17 +13,25 @@ import (
 )
 
 // quietView is what a monitor's page shows of the alert rules
-// (decisions.md 12): its runtime pause.
+// (decisions.md 12): its runtime pause, the maintenance window it is in.
 type quietView struct {
 	Paused  bool
 	UntilMs int64
 	Reason  string
+	// Window is the name of the maintenance window that holds it now,
+	// until WindowEndsMs.
+	Window       string
+	WindowEndsMs int64
 }
 
-// quietOf is m's quiet view.
-func quietOf(m *statev1.Monitor) quietView {
+// quietOf is m's quiet view at nowMs.
+func (p *Panel) quietOf(m *statev1.Monitor, nowMs int64) quietView {
 	q := m.GetQuiet()
-	return quietView{Paused: q.GetPaused(), UntilMs: q.GetPausedUntilUnixMs(), Reason: q.GetPauseReason()}
+	v := quietView{Paused: q.GetPaused(), UntilMs: q.GetPausedUntilUnixMs(), Reason: q.GetPauseReason()}
+	if w, end, err := p.o.State.MonitorInWindow(m, nowMs); err == nil && w != nil {
+		v.Window, v.WindowEndsMs = w.GetName(), end.UnixMilli()
+	}
+	return v
 }
 
 // pauseChoices are the lengths the monitor page offers ("": until
@@ -34,6 +42,9 @@ var pauseChoices = map[string]time.Duration{"": 0, "1h": time.Hour, "4h": 4 * ti
 func (p *Panel) registerQuiet(mux *http.ServeMux) {
 	mux.HandleFunc("POST /monitors/{uuid}/pause", p.signedIn(p.handlePause))
 	mux.HandleFunc("POST /monitors/{uuid}/resume", p.signedIn(p.handleResume))
+	mux.HandleFunc("GET /maintenance", p.signedIn(p.handleMaintenance))
+	mux.HandleFunc("POST /maintenance", p.signedIn(p.handleCreateWindow))
+	mux.HandleFunc("POST /maintenance/{id}/delete", p.signedIn(p.handleDeleteWindow))
 }
 
 // handlePause serves POST /monitors/{uuid}/pause (form: for, reason).

@@ -161,6 +161,9 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 	if changesAssignments(cmd) {
 		s.assignDirty = true
 	}
+	if changesWindows(cmd) {
+		s.windows.dirty = true
+	}
 	res, err := s.applyOnce(txn, applyCtx{index: e.Index, now: cmd.GetTimeUnixMs(), values: s.values, raised: &s.alertsRaised}, cmd)
 	if err != nil {
 		return nil, err
@@ -260,6 +263,10 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applyPauseMonitor(txn, ctx, op.PauseMonitor)
 	case *raftv1.Command_JudgeAfresh:
 		return applyJudgeAfresh(txn, ctx, op.JudgeAfresh)
+	case *raftv1.Command_PutMaintenanceWindow:
+		return applyPutMaintenanceWindow(txn, ctx, op.PutMaintenanceWindow)
+	case *raftv1.Command_DeleteMaintenanceWindow:
+		return applyDeleteMaintenanceWindow(txn, op.DeleteMaintenanceWindow)
 	default:
 		return invalid("command has no known operation"), nil
 	}

@@ -52,6 +52,9 @@ import (
 //   - RecordAgentSeen writes one agent record. SetRegionState holds at
 //     most MaxRegionAccounts accounts, each alerted once (an alert, its
 //     deliveries and a mark): about 3,400 writes at most.
+//   - PutMaintenanceWindow writes one window (MaxCommandBytes) after
+//     reading the account's (MaxMaintenanceWindows); DeleteMaintenanceWindow
+//     deletes one.
 //   - PauseMonitor rewrites one monitor and may raise its held alert.
 //     JudgeAfresh rewrites at most MaxJudgeAfresh monitors, each raising
 //     at most two alerts and rewriting its check status.
@@ -190,6 +193,12 @@ func CheckCommand(cmd *raftv1.Command) error {
 			return fmt.Errorf("judge afresh: %d monitors, at most %d", n, MaxJudgeAfresh)
 		}
 		return checkSmall("judge afresh", c, c.GetMonitorUuids()...)
+	case *raftv1.Command_PutMaintenanceWindow:
+		w := op.PutMaintenanceWindow.GetWindow()
+		return checkSmall("put maintenance window", op.PutMaintenanceWindow, w.GetAccountId(), w.GetId())
+	case *raftv1.Command_DeleteMaintenanceWindow:
+		c := op.DeleteMaintenanceWindow
+		return checkSmall("delete maintenance window", c, c.GetAccountId(), c.GetId())
 	}
 	return nil
 }

@@ -236,11 +236,13 @@ func worstCases() map[string]worstCase {
 			want: raftv1.Status_STATUS_OK,
 			over: agentSeenCmd(&raftv1.RecordAgentSeen{AgentId: long(MaxKeyPartBytes + 1), Region: "eu"}),
 		},
-		"set_region_state":     regionWorstCase(),
-		"forget_agents":        forgetAgentsWorstCase(),
-		"forget_agents/region": forgetRegionWorstCase(),
-		"pause_monitor":        pauseWorstCase(),
-		"judge_afresh":         judgeWorstCase(),
+		"set_region_state":          regionWorstCase(),
+		"forget_agents":             forgetAgentsWorstCase(),
+		"forget_agents/region":      forgetRegionWorstCase(),
+		"pause_monitor":             pauseWorstCase(),
+		"judge_afresh":              judgeWorstCase(),
+		"put_maintenance_window":    putWindowWorstCase(),
+		"delete_maintenance_window": deleteWindowWorstCase(),
 	}
 }
 

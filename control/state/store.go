@@ -79,6 +79,8 @@ type Store struct {
 	assignMu    sync.Mutex    // guards assignCh
 	assignCh    chan struct{} // closed and replaced when agent assignments may have changed
 
+	windows broadcast // WindowsChanged (maintenance.go)
+
 	outboxReads atomic.Uint64 // see OutboxReads
 
 	restoreHook func(stage string) // tests: called at each stage of Restore
@@ -171,6 +173,7 @@ func (s *Store) setApplied(index uint64) {
 		s.assignDirty = false
 		defer s.signalAssignments()
 	}
+	defer s.windows.publish()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.applied = index

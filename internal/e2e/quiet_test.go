@@ -127,3 +127,54 @@ func TestPausedMonitorsTimeoutRaisesNothing(t *testing.T) {
 	time.Sleep(time.Second)
 	h.waitFor(t, "deploy", []string{"monitor.timeout"}, 0)
 }
+
+// TestWindowHoldsAFailingCheckUntilItsEnd: on a dev node with a real
+// webhook receiver, two checks fail at once against a local target; the
+// one a maintenance window matches (by tag) sends nothing while the window
+// lasts and check.failed once when it ends; the other alerts at once.
+func TestWindowHoldsAFailingCheckUntilItsEnd(t *testing.T) {
+	h := newHooks(t)
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotFound) }))
+	defer target.Close()
+	d := startDev(t, h)
+	ctx := ctxT(t, time.Minute)
+	now := time.Now().UTC()
+	end := now.Add(12 * time.Second).Truncate(time.Second) // as RFC 3339 carries it
+	body := `{"name":"database move","starts_at":"` + now.Add(-time.Minute).Format(time.RFC3339) + `","ends_at":"` + end.Format(time.RFC3339) + `","match":{"tags":["db"]}}`
+	if code, answer := post(t, d.base+"/api/v1/maintenance-windows", "Bearer "+d.mk, body); code != http.StatusCreated {
+		t.Fatalf("create window: %d %s", code, answer)
+	}
+	for _, name := range []string{"db-check", "web-check"} {
+		tag := strings.TrimSuffix(name, "-check")
+		if _, err := d.manage.CreateMonitorJSON(ctx, []byte(`{"manifest_version":1,"kind":"http_check","name":"`+name+`","tags":["`+tag+`"],"schedule":"1h",
+			"config":{"url":"`+target.URL+`","expected_status":200}}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.waitFor(t, "web-check", []string{"check.failed"}, 15*time.Second)
+	if got := h.of("db-check"); len(got) != 0 && time.Now().Before(end) {
+		t.Fatalf("the check in the window alerted before its end: %v", got)
+	}
+	h.waitFor(t, "db-check", []string{"check.failed"}, time.Until(end)+10*time.Second)
+	if time.Now().Before(end) {
+		t.Fatal("the held alert came before the window's end")
+	}
+	time.Sleep(time.Second)
+	h.waitFor(t, "db-check", []string{"check.failed"}, 0)
+	h.waitFor(t, "web-check", []string{"check.failed"}, 0)
+}
+
+// post sends body with auth and returns the status and the answer.
+func post(t *testing.T, url, auth, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Authorization", auth)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}

@@ -254,6 +254,8 @@ type Command struct {
 	//	*Command_EndSession
 	//	*Command_PauseMonitor
 	//	*Command_JudgeAfresh
+	//	*Command_PutMaintenanceWindow
+	//	*Command_DeleteMaintenanceWindow
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -524,6 +526,24 @@ func (x *Command) GetJudgeAfresh() *JudgeAfresh {
 	return nil
 }
 
+func (x *Command) GetPutMaintenanceWindow() *PutMaintenanceWindow {
+	if x != nil {
+		if x, ok := x.Op.(*Command_PutMaintenanceWindow); ok {
+			return x.PutMaintenanceWindow
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetDeleteMaintenanceWindow() *DeleteMaintenanceWindow {
+	if x != nil {
+		if x, ok := x.Op.(*Command_DeleteMaintenanceWindow); ok {
+			return x.DeleteMaintenanceWindow
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -620,6 +640,14 @@ type Command_JudgeAfresh struct {
 	JudgeAfresh *JudgeAfresh `protobuf:"bytes,271,opt,name=judge_afresh,json=judgeAfresh,proto3,oneof"`
 }
 
+type Command_PutMaintenanceWindow struct {
+	PutMaintenanceWindow *PutMaintenanceWindow `protobuf:"bytes,272,opt,name=put_maintenance_window,json=putMaintenanceWindow,proto3,oneof"`
+}
+
+type Command_DeleteMaintenanceWindow struct {
+	DeleteMaintenanceWindow *DeleteMaintenanceWindow `protobuf:"bytes,273,opt,name=delete_maintenance_window,json=deleteMaintenanceWindow,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -665,6 +693,10 @@ func (*Command_EndSession) isCommand_Op() {}
 func (*Command_PauseMonitor) isCommand_Op() {}
 
 func (*Command_JudgeAfresh) isCommand_Op() {}
+
+func (*Command_PutMaintenanceWindow) isCommand_Op() {}
+
+func (*Command_DeleteMaintenanceWindow) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -3231,6 +3263,308 @@ func (x *JudgeAfresh) GetMonitorUuids() []string {
 	return nil
 }
 
+// MaintenanceWindow is a time when the matched monitors of an account
+// record their pings and executions but send no alert: one-off
+// (starts_unix_ms to ends_unix_ms) or recurring (every time of schedule, a
+// cron expression or interval shorthand read in timezone, for
+// duration_seconds). Stored as is (mw:<account>:<id>).
+type MaintenanceWindow struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Id              string                 `protobuf:"bytes,270,opt,name=id,proto3" json:"id,omitempty"`
+	AccountId       string                 `protobuf:"bytes,271,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Name            string                 `protobuf:"bytes,272,opt,name=name,proto3" json:"name,omitempty"`
+	StartsUnixMs    int64                  `protobuf:"varint,273,opt,name=starts_unix_ms,json=startsUnixMs,proto3" json:"starts_unix_ms,omitempty"`
+	EndsUnixMs      int64                  `protobuf:"varint,274,opt,name=ends_unix_ms,json=endsUnixMs,proto3" json:"ends_unix_ms,omitempty"`
+	Schedule        string                 `protobuf:"bytes,275,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	Timezone        string                 `protobuf:"bytes,276,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	DurationSeconds int64                  `protobuf:"varint,277,opt,name=duration_seconds,json=durationSeconds,proto3" json:"duration_seconds,omitempty"`
+	Match           *WindowMatch           `protobuf:"bytes,278,opt,name=match,proto3" json:"match,omitempty"`
+	CreatedUnixMs   int64                  `protobuf:"varint,279,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
+	UpdatedUnixMs   int64                  `protobuf:"varint,280,opt,name=updated_unix_ms,json=updatedUnixMs,proto3" json:"updated_unix_ms,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *MaintenanceWindow) Reset() {
+	*x = MaintenanceWindow{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MaintenanceWindow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MaintenanceWindow) ProtoMessage() {}
+
+func (x *MaintenanceWindow) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MaintenanceWindow.ProtoReflect.Descriptor instead.
+func (*MaintenanceWindow) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *MaintenanceWindow) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *MaintenanceWindow) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *MaintenanceWindow) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *MaintenanceWindow) GetStartsUnixMs() int64 {
+	if x != nil {
+		return x.StartsUnixMs
+	}
+	return 0
+}
+
+func (x *MaintenanceWindow) GetEndsUnixMs() int64 {
+	if x != nil {
+		return x.EndsUnixMs
+	}
+	return 0
+}
+
+func (x *MaintenanceWindow) GetSchedule() string {
+	if x != nil {
+		return x.Schedule
+	}
+	return ""
+}
+
+func (x *MaintenanceWindow) GetTimezone() string {
+	if x != nil {
+		return x.Timezone
+	}
+	return ""
+}
+
+func (x *MaintenanceWindow) GetDurationSeconds() int64 {
+	if x != nil {
+		return x.DurationSeconds
+	}
+	return 0
+}
+
+func (x *MaintenanceWindow) GetMatch() *WindowMatch {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+func (x *MaintenanceWindow) GetCreatedUnixMs() int64 {
+	if x != nil {
+		return x.CreatedUnixMs
+	}
+	return 0
+}
+
+func (x *MaintenanceWindow) GetUpdatedUnixMs() int64 {
+	if x != nil {
+		return x.UpdatedUnixMs
+	}
+	return 0
+}
+
+// WindowMatch is what a maintenance window holds: a monitor matching any
+// entry (its uuid, one of its tags, its project); empty: every monitor of
+// the account.
+type WindowMatch struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Monitors      []string               `protobuf:"bytes,270,rep,name=monitors,proto3" json:"monitors,omitempty"`
+	Tags          []string               `protobuf:"bytes,271,rep,name=tags,proto3" json:"tags,omitempty"`
+	Projects      []string               `protobuf:"bytes,272,rep,name=projects,proto3" json:"projects,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WindowMatch) Reset() {
+	*x = WindowMatch{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WindowMatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WindowMatch) ProtoMessage() {}
+
+func (x *WindowMatch) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WindowMatch.ProtoReflect.Descriptor instead.
+func (*WindowMatch) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *WindowMatch) GetMonitors() []string {
+	if x != nil {
+		return x.Monitors
+	}
+	return nil
+}
+
+func (x *WindowMatch) GetTags() []string {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+func (x *WindowMatch) GetProjects() []string {
+	if x != nil {
+		return x.Projects
+	}
+	return nil
+}
+
+// PutMaintenanceWindow creates (create set: the id must be new, and the
+// account below state.MaxMaintenanceWindows) or replaces a maintenance
+// window. Replacing keeps its creation time. Monitors held by it are judged
+// afresh by the leader when it no longer holds them.
+type PutMaintenanceWindow struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Window        *MaintenanceWindow     `protobuf:"bytes,270,opt,name=window,proto3" json:"window,omitempty"`
+	Create        bool                   `protobuf:"varint,271,opt,name=create,proto3" json:"create,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PutMaintenanceWindow) Reset() {
+	*x = PutMaintenanceWindow{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PutMaintenanceWindow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PutMaintenanceWindow) ProtoMessage() {}
+
+func (x *PutMaintenanceWindow) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PutMaintenanceWindow.ProtoReflect.Descriptor instead.
+func (*PutMaintenanceWindow) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *PutMaintenanceWindow) GetWindow() *MaintenanceWindow {
+	if x != nil {
+		return x.Window
+	}
+	return nil
+}
+
+func (x *PutMaintenanceWindow) GetCreate() bool {
+	if x != nil {
+		return x.Create
+	}
+	return false
+}
+
+// DeleteMaintenanceWindow removes a maintenance window (Result NOT_FOUND
+// when the account has none of that id).
+type DeleteMaintenanceWindow struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,270,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Id            string                 `protobuf:"bytes,271,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteMaintenanceWindow) Reset() {
+	*x = DeleteMaintenanceWindow{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteMaintenanceWindow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteMaintenanceWindow) ProtoMessage() {}
+
+func (x *DeleteMaintenanceWindow) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteMaintenanceWindow.ProtoReflect.Descriptor instead.
+func (*DeleteMaintenanceWindow) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *DeleteMaintenanceWindow) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *DeleteMaintenanceWindow) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
 // RegionAccount is an account with monitors in a region, and how many.
 type RegionAccount struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3242,7 +3576,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3254,7 +3588,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3267,7 +3601,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -3301,7 +3635,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3313,7 +3647,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3326,7 +3660,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -3372,7 +3706,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3384,7 +3718,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3397,7 +3731,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -3457,7 +3791,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3469,7 +3803,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3482,7 +3816,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Result) GetStatus() Status {
@@ -3538,7 +3872,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xed\r\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xb6\x0f\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -3571,7 +3905,9 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\vend_session\x18\xf0\x01 \x01(\v2\x1b.lookout.raft.v1.EndSessionH\x00R\n" +
 	"endSession\x12E\n" +
 	"\rpause_monitor\x18\x8e\x02 \x01(\v2\x1d.lookout.raft.v1.PauseMonitorH\x00R\fpauseMonitor\x12B\n" +
-	"\fjudge_afresh\x18\x8f\x02 \x01(\v2\x1c.lookout.raft.v1.JudgeAfreshH\x00R\vjudgeAfreshB\x04\n" +
+	"\fjudge_afresh\x18\x8f\x02 \x01(\v2\x1c.lookout.raft.v1.JudgeAfreshH\x00R\vjudgeAfresh\x12^\n" +
+	"\x16put_maintenance_window\x18\x90\x02 \x01(\v2%.lookout.raft.v1.PutMaintenanceWindowH\x00R\x14putMaintenanceWindow\x12g\n" +
+	"\x19delete_maintenance_window\x18\x91\x02 \x01(\v2(.lookout.raft.v1.DeleteMaintenanceWindowH\x00R\x17deleteMaintenanceWindowB\x04\n" +
 	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -3815,7 +4151,32 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\runtil_unix_ms\x18\x91\x02 \x01(\x03R\vuntilUnixMs\x12\x17\n" +
 	"\x06reason\x18\x92\x02 \x01(\tR\x06reason\"3\n" +
 	"\vJudgeAfresh\x12$\n" +
-	"\rmonitor_uuids\x18\x8e\x02 \x03(\tR\fmonitorUuids\"L\n" +
+	"\rmonitor_uuids\x18\x8e\x02 \x03(\tR\fmonitorUuids\"\x90\x03\n" +
+	"\x11MaintenanceWindow\x12\x0f\n" +
+	"\x02id\x18\x8e\x02 \x01(\tR\x02id\x12\x1e\n" +
+	"\n" +
+	"account_id\x18\x8f\x02 \x01(\tR\taccountId\x12\x13\n" +
+	"\x04name\x18\x90\x02 \x01(\tR\x04name\x12%\n" +
+	"\x0estarts_unix_ms\x18\x91\x02 \x01(\x03R\fstartsUnixMs\x12!\n" +
+	"\fends_unix_ms\x18\x92\x02 \x01(\x03R\n" +
+	"endsUnixMs\x12\x1b\n" +
+	"\bschedule\x18\x93\x02 \x01(\tR\bschedule\x12\x1b\n" +
+	"\btimezone\x18\x94\x02 \x01(\tR\btimezone\x12*\n" +
+	"\x10duration_seconds\x18\x95\x02 \x01(\x03R\x0fdurationSeconds\x123\n" +
+	"\x05match\x18\x96\x02 \x01(\v2\x1c.lookout.raft.v1.WindowMatchR\x05match\x12'\n" +
+	"\x0fcreated_unix_ms\x18\x97\x02 \x01(\x03R\rcreatedUnixMs\x12'\n" +
+	"\x0fupdated_unix_ms\x18\x98\x02 \x01(\x03R\rupdatedUnixMs\"\\\n" +
+	"\vWindowMatch\x12\x1b\n" +
+	"\bmonitors\x18\x8e\x02 \x03(\tR\bmonitors\x12\x13\n" +
+	"\x04tags\x18\x8f\x02 \x03(\tR\x04tags\x12\x1b\n" +
+	"\bprojects\x18\x90\x02 \x03(\tR\bprojects\"l\n" +
+	"\x14PutMaintenanceWindow\x12;\n" +
+	"\x06window\x18\x8e\x02 \x01(\v2\".lookout.raft.v1.MaintenanceWindowR\x06window\x12\x17\n" +
+	"\x06create\x18\x8f\x02 \x01(\bR\x06create\"J\n" +
+	"\x17DeleteMaintenanceWindow\x12\x1e\n" +
+	"\n" +
+	"account_id\x18\x8e\x02 \x01(\tR\taccountId\x12\x0f\n" +
+	"\x02id\x18\x8f\x02 \x01(\tR\x02id\"L\n" +
 	"\rRegionAccount\x12\x1e\n" +
 	"\n" +
 	"account_id\x18\xdc\x01 \x01(\tR\taccountId\x12\x1b\n" +
@@ -3873,7 +4234,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -3910,10 +4271,14 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*ForgetAgents)(nil),            // 32: lookout.raft.v1.ForgetAgents
 	(*PauseMonitor)(nil),            // 33: lookout.raft.v1.PauseMonitor
 	(*JudgeAfresh)(nil),             // 34: lookout.raft.v1.JudgeAfresh
-	(*RegionAccount)(nil),           // 35: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 36: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 37: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 38: lookout.raft.v1.Result
+	(*MaintenanceWindow)(nil),       // 35: lookout.raft.v1.MaintenanceWindow
+	(*WindowMatch)(nil),             // 36: lookout.raft.v1.WindowMatch
+	(*PutMaintenanceWindow)(nil),    // 37: lookout.raft.v1.PutMaintenanceWindow
+	(*DeleteMaintenanceWindow)(nil), // 38: lookout.raft.v1.DeleteMaintenanceWindow
+	(*RegionAccount)(nil),           // 39: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 40: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 41: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 42: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -3939,29 +4304,33 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	9,  // 20: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
 	33, // 21: lookout.raft.v1.Command.pause_monitor:type_name -> lookout.raft.v1.PauseMonitor
 	34, // 22: lookout.raft.v1.Command.judge_afresh:type_name -> lookout.raft.v1.JudgeAfresh
-	0,  // 23: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 24: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 25: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 26: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 27: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 28: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	16, // 29: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	19, // 30: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	20, // 31: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	20, // 32: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	26, // 33: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	27, // 34: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	28, // 35: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	35, // 36: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	1,  // 37: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	36, // 38: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 39: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	37, // 40: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	41, // [41:41] is the sub-list for method output_type
-	41, // [41:41] is the sub-list for method input_type
-	41, // [41:41] is the sub-list for extension type_name
-	41, // [41:41] is the sub-list for extension extendee
-	0,  // [0:41] is the sub-list for field type_name
+	37, // 23: lookout.raft.v1.Command.put_maintenance_window:type_name -> lookout.raft.v1.PutMaintenanceWindow
+	38, // 24: lookout.raft.v1.Command.delete_maintenance_window:type_name -> lookout.raft.v1.DeleteMaintenanceWindow
+	0,  // 25: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 26: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 27: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 28: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 29: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 30: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	16, // 31: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	19, // 32: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	20, // 33: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	20, // 34: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	26, // 35: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	27, // 36: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	28, // 37: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	39, // 38: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	36, // 39: lookout.raft.v1.MaintenanceWindow.match:type_name -> lookout.raft.v1.WindowMatch
+	35, // 40: lookout.raft.v1.PutMaintenanceWindow.window:type_name -> lookout.raft.v1.MaintenanceWindow
+	1,  // 41: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	40, // 42: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 43: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	41, // 44: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	45, // [45:45] is the sub-list for method output_type
+	45, // [45:45] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -3993,19 +4362,21 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_EndSession)(nil),
 		(*Command_PauseMonitor)(nil),
 		(*Command_JudgeAfresh)(nil),
+		(*Command_PutMaintenanceWindow)(nil),
+		(*Command_DeleteMaintenanceWindow)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[16].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[33].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[37].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   36,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
