@@ -10,7 +10,8 @@ import (
 )
 
 // quietDue is when the leader must judge monitor m afresh with a
-// JudgeAfresh (0: not by time): when its pause's until passes, when the
+// JudgeAfresh (0: not by time): when its next reminder is due, when its
+// pause's until passes, when the
 // occurrence of the maintenance window that holds an alert of it ends, and
 // at once when what held an alert of it no longer does
 // (control/state/quiet.go).
@@ -22,6 +23,7 @@ func (t *term) quietDue(m *statev1.Monitor) int64 {
 	if q.GetPaused() && q.GetPausedUntilUnixMs() > 0 {
 		due = q.GetPausedUntilUnixMs()
 	}
+	due = earliest(due, q.GetNextReminderUnixMs())
 	now := t.d.o.Now()
 	switch by := q.GetHeldBy(); {
 	case by == state.HeldByPause && !q.GetPaused():

@@ -99,3 +99,37 @@ func TestWindowEndJudgesAfresh(t *testing.T) {
 		t.Fatalf("stats %+v, alerts %v", s, h.alertTypes())
 	}
 }
+
+// TestRemindersOnTheEnginesClock: a ping monitor with reminders every 5
+// minutes that failed gets monitor.reminder from the engine at 5 and 10
+// minutes, not before, and none after its recovery.
+func TestRemindersOnTheEnginesClock(t *testing.T) {
+	h := newHarness(t)
+	remind := int64(300)
+	h.apply(&raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{AccountId: h.acct, Creates: []*raftv1.MonitorSpec{{
+		Uuid: "22222222-3333-4444-8555-666666666666", Kind: "ping", Name: "backup", Enabled: true, TimeoutSeconds: 60, RemindEverySeconds: &remind}}}}})
+	h.ping("backup", "fail")
+	h.start()
+	first := h.t0.Add(5 * time.Minute)
+	waitFor(t, "the first reminder to be scheduled", func() bool { return h.clock.waiting(first) })
+	h.clock.Advance(5*time.Minute - time.Second)
+	settle()
+	if got := h.alertTypes(); len(got) != 1 {
+		t.Fatalf("alerts before the reminder: %v", got)
+	}
+	h.clock.Advance(time.Second)
+	waitFor(t, "the first reminder", func() bool { return len(h.alertTypes()) == 2 })
+	waitFor(t, "the second reminder to be scheduled", func() bool { return h.clock.waiting(first.Add(5 * time.Minute)) })
+	h.clock.Advance(5 * time.Minute)
+	waitFor(t, "the second reminder", func() bool { return len(h.alertTypes()) == 3 })
+	h.ping("backup", "complete")
+	h.clock.Advance(10 * time.Minute)
+	settle()
+	counts := map[string]int{}
+	for _, typ := range h.alertTypes() {
+		counts[typ]++
+	}
+	if len(h.alertTypes()) != 4 || counts["monitor.failed"] != 1 || counts["monitor.reminder"] != 2 || counts["monitor.recovered"] != 1 {
+		t.Fatalf("alerts %v", h.alertTypes())
+	}
+}

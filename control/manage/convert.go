@@ -9,13 +9,14 @@ import (
 // toManifest turns a stored monitor into its manifest (with uuid).
 func toManifest(m *statev1.Monitor) manifest.Manifest {
 	out := manifest.Manifest{
-		UUID:              m.GetUuid(),
-		ManifestVersion:   1,
-		Kind:              m.GetKind(),
-		Name:              m.GetName(),
-		Enabled:           m.GetEnabled(),
-		Tags:              m.GetTags(),
-		NotificationGroup: m.GetNotificationGroup(),
+		UUID:               m.GetUuid(),
+		ManifestVersion:    1,
+		Kind:               m.GetKind(),
+		Name:               m.GetName(),
+		Enabled:            m.GetEnabled(),
+		Tags:               m.GetTags(),
+		NotificationGroup:  m.GetNotificationGroup(),
+		RemindEverySeconds: m.GetRemindEverySeconds(),
 	}
 	switch m.GetKind() {
 	case manifest.KindPing:
@@ -31,6 +32,7 @@ func toManifest(m *statev1.Monitor) manifest.Manifest {
 		out.Schedule, out.Timezone = m.GetSchedule(), m.GetTimezone()
 		out.Regions = m.GetRegions()
 		out.ConfirmRegions = m.GetConfirmRegions()
+		out.FailureThreshold = m.GetFailureThreshold()
 		c := m.GetConfig()
 		out.Config = manifest.Config{
 			URL: c.GetUrl(), Method: c.GetMethod(), Timeout: int(c.GetTimeout()),
@@ -66,6 +68,14 @@ func toSpec(m manifest.Manifest, keepProject bool) *raftv1.MonitorSpec {
 	if m.ConfirmRegions > 0 {
 		n := m.ConfirmRegions
 		s.ConfirmRegions = &n
+	}
+	if m.FailureThreshold > 0 {
+		n := m.FailureThreshold
+		s.FailureThreshold = &n
+	}
+	if m.RemindEverySeconds > 0 {
+		n := m.RemindEverySeconds
+		s.RemindEverySeconds = &n
 	}
 	if !keepProject {
 		p := ""

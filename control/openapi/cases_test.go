@@ -540,6 +540,10 @@ func cases(f *fixture) []endpointCase {
 		{name: "delete again", method: "DELETE", path: doomed + "?confirm=true", headers: bearer(mk), status: 404},
 		{name: "delete monitor of another account", method: "DELETE", path: nightly + "?confirm=true", headers: bearer(f.other.ManagementKey), status: 404},
 
+		// Management API: failure_threshold and remind_every_seconds.
+		{name: "create check with threshold and reminders", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"http_check","name":"flaky","schedule":"5m","failure_threshold":3,"remind_every_seconds":3600,"config":{"url":"https://example.com/","expected_status":200}}`, status: 201, contains: `"failure_threshold":3`},
+		{name: "create ping with a short reminder", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"nagging","timeout_seconds":60,"remind_every_seconds":60}`, status: 422, contains: "remind_every_out_of_range", invalidRequest: true},
+
 		// Management API: POST /api/v1/monitors/{uuid}/pause and /resume.
 		{name: "pause", method: "POST", path: cert + "/pause", headers: bearer(f.writeKey), body: `{"until":"` + f.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339) + `","reason":"renewing"}`, status: 200, contains: `"pause_reason":"renewing"`},
 		{name: "pause without a body", method: "POST", path: nightly + "/pause", headers: bearer(mk), status: 200, contains: `"paused_until":null`},

@@ -229,7 +229,9 @@ func onVerdict(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, cs *s
 		d := s.GetDaysLeft()
 		cs.DaysLeft = &d
 	}
+	countSlot(cs, e)
 	raise, standing := checkAlerts(m.GetKind(), cs.GetAlert(), e)
+	raise, standing = belowThreshold(m, cs, raise, standing)
 	if len(raise) > 0 && m.GetEnabled() {
 		muted, err := suspendedAt(txn, m.GetAccountId(), ctx.now)
 		if err != nil {
@@ -241,7 +243,7 @@ func onVerdict(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, cs *s
 	} else {
 		raise = nil
 	}
-	changed := noteDown(m, cs.GetVerdict() == ExecFailed, e.GetFinishedUnixMs())
+	changed := noteDown(m, checkDown(m, cs), e.GetFinishedUnixMs())
 	quiet, err := releaseCheck(txn, ctx, pos, m, cs, e, raise, standing, regions)
 	if err != nil || !(changed || quiet) {
 		return err

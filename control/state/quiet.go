@@ -130,15 +130,79 @@ func sendAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ s
 	if err != nil {
 		return err
 	}
-	switch {
+	switch q := m.GetQuiet(); {
 	case failureAlert(typ):
-		q := quietOf(m)
-		q.AlertId, q.AlertedUnixMs = a.GetId(), ctx.now
-	case recoveryAlert(typ):
-		if q := m.GetQuiet(); q != nil {
-			q.AlertId, q.AlertedUnixMs = "", 0
-		}
+		q = quietOf(m)
+		q.AlertId, q.AlertedUnixMs, q.AlertDownSinceUnixMs = a.GetId(), ctx.now, cmpOr(q.GetDownSinceUnixMs(), at)
+		remindFrom(m, ctx.now)
+	case recoveryAlert(typ) && q.GetAlertId() != "":
+		a.DownSinceUnixMs = q.GetAlertDownSinceUnixMs()
+		down := max(at-a.DownSinceUnixMs, 0) / 1000
+		a.DownSeconds = &down
+		q.AlertId, q.AlertedUnixMs, q.AlertDownSinceUnixMs, q.NextReminderUnixMs = "", 0, 0, 0
 	}
+	return storeAlert(txn, ctx, a)
+}
+
+// cmpOr is a, or b when a is 0.
+func cmpOr(a, b int64) int64 {
+	if a == 0 {
+		return b
+	}
+	return a
+}
+
+// The reminders of a failure alert that stands (decisions.md 12).
+const (
+	AlertMonitorReminder = "monitor.reminder"
+	AlertCheckReminder   = "check.reminder"
+)
+
+// remindFrom schedules m's next reminder a period after nowMs, while a
+// failure alert of it stands and it has a period; else none.
+func remindFrom(m *statev1.Monitor, nowMs int64) {
+	q := m.GetQuiet()
+	switch {
+	case q == nil:
+	case q.GetAlertId() != "" && m.GetRemindEverySeconds() > 0:
+		q.NextReminderUnixMs = nowMs + m.GetRemindEverySeconds()*1000
+	default:
+		q.NextReminderUnixMs = 0
+	}
+}
+
+// remind sends the reminder of m that was due at its next_reminder (the
+// command's time is past it), unless the monitor is no longer down (its
+// recovery is held), disabled, its account suspended or its gate closed:
+// a reminder is never held, only skipped. The next one is a period later.
+func remind(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor) error {
+	q := m.GetQuiet()
+	due, period := q.GetNextReminderUnixMs(), m.GetRemindEverySeconds()*1000
+	if period <= 0 || q.GetAlertId() == "" {
+		q.NextReminderUnixMs = 0
+		return nil
+	}
+	for q.NextReminderUnixMs <= ctx.now {
+		q.NextReminderUnixMs += period
+	}
+	if q.GetDownSinceUnixMs() == 0 || !m.GetEnabled() {
+		return nil
+	}
+	if by, err := gate(txn, ctx, m); err != nil || by != "" {
+		return err
+	}
+	if muted, err := suspendedAt(txn, m.GetAccountId(), ctx.now); err != nil || muted {
+		return err
+	}
+	typ := AlertCheckReminder
+	if m.GetKind() == KindPing {
+		typ = AlertMonitorReminder
+	}
+	a, err := newAlert(txn, ctx, pos, m, typ, due, nil, nil)
+	if err != nil {
+		return err
+	}
+	a.OriginalAlertId, a.DownSinceUnixMs = q.GetAlertId(), q.GetAlertDownSinceUnixMs()
 	return storeAlert(txn, ctx, a)
 }
 
@@ -191,7 +255,7 @@ func releaseCheck(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, cs
 		}
 		changed = true
 	}
-	return settle(m, cs.GetVerdict() == ExecFailed, checkFailing(cs)) || changed, nil
+	return settle(m, checkDown(m, cs), checkFailing(cs)) || changed, nil
 }
 
 // checkFailing tells whether a check's standing alert is a failure.
@@ -199,15 +263,52 @@ func checkFailing(cs *statev1.CheckStatus) bool {
 	return cs.GetAlert() == AlertCheckFailed || cs.GetAlert() == AlertSSLAlert
 }
 
+// checkDown tells whether check m is down as the alert rules see it: its
+// newest verdict failed, in at least failure_threshold consecutive slots.
+func checkDown(m *statev1.Monitor, cs *statev1.CheckStatus) bool {
+	return cs.GetVerdict() == ExecFailed && cs.GetFailedSlots() >= max(m.GetFailureThreshold(), 1)
+}
+
+// countSlot counts check verdict e in cs's run of consecutive failed
+// slots: a failure of a new slot adds one, a success ends the run.
+func countSlot(cs *statev1.CheckStatus, e *raftv1.Execution) {
+	switch {
+	case e.GetStatus() != ExecFailed:
+		cs.FailedSlots, cs.FailedSlotUnixMs = 0, 0
+	case e.GetSlotUnixMs() != cs.GetFailedSlotUnixMs():
+		cs.FailedSlots++
+		cs.FailedSlotUnixMs = e.GetSlotUnixMs()
+	}
+}
+
+// belowThreshold drops a check's failure alert from raise while its run
+// of failed slots is shorter than its failure_threshold: the standing
+// alert stays as it was, and the next failed slot asks again.
+func belowThreshold(m *statev1.Monitor, cs *statev1.CheckStatus, raise []string, standing string) ([]string, string) {
+	if len(raise) == 1 && failureAlert(raise[0]) && !checkDown(m, cs) {
+		return nil, cs.GetAlert()
+	}
+	return raise, standing
+}
+
 // judgeAfresh judges m again at the command's time, for the leader's
-// JudgeAfresh: a pause whose until passed ends, and a held alert whose
-// gate opened is told. It reports whether m changed.
+// JudgeAfresh: a reminder that is due is sent, a pause whose until passed
+// ends, and a held alert whose gate opened is told. It reports whether m
+// changed.
 func judgeAfresh(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor) (bool, error) {
 	q := m.GetQuiet()
+	changed := false
+	if due := q.GetNextReminderUnixMs(); due > 0 && ctx.now >= due {
+		if err := remind(txn, ctx, pos, m); err != nil {
+			return false, err
+		}
+		changed = true
+	}
 	if q.GetPaused() && q.GetPausedUntilUnixMs() > 0 && ctx.now >= q.GetPausedUntilUnixMs() {
 		return true, resume(txn, ctx, pos, m)
 	}
-	return reopen(txn, ctx, pos, m)
+	reopened, err := reopen(txn, ctx, pos, m)
+	return changed || reopened, err
 }
 
 // resume ends m's pause at the command's time and judges it afresh: a
@@ -299,7 +400,7 @@ func reopenCheck(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, sin
 	if err != nil {
 		return err
 	}
-	down, sent := cs.GetVerdict() == ExecFailed, checkFailing(cs)
+	down, sent := checkDown(m, cs), checkFailing(cs)
 	switch {
 	case down && !sent:
 		e, regions, err := verdictExecution(txn, m, cs)

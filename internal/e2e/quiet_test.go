@@ -178,3 +178,40 @@ func post(t *testing.T, url, auth, body string) (int, string) {
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
 }
+
+// TestFailureThresholdAlertsOnTheSecondSlot: on a dev node with a real
+// webhook receiver, a check with failure_threshold 2 against a target that
+// answers 404 alerts nothing after its first failed slot and check.failed
+// once after its second (the schedule's shortest interval, 30 s, apart).
+func TestFailureThresholdAlertsOnTheSecondSlot(t *testing.T) {
+	h := newHooks(t)
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotFound) }))
+	defer target.Close()
+	d := startDev(t, h)
+	ctx := ctxT(t, 2*time.Minute)
+	m, err := d.manage.CreateMonitorJSON(ctx, []byte(`{"manifest_version":1,"kind":"http_check","name":"flaky","schedule":"30s","failure_threshold":2,
+		"config":{"url":"`+target.URL+`","expected_status":200}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := func() int {
+		code, body := get(t, d.base+"/api/v1/monitors/"+m.UUID+"/executions", "Bearer "+d.mk)
+		if code != http.StatusOK {
+			t.Fatalf("executions: %d %s", code, body)
+		}
+		return strings.Count(body, `"status":"failed"`)
+	}
+	for end := time.Now().Add(20 * time.Second); failed() < 1; time.Sleep(500 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("no first execution")
+		}
+	}
+	time.Sleep(time.Second) // what a first failure would have sent, it has sent by now
+	if got := h.of("flaky"); len(got) != 0 {
+		t.Fatalf("alerted after one failed slot: %v", got)
+	}
+	h.waitFor(t, "flaky", []string{"check.failed"}, 45*time.Second)
+	if n := failed(); n != 2 {
+		t.Fatalf("alerted after %d failed slots, want 2", n)
+	}
+}

@@ -58,8 +58,16 @@ type Manifest struct {
 	// ConfirmRegions is how many of Regions must see the check fail in the
 	// same slot before it is down (decisions.md 6): 1 to len(Regions), only
 	// with regions; canonical form fills in 1.
-	ConfirmRegions int64  `json:"confirm_regions,omitempty"`
-	Config         Config `json:"config,omitzero"`
+	ConfirmRegions int64 `json:"confirm_regions,omitempty"`
+	// FailureThreshold is how many consecutive failed slots a check needs
+	// before check.failed (decisions.md 12): 1 to 10, 0 when unset (1).
+	FailureThreshold int64  `json:"failure_threshold,omitempty"`
+	Config           Config `json:"config,omitzero"`
+
+	// RemindEverySeconds (every kind) is the period of reminders while the
+	// monitor stays down after its failure alert: 300 to 604800, 0 for
+	// none.
+	RemindEverySeconds int64 `json:"remind_every_seconds,omitempty"`
 }
 
 // Config is the config object of an http_check (URL to ExpectedContent) or an ssl_check
@@ -85,9 +93,9 @@ type Options struct {
 // Keys each kind accepts, besides uuid and status, which are accepted and ignored
 // everywhere.
 var (
-	commonKeys = []string{"manifest_version", "kind", "name", "enabled", "tags", "notification_group"}
+	commonKeys = []string{"manifest_version", "kind", "name", "enabled", "tags", "notification_group", "remind_every_seconds"}
 	pingKeys   = []string{"timeout_seconds", "expected_interval_seconds", "grace_seconds", "display_name", "project", "schedule", "timezone"}
-	checkKeys  = []string{"schedule", "timezone", "regions", "confirm_regions", "config"}
+	checkKeys  = []string{"schedule", "timezone", "regions", "confirm_regions", "failure_threshold", "config"}
 	httpKeys   = []string{"url", "method", "timeout", "expected_status", "expected_content"}
 	sslKeys    = []string{"domain", "warning_days", "alert_days"}
 )
@@ -139,6 +147,7 @@ func parseFields(fields map[string]json.RawMessage, opts Options, inBundle bool)
 	}
 	m.Tags = d.tags()
 	m.NotificationGroup = d.group(opts)
+	m.RemindEverySeconds, _ = d.integer("remind_every_seconds", MinRemindEvery, MaxRemindEvery, CodeRemindEveryOutOfRange, false)
 
 	// uuid and status are read-only parts of a response: a manifest read
 	// from the API may be sent back as it is.

@@ -29,6 +29,10 @@ const (
 	SSLAlert         = "ssl.alert"
 	AgentOffline     = "agent.offline"
 	AgentOnline      = "agent.online"
+	// MonitorReminder and CheckReminder recall a failure alert while the
+	// monitor stays down (remind_every_seconds).
+	MonitorReminder = "monitor.reminder"
+	CheckReminder   = "check.reminder"
 	// Test is the type of the message POST .../channels/{id}/test sends.
 	Test = "test"
 )
@@ -55,6 +59,12 @@ type Alert struct {
 	// stands for the region (kind "region", its name, and a uuid stable
 	// per account and region, so incident tools pair the two).
 	Region *Region
+	// OriginalAlertID is the failure alert a reminder recalls; DownSince
+	// is when the monitor went down (reminders, recoveries), DownSeconds
+	// how long it was down (recoveries of an alerted failure).
+	OriginalAlertID string
+	DownSince       *time.Time
+	DownSeconds     *int64
 }
 
 // Region is the agent region of an agent.offline or agent.online alert.
@@ -147,6 +157,12 @@ func (a Alert) Title() string {
 		return fmt.Sprintf("Region %s: no agent connected, %d monitors unknown", r.Name, r.Monitors)
 	} else if r != nil {
 		return fmt.Sprintf("Region %s: agents back online, %d monitors judged again", r.Name, r.Monitors)
+	}
+	switch {
+	case a.Type == MonitorReminder || a.Type == CheckReminder:
+		return name + " is still down" + since(a.DownSince, a.OccurredAt)
+	case a.Resolved() && a.DownSeconds != nil:
+		return name + " recovered after " + Duration(*a.DownSeconds)
 	}
 	what := map[string]string{
 		MonitorFailed: "failed", MonitorTimeout: "timed out", MonitorSlow: "ran too long",
@@ -297,4 +313,28 @@ func (r *Registry) New(typ string, config json.RawMessage) (Channel, error) {
 func (r *Registry) Validate(typ string, config json.RawMessage) error {
 	_, err := r.New(typ, config)
 	return err
+}
+
+// since says for how long a monitor has been down at at (nothing when
+// unknown).
+func since(down *time.Time, at time.Time) string {
+	if down == nil || at.Before(*down) {
+		return ""
+	}
+	return " (down for " + Duration(int64(at.Sub(*down)/time.Second)) + ")"
+}
+
+// Duration writes seconds for people, to the minute above an hour:
+// "45s", "12m 5s", "3h 20m", "2d 4h".
+func Duration(seconds int64) string {
+	d, h, m, s := seconds/86400, seconds/3600%24, seconds/60%60, seconds%60
+	switch {
+	case d > 0:
+		return fmt.Sprintf("%dd %dh", d, h)
+	case h > 0:
+		return fmt.Sprintf("%dh %dm", h, m)
+	case m > 0:
+		return fmt.Sprintf("%dm %ds", m, s)
+	}
+	return fmt.Sprintf("%ds", s)
 }

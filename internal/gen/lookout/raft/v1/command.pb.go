@@ -1912,9 +1912,15 @@ type MonitorSpec struct {
 	// timezone is the IANA zone the schedule's cron times are read in (empty:
 	// UTC); schedule is a check's, or a ping monitor's instead of
 	// expected_interval_seconds.
-	Timezone      string `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Timezone string `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	// failure_threshold is how many consecutive failed slots a check needs
+	// before check.failed (absent: 1); checks only.
+	FailureThreshold *int64 `protobuf:"varint,270,opt,name=failure_threshold,json=failureThreshold,proto3,oneof" json:"failure_threshold,omitempty"`
+	// remind_every_seconds is the period of reminders while the monitor
+	// stays down after its failure alert (absent: none).
+	RemindEverySeconds *int64 `protobuf:"varint,271,opt,name=remind_every_seconds,json=remindEverySeconds,proto3,oneof" json:"remind_every_seconds,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *MonitorSpec) Reset() {
@@ -2057,6 +2063,20 @@ func (x *MonitorSpec) GetTimezone() string {
 		return x.Timezone
 	}
 	return ""
+}
+
+func (x *MonitorSpec) GetFailureThreshold() int64 {
+	if x != nil && x.FailureThreshold != nil {
+		return *x.FailureThreshold
+	}
+	return 0
+}
+
+func (x *MonitorSpec) GetRemindEverySeconds() int64 {
+	if x != nil && x.RemindEverySeconds != nil {
+		return *x.RemindEverySeconds
+	}
+	return 0
 }
 
 // PutMonitors creates and replaces monitors of one account, all or nothing:
@@ -4018,7 +4038,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\fwarning_days\x18\a \x01(\x03R\vwarningDays\x12\x1d\n" +
 	"\n" +
 	"alert_days\x18\b \x01(\x03R\talertDaysB\x12\n" +
-	"\x10_expected_status\"\x84\x05\n" +
+	"\x10_expected_status\"\x9e\x06\n" +
 	"\vMonitorSpec\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x12\n" +
@@ -4036,12 +4056,16 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\aregions\x18\r \x03(\tR\aregions\x124\n" +
 	"\x06config\x18\x0e \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\x12-\n" +
 	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03H\x03R\x0econfirmRegions\x88\x01\x01\x12\x1b\n" +
-	"\btimezone\x18\xe6\x01 \x01(\tR\btimezoneB\n" +
+	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\x121\n" +
+	"\x11failure_threshold\x18\x8e\x02 \x01(\x03H\x04R\x10failureThreshold\x88\x01\x01\x126\n" +
+	"\x14remind_every_seconds\x18\x8f\x02 \x01(\x03H\x05R\x12remindEverySeconds\x88\x01\x01B\n" +
 	"\n" +
 	"\b_projectB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
 	"\x0e_grace_secondsB\x12\n" +
-	"\x10_confirm_regions\"\x9c\x01\n" +
+	"\x10_confirm_regionsB\x14\n" +
+	"\x12_failure_thresholdB\x17\n" +
+	"\x15_remind_every_seconds\"\x9c\x01\n" +
 	"\vPutMonitors\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x126\n" +

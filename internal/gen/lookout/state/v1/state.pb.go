@@ -355,9 +355,13 @@ type Monitor struct {
 	// quiet is the runtime state of the rules that decide which alerts are
 	// sent (control/state/quiet.go): a pause, a held alert, the failure
 	// alert standing. Not part of the manifest.
-	Quiet         *QuietState `protobuf:"bytes,270,opt,name=quiet,proto3" json:"quiet,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Quiet *QuietState `protobuf:"bytes,270,opt,name=quiet,proto3" json:"quiet,omitempty"`
+	// failure_threshold (checks: 0 means 1) and remind_every_seconds (0:
+	// none) as the manifest gives them.
+	FailureThreshold   int64 `protobuf:"varint,271,opt,name=failure_threshold,json=failureThreshold,proto3" json:"failure_threshold,omitempty"`
+	RemindEverySeconds int64 `protobuf:"varint,272,opt,name=remind_every_seconds,json=remindEverySeconds,proto3" json:"remind_every_seconds,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Monitor) Reset() {
@@ -544,6 +548,20 @@ func (x *Monitor) GetQuiet() *QuietState {
 	return nil
 }
 
+func (x *Monitor) GetFailureThreshold() int64 {
+	if x != nil {
+		return x.FailureThreshold
+	}
+	return 0
+}
+
+func (x *Monitor) GetRemindEverySeconds() int64 {
+	if x != nil {
+		return x.RemindEverySeconds
+	}
+	return 0
+}
+
 // QuietState is what the alert rules remember of a monitor beyond its
 // engine state: whether it is paused, since when it is down (the truth,
 // whatever was sent), what holds an alert it would have sent, and the
@@ -568,8 +586,14 @@ type QuietState struct {
 	// at alerted_unix_ms.
 	AlertId       string `protobuf:"bytes,8,opt,name=alert_id,json=alertId,proto3" json:"alert_id,omitempty"`
 	AlertedUnixMs int64  `protobuf:"varint,9,opt,name=alerted_unix_ms,json=alertedUnixMs,proto3" json:"alerted_unix_ms,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// next_reminder_unix_ms is when the next reminder of that alert is due
+	// (0: none); alert_down_since_unix_ms is when the monitor went down as
+	// that alert tells it (reminders name it; the recovery's down_seconds
+	// count from it).
+	NextReminderUnixMs   int64 `protobuf:"varint,10,opt,name=next_reminder_unix_ms,json=nextReminderUnixMs,proto3" json:"next_reminder_unix_ms,omitempty"`
+	AlertDownSinceUnixMs int64 `protobuf:"varint,11,opt,name=alert_down_since_unix_ms,json=alertDownSinceUnixMs,proto3" json:"alert_down_since_unix_ms,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *QuietState) Reset() {
@@ -661,6 +685,20 @@ func (x *QuietState) GetAlertId() string {
 func (x *QuietState) GetAlertedUnixMs() int64 {
 	if x != nil {
 		return x.AlertedUnixMs
+	}
+	return 0
+}
+
+func (x *QuietState) GetNextReminderUnixMs() int64 {
+	if x != nil {
+		return x.NextReminderUnixMs
+	}
+	return 0
+}
+
+func (x *QuietState) GetAlertDownSinceUnixMs() int64 {
+	if x != nil {
+		return x.AlertDownSinceUnixMs
 	}
 	return 0
 }
@@ -901,8 +939,14 @@ type Alert struct {
 	// the account's monitors are in it.
 	Region         string `protobuf:"bytes,220,opt,name=region,proto3" json:"region,omitempty"`
 	RegionMonitors int64  `protobuf:"varint,221,opt,name=region_monitors,json=regionMonitors,proto3" json:"region_monitors,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// A reminder (monitor.reminder, check.reminder) names the failure alert
+	// it recalls and when the monitor went down; a recovery carries how long
+	// it was down (down_seconds, with down_since).
+	OriginalAlertId string `protobuf:"bytes,270,opt,name=original_alert_id,json=originalAlertId,proto3" json:"original_alert_id,omitempty"`
+	DownSinceUnixMs int64  `protobuf:"varint,271,opt,name=down_since_unix_ms,json=downSinceUnixMs,proto3" json:"down_since_unix_ms,omitempty"`
+	DownSeconds     *int64 `protobuf:"varint,272,opt,name=down_seconds,json=downSeconds,proto3,oneof" json:"down_seconds,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Alert) Reset() {
@@ -1008,6 +1052,27 @@ func (x *Alert) GetRegion() string {
 func (x *Alert) GetRegionMonitors() int64 {
 	if x != nil {
 		return x.RegionMonitors
+	}
+	return 0
+}
+
+func (x *Alert) GetOriginalAlertId() string {
+	if x != nil {
+		return x.OriginalAlertId
+	}
+	return ""
+}
+
+func (x *Alert) GetDownSinceUnixMs() int64 {
+	if x != nil {
+		return x.DownSinceUnixMs
+	}
+	return 0
+}
+
+func (x *Alert) GetDownSeconds() int64 {
+	if x != nil && x.DownSeconds != nil {
+		return *x.DownSeconds
 	}
 	return 0
 }
@@ -1502,9 +1567,13 @@ type CheckStatus struct {
 	// (raised and not yet recovered), or empty.
 	Alert string `protobuf:"bytes,7,opt,name=alert,proto3" json:"alert,omitempty"`
 	// executions counts the executions kept for the check.
-	Executions    int64 `protobuf:"varint,8,opt,name=executions,proto3" json:"executions,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Executions int64 `protobuf:"varint,8,opt,name=executions,proto3" json:"executions,omitempty"`
+	// failed_slots counts the consecutive slots judged failed up to
+	// failed_slot_unix_ms, the newest of them (failure_threshold).
+	FailedSlots      int64 `protobuf:"varint,270,opt,name=failed_slots,json=failedSlots,proto3" json:"failed_slots,omitempty"`
+	FailedSlotUnixMs int64 `protobuf:"varint,271,opt,name=failed_slot_unix_ms,json=failedSlotUnixMs,proto3" json:"failed_slot_unix_ms,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CheckStatus) Reset() {
@@ -1589,6 +1658,20 @@ func (x *CheckStatus) GetAlert() string {
 func (x *CheckStatus) GetExecutions() int64 {
 	if x != nil {
 		return x.Executions
+	}
+	return 0
+}
+
+func (x *CheckStatus) GetFailedSlots() int64 {
+	if x != nil {
+		return x.FailedSlots
+	}
+	return 0
+}
+
+func (x *CheckStatus) GetFailedSlotUnixMs() int64 {
+	if x != nil {
+		return x.FailedSlotUnixMs
 	}
 	return 0
 }
@@ -1947,7 +2030,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xe2\x06\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xc3\a\n" +
 	"\aMonitor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x1d\n" +
 	"\n" +
@@ -1972,9 +2055,11 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x06engine\x18\x13 \x01(\v2\x1d.lookout.state.v1.EngineStateR\x06engine\x12(\n" +
 	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03R\x0econfirmRegions\x12\x1b\n" +
 	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\x123\n" +
-	"\x05quiet\x18\x8e\x02 \x01(\v2\x1c.lookout.state.v1.QuietStateR\x05quietB\x1c\n" +
+	"\x05quiet\x18\x8e\x02 \x01(\v2\x1c.lookout.state.v1.QuietStateR\x05quiet\x12,\n" +
+	"\x11failure_threshold\x18\x8f\x02 \x01(\x03R\x10failureThreshold\x121\n" +
+	"\x14remind_every_seconds\x18\x90\x02 \x01(\x03R\x12remindEverySecondsB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
-	"\x0e_grace_seconds\"\xd9\x02\n" +
+	"\x0e_grace_seconds\"\xc4\x03\n" +
 	"\n" +
 	"QuietState\x12\x16\n" +
 	"\x06paused\x18\x01 \x01(\bR\x06paused\x12/\n" +
@@ -1985,7 +2070,10 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\aheld_by\x18\x06 \x01(\tR\x06heldBy\x12+\n" +
 	"\x12held_since_unix_ms\x18\a \x01(\x03R\x0fheldSinceUnixMs\x12\x19\n" +
 	"\balert_id\x18\b \x01(\tR\aalertId\x12&\n" +
-	"\x0falerted_unix_ms\x18\t \x01(\x03R\ralertedUnixMs\"\xe8\x02\n" +
+	"\x0falerted_unix_ms\x18\t \x01(\x03R\ralertedUnixMs\x121\n" +
+	"\x15next_reminder_unix_ms\x18\n" +
+	" \x01(\x03R\x12nextReminderUnixMs\x126\n" +
+	"\x18alert_down_since_unix_ms\x18\v \x01(\x03R\x14alertDownSinceUnixMs\"\xe8\x02\n" +
 	"\vEngineState\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x1a\n" +
 	"\balerting\x18\x02 \x01(\bR\balerting\x12)\n" +
@@ -2009,7 +2097,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"last_error\x18\x04 \x01(\tR\tlastError\x12'\n" +
 	"\x10next_try_unix_ms\x18\x05 \x01(\x03R\rnextTryUnixMs\x12\x1c\n" +
 	"\tdelivered\x18\x06 \x01(\bR\tdelivered\x12\x19\n" +
-	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\xa1\x03\n" +
+	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\xb6\x04\n" +
 	"\x05Alert\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -2024,7 +2112,11 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\texecution\x18\xc8\x01 \x01(\v2\x1a.lookout.raft.v1.ExecutionR\texecution\x12\x19\n" +
 	"\aregions\x18\xd2\x01 \x03(\tR\aregions\x12\x17\n" +
 	"\x06region\x18\xdc\x01 \x01(\tR\x06region\x12(\n" +
-	"\x0fregion_monitors\x18\xdd\x01 \x01(\x03R\x0eregionMonitors\"\x9b\x02\n" +
+	"\x0fregion_monitors\x18\xdd\x01 \x01(\x03R\x0eregionMonitors\x12+\n" +
+	"\x11original_alert_id\x18\x8e\x02 \x01(\tR\x0foriginalAlertId\x12,\n" +
+	"\x12down_since_unix_ms\x18\x8f\x02 \x01(\x03R\x0fdownSinceUnixMs\x12'\n" +
+	"\fdown_seconds\x18\x90\x02 \x01(\x03H\x00R\vdownSeconds\x88\x01\x01B\x0f\n" +
+	"\r_down_seconds\"\x9b\x02\n" +
 	"\tPingState\x12)\n" +
 	"\x11last_ping_unix_ms\x18\x01 \x01(\x03R\x0elastPingUnixMs\x12\x1f\n" +
 	"\vlast_status\x18\x02 \x01(\tR\n" +
@@ -2065,7 +2157,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"configJson\x12\x1d\n" +
 	"\n" +
 	"is_default\x18\x06 \x01(\bR\tisDefault\x12&\n" +
-	"\x0fcreated_unix_ms\x18\a \x01(\x03R\rcreatedUnixMs\"\xbf\x02\n" +
+	"\x0fcreated_unix_ms\x18\a \x01(\x03R\rcreatedUnixMs\"\x93\x03\n" +
 	"\vCheckStatus\x12)\n" +
 	"\x11last_slot_unix_ms\x18\x01 \x01(\x03R\x0elastSlotUnixMs\x12\x1f\n" +
 	"\vlast_status\x18\x02 \x01(\tR\n" +
@@ -2077,7 +2169,9 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x05alert\x18\a \x01(\tR\x05alert\x12\x1e\n" +
 	"\n" +
 	"executions\x18\b \x01(\x03R\n" +
-	"executionsB\f\n" +
+	"executions\x12\"\n" +
+	"\ffailed_slots\x18\x8e\x02 \x01(\x03R\vfailedSlots\x12.\n" +
+	"\x13failed_slot_unix_ms\x18\x8f\x02 \x01(\x03R\x10failedSlotUnixMsB\f\n" +
 	"\n" +
 	"_days_left\"\x8d\x03\n" +
 	"\x05Agent\x12\x0e\n" +
@@ -2174,6 +2268,7 @@ func file_lookout_state_v1_state_proto_init() {
 		return
 	}
 	file_lookout_state_v1_state_proto_msgTypes[4].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[8].OneofWrappers = []any{}
 	file_lookout_state_v1_state_proto_msgTypes[11].OneofWrappers = []any{}
 	file_lookout_state_v1_state_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
