@@ -133,6 +133,9 @@ type term struct {
 	// windows are the maintenance windows by account and id, read at each
 	// rebuild (quiet.go).
 	windows map[string]map[string]*raftv1.MaintenanceWindow
+	// dependents are, by the uuid of a monitor that is down, the monitors
+	// whose alert it holds (quiet.go).
+	dependents map[string]map[string]struct{}
 }
 
 // fired is the outcome of one proposal.
@@ -150,7 +153,8 @@ func (d *Deadlines) Run(ctx context.Context) {
 	st := d.o.State
 	st.Watch(true) // before the rebuild: a change during it is not missed
 	defer st.Watch(false)
-	t := &term{d: d, heap: newDeadlineHeap(), names: newNames(), inFlight: map[slot]int64{}, retry: map[string]struct{}{}}
+	t := &term{d: d, heap: newDeadlineHeap(), names: newNames(), inFlight: map[slot]int64{}, retry: map[string]struct{}{},
+		dependents: map[string]map[string]struct{}{}}
 	results := make(chan fired, d.o.MaxInFlight)
 	defer d.publish(0, 0, 0) // not leading: nothing scheduled
 	var wg sync.WaitGroup
@@ -206,6 +210,7 @@ func (t *term) rebuild() {
 	t.heap.reset()
 	t.retryAll = false
 	clear(t.retry)
+	t.dependents = map[string]map[string]struct{}{}
 	n := 0
 	err := t.readWindows()
 	each := func(m *statev1.Monitor) error {
@@ -247,12 +252,14 @@ func (t *term) reschedule(id string, m *statev1.Monitor, err error) {
 	switch {
 	case errors.Is(err, state.ErrNotFound):
 		t.heap.remove(k)
+		t.dependencyChanged(id, nil)
 	case err != nil:
 		t.d.o.Logger.Warn("deadline engine: reading a monitor failed", "monitor", id, "error", err)
 		t.retry[id] = struct{}{}
 		t.armRetry()
 	default:
 		t.schedule(k, m)
+		t.dependencyChanged(id, m)
 	}
 }
 

@@ -35,8 +35,34 @@ func (t *term) quietDue(m *statev1.Monitor) int64 {
 			end = o.End
 		}
 		due = earliest(due, end.UnixMilli())
+	case strings.HasPrefix(by, state.HeldByDependency):
+		// Judged when the dependency is no longer down: now, or when a
+		// change of it says so (dependencyChanged).
+		id := strings.TrimPrefix(by, state.HeldByDependency)
+		dep, err := t.d.o.State.MonitorByUUID(id)
+		if err != nil || !state.IsDown(dep) {
+			due = earliest(due, now.UnixMilli())
+			break
+		}
+		if t.dependents[id] == nil {
+			t.dependents[id] = map[string]struct{}{}
+		}
+		t.dependents[id][m.GetUuid()] = struct{}{}
 	}
 	return due
+}
+
+// dependencyChanged judges again the monitors held by monitor id (m as a
+// change left it; nil: deleted) once it is no longer down.
+func (t *term) dependencyChanged(id string, m *statev1.Monitor) {
+	held := t.dependents[id]
+	if held == nil || (m != nil && state.IsDown(m)) {
+		return
+	}
+	delete(t.dependents, id)
+	for dependent := range held {
+		t.refresh(dependent)
+	}
 }
 
 // readWindows reads every account's maintenance windows.

@@ -133,3 +133,37 @@ func TestRemindersOnTheEnginesClock(t *testing.T) {
 		t.Fatalf("alerts %v", h.alertTypes())
 	}
 }
+
+// TestDependencyRecoveryJudgesDependents: a ping monitor depending on a
+// check that is down fails and is held; when the check recovers the engine
+// proposes JudgeAfresh for it at once, and it alerts, still failing, once.
+func TestDependencyRecoveryJudgesDependents(t *testing.T) {
+	h := newHarness(t)
+	const check = "11111111-2222-4333-8444-555555555555"
+	h.apply(&raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{AccountId: h.acct, Creates: []*raftv1.MonitorSpec{
+		{Uuid: check, Kind: "http_check", Name: "db", Enabled: true, Schedule: "1m", Config: &raftv1.CheckConfig{Url: "https://example.com", Method: "GET", Timeout: 10}},
+		{Uuid: "22222222-3333-4444-8555-666666666666", Kind: "ping", Name: "app", Enabled: true, TimeoutSeconds: 60,
+			DependsOn: []*raftv1.Dependency{{Kind: "http_check", Name: "db"}}},
+	}}}})
+	verdict := func(slot time.Time, status string) {
+		ms := slot.UnixMilli()
+		h.apply(&raftv1.Command{Op: &raftv1.Command_RecordExecutions{RecordExecutions: &raftv1.RecordExecutions{Executions: []*raftv1.Execution{{
+			AccountId: h.acct, CheckUuid: check, Region: "control", SlotUnixMs: ms, Status: status, Attempts: 1, StartedUnixMs: ms, FinishedUnixMs: ms + 100}}}}})
+	}
+	verdict(h.t0, "failed")
+	h.ping("app", "fail")
+	h.start()
+	settle()
+	if got := h.alertTypes(); len(got) != 1 || got[0] != "check.failed" {
+		t.Fatalf("alerts while the dependency is down: %v", got)
+	}
+	verdict(h.t0.Add(time.Minute), "success")
+	waitFor(t, "the dependent's alert", func() bool { return len(h.alertTypes()) == 3 })
+	counts := map[string]int{}
+	for _, typ := range h.alertTypes() {
+		counts[typ]++
+	}
+	if counts["monitor.failed"] != 1 || counts["check.recovered"] != 1 {
+		t.Fatalf("alerts %v", h.alertTypes())
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"lookout/control/keyauth"
+	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/ratelimit"
@@ -49,6 +50,8 @@ type State interface {
 	// MonitorInWindow returns the maintenance window that holds m at nowMs
 	// and the end of its occurrence (nil: none).
 	MonitorInWindow(m *statev1.Monitor, nowMs int64) (*raftv1.MaintenanceWindow, time.Time, error)
+	// Dependencies returns m's depends_on with what each names now.
+	Dependencies(m *statev1.Monitor) ([]state.DependencyState, error)
 }
 
 // Options configures the Management API.

@@ -18,6 +18,9 @@ func toManifest(m *statev1.Monitor) manifest.Manifest {
 		NotificationGroup:  m.GetNotificationGroup(),
 		RemindEverySeconds: m.GetRemindEverySeconds(),
 	}
+	for _, d := range m.GetDependsOn() {
+		out.DependsOn = append(out.DependsOn, manifest.Dependency{Kind: d.GetKind(), Name: d.GetName()})
+	}
 	switch m.GetKind() {
 	case manifest.KindPing:
 		out.TimeoutSeconds = m.GetTimeoutSeconds()
@@ -76,6 +79,9 @@ func toSpec(m manifest.Manifest, keepProject bool) *raftv1.MonitorSpec {
 	if m.RemindEverySeconds > 0 {
 		n := m.RemindEverySeconds
 		s.RemindEverySeconds = &n
+	}
+	for _, d := range m.DependsOn {
+		s.DependsOn = append(s.DependsOn, &raftv1.Dependency{Kind: d.Kind, Name: d.Name})
 	}
 	if !keepProject {
 		p := ""

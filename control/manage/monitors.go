@@ -116,6 +116,9 @@ func (a *API) handleCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	m = manifest.Resolve(manifest.Manifest{}, m)
 	m.UUID = uuid.NewString()
+	if !a.dependenciesHold(w, r, acct, m) {
+		return
+	}
 	res, ok := a.apply(w, r, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
 		AccountId: acct, Creates: []*raftv1.MonitorSpec{toSpec(m, false)},
 	}}})
@@ -156,6 +159,9 @@ func (a *API) handleReplace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resolved := manifest.Resolve(toManifest(stored), m)
+	if !a.dependenciesHold(w, r, acct, resolved) {
+		return
+	}
 	res, ok := a.apply(w, r, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
 		AccountId: acct, Updates: []*raftv1.MonitorSpec{toSpec(resolved, m.Project == nil)},
 	}}})
@@ -223,3 +229,24 @@ func (a *API) panelURL(r *http.Request) string {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// dependenciesHold checks m's depends_on against the account (a
+// consistent read first); false means it answered (422 under manifest).
+func (a *API) dependenciesHold(w http.ResponseWriter, r *http.Request, acct string, m manifest.Manifest) bool {
+	if len(m.DependsOn) == 0 {
+		return true
+	}
+	if !a.consistent(w, r) {
+		return false
+	}
+	stored, err := a.state.Monitors(acct)
+	if err != nil {
+		a.internal(w, err)
+		return false
+	}
+	if errs := dependencyErrors(stored, []manifest.Manifest{m})[0]; len(errs) > 0 {
+		writeInvalid(w, errs.Body("the manifest is invalid"))
+		return false
+	}
+	return true
+}

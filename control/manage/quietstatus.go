@@ -13,11 +13,20 @@ const stateStatusPaused = "paused"
 // quietStatus is what the alert rules add to a monitor's status
 // (decisions.md 12), both kinds: paused_until while the monitor is paused
 // at runtime (null: until resumed), with its reason; the maintenance
-// window that holds it now, with the end of its occurrence.
+// window that holds it now, with the end of its occurrence; held_by, the
+// first monitor it depends on that is down.
 type quietStatus struct {
 	PausedUntil json.RawMessage `json:"paused_until,omitempty"`
 	PauseReason string          `json:"pause_reason,omitempty"`
 	Maintenance *maintenanceRef `json:"maintenance,omitempty"`
+	HeldBy      *dependencyRef  `json:"held_by,omitempty"`
+}
+
+// dependencyRef names the monitor a monitor depends on that is down.
+type dependencyRef struct {
+	UUID string `json:"uuid"`
+	Kind string `json:"kind"`
+	Name string `json:"name"`
 }
 
 // maintenanceRef names the window a monitor is in.
@@ -35,6 +44,16 @@ func (a *API) quietStatusOf(m *statev1.Monitor) quietStatus {
 	}
 	if w != nil {
 		out.Maintenance = &maintenanceRef{ID: w.GetId(), EndsAt: *rfc3339(end.UnixMilli())}
+	}
+	deps, err := a.state.Dependencies(m)
+	if err != nil {
+		a.log.Warn("reading a monitor's dependencies failed", "monitor", m.GetUuid(), "error", err)
+	}
+	for _, d := range deps {
+		if d.Down {
+			out.HeldBy = &dependencyRef{UUID: d.Monitor.GetUuid(), Kind: d.Kind, Name: d.Name}
+			break
+		}
 	}
 	if q := m.GetQuiet(); q.GetPaused() {
 		out.PausedUntil = json.RawMessage("null")

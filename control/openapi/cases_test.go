@@ -544,6 +544,10 @@ func cases(f *fixture) []endpointCase {
 		{name: "create check with threshold and reminders", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"http_check","name":"flaky","schedule":"5m","failure_threshold":3,"remind_every_seconds":3600,"config":{"url":"https://example.com/","expected_status":200}}`, status: 201, contains: `"failure_threshold":3`},
 		{name: "create ping with a short reminder", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"nagging","timeout_seconds":60,"remind_every_seconds":60}`, status: 422, contains: "remind_every_out_of_range", invalidRequest: true},
 
+		{name: "create ping depending on a check", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"app","timeout_seconds":60,"depends_on":[{"kind":"ping","name":"backup"}]}`, status: 201, contains: `"depends_on":[{"kind":"ping","name":"backup"}]`},
+		{name: "create ping depending on nothing known", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"orphan","timeout_seconds":60,"depends_on":[{"kind":"ping","name":"no-such"}]}`, status: 422, contains: "dependency_invalid"},
+		{name: "apply a dependency cycle", method: "POST", path: mon + "/apply?dry_run=true", headers: bearer(mk), body: `{"manifest_version":1,"monitors":[{"kind":"ping","name":"a","timeout_seconds":60,"depends_on":[{"kind":"ping","name":"b"}]},{"kind":"ping","name":"b","timeout_seconds":60,"depends_on":[{"kind":"ping","name":"a"}]}]}`, status: 422, contains: "dependency_cycle"},
+
 		// Management API: POST /api/v1/monitors/{uuid}/pause and /resume.
 		{name: "pause", method: "POST", path: cert + "/pause", headers: bearer(f.writeKey), body: `{"until":"` + f.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339) + `","reason":"renewing"}`, status: 200, contains: `"pause_reason":"renewing"`},
 		{name: "pause without a body", method: "POST", path: nightly + "/pause", headers: bearer(mk), status: 200, contains: `"paused_until":null`},

@@ -71,6 +71,7 @@ type State interface {
 	NewFeed() *state.Feed
 	MaintenanceWindows(accountID string) ([]*raftv1.MaintenanceWindow, error)
 	MonitorInWindow(m *statev1.Monitor, nowMs int64) (*raftv1.MaintenanceWindow, time.Time, error)
+	Dependencies(m *statev1.Monitor) ([]state.DependencyState, error)
 }
 
 // Admin is the operator API's writes for one account (admin.API).

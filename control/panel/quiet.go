@@ -22,6 +22,18 @@ type quietView struct {
 	// until WindowEndsMs.
 	Window       string
 	WindowEndsMs int64
+	// Deps are the monitors it depends on; HeldBy the first of them that
+	// is down.
+	Deps   []depView
+	HeldBy string
+}
+
+// depView is one monitor a monitor depends on.
+type depView struct {
+	Label, UUID string
+	// State is down, up (not down), or missing (the account has no such
+	// monitor: it holds nothing).
+	State string
 }
 
 // quietOf is m's quiet view at nowMs.
@@ -30,6 +42,20 @@ func (p *Panel) quietOf(m *statev1.Monitor, nowMs int64) quietView {
 	v := quietView{Paused: q.GetPaused(), UntilMs: q.GetPausedUntilUnixMs(), Reason: q.GetPauseReason()}
 	if w, end, err := p.o.State.MonitorInWindow(m, nowMs); err == nil && w != nil {
 		v.Window, v.WindowEndsMs = w.GetName(), end.UnixMilli()
+	}
+	deps, _ := p.o.State.Dependencies(m)
+	for _, d := range deps {
+		dv := depView{Label: d.Kind + " " + d.Name, UUID: d.Monitor.GetUuid(), State: "up"}
+		switch {
+		case d.Monitor == nil:
+			dv.State = "missing"
+		case d.Down:
+			dv.State = "down"
+			if v.HeldBy == "" {
+				v.HeldBy = dv.Label
+			}
+		}
+		v.Deps = append(v.Deps, dv)
 	}
 	return v
 }

@@ -98,3 +98,20 @@ func TestMaintenancePage(t *testing.T) {
 	}
 	b.get("/monitors/"+id).want(t, http.StatusOK, "<b>In maintenance</b> (now)")
 }
+
+// TestDependenciesOnTheMonitorPage: the page lists what a monitor depends
+// on with each one's state, and says its alerts are held while one is
+// down.
+func TestDependenciesOnTheMonitorPage(t *testing.T) {
+	n := newNode(t)
+	a := n.signUp("ops@example.com", nil)
+	n.ping(a, `{"event_type":"ping","monitor":"db","status":"fail"}`)
+	if code, body := n.api(a, "POST", "/api/v1/monitors", `{"manifest_version":1,"kind":"ping","name":"app","timeout_seconds":60,
+		"depends_on":[{"kind":"ping","name":"db"}]}`); code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	b := n.browser()
+	b.signIn(a)
+	b.get("/monitors/"+n.monitorUUID(a, "app")).want(t, http.StatusOK, `Depends on <a href="/monitors/`+n.monitorUUID(a, "db")+`">ping db</a> <span class="pill red">down</span>`,
+		"held while ping db is down")
+}

@@ -245,6 +245,14 @@ func checkPutMonitors(c *raftv1.PutMonitors) error {
 		if len(s.GetProject()) > MaxProjectBytes {
 			return fmt.Errorf("put monitors: monitor %d has a project of %d bytes, at most %d", i, len(s.GetProject()), MaxProjectBytes)
 		}
+		if len(s.GetDependsOn()) > MaxDependencies {
+			return fmt.Errorf("put monitors: monitor %d depends on %d monitors, at most %d", i, len(s.GetDependsOn()), MaxDependencies)
+		}
+		for _, d := range s.GetDependsOn() {
+			if len(d.GetKind())+len(d.GetName()) > MaxKeyPartBytes {
+				return fmt.Errorf("put monitors: monitor %d depends on a name of %d bytes, at most %d", i, len(d.GetName()), MaxKeyPartBytes)
+			}
+		}
 	}
 	return nil
 }

@@ -50,6 +50,9 @@ const (
 	MaxJudgeAfresh = 16
 	// MaxPauseReason bounds a pause's reason, in bytes.
 	MaxPauseReason = 1024
+	// MaxDependencies bounds a monitor's depends_on: the gate reads each
+	// when an alert is about to be sent.
+	MaxDependencies = 16
 )
 
 // quietOf returns m's quiet state, made when it has none.
@@ -70,6 +73,10 @@ func gate(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor) (string, error) {
 	w, _, err := inWindow(txn, m, ctx.now)
 	if err != nil || w != nil {
 		return HeldByMaintenance + w.GetId(), err
+	}
+	dep, err := downDependency(txn, ctx.values, m)
+	if err != nil || dep != nil {
+		return HeldByDependency + dep.GetUuid(), err
 	}
 	return "", nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -214,4 +215,54 @@ func TestFailureThresholdAlertsOnTheSecondSlot(t *testing.T) {
 	if n := failed(); n != 2 {
 		t.Fatalf("alerted after %d failed slots, want 2", n)
 	}
+}
+
+// TestDependentHeldUntilItsDependencyRecovers: on a dev node with a real
+// webhook receiver, a ping monitor depending on a failing check fails
+// quietly (status held_by the check); when the check recovers, the
+// dependent, still failing, alerts once. Unknown dependencies and cycles
+// are refused with their codes.
+func TestDependentHeldUntilItsDependencyRecovers(t *testing.T) {
+	h := newHooks(t)
+	var status atomic.Int32
+	status.Store(http.StatusNotFound)
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(int(status.Load())) }))
+	defer target.Close()
+	d := startDev(t, h)
+	ctx := ctxT(t, 2*time.Minute)
+	db, err := d.manage.CreateMonitorJSON(ctx, []byte(`{"manifest_version":1,"kind":"http_check","name":"db","schedule":"30s",
+		"config":{"url":"`+target.URL+`","expected_status":200}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ body, code string }{
+		{`{"manifest_version":1,"kind":"ping","name":"app","timeout_seconds":60,"depends_on":[{"kind":"http_check","name":"dbx"}]}`, "dependency_invalid"},
+		{`{"manifest_version":1,"kind":"ping","name":"app","timeout_seconds":60,"depends_on":[{"kind":"ping","name":"app"}]}`, "dependency_cycle"},
+	} {
+		if code, answer := post(t, d.base+"/api/v1/monitors", "Bearer "+d.mk, tc.body); code != 422 || !strings.Contains(answer, tc.code) {
+			t.Fatalf("%s: %d %s", tc.body, code, answer)
+		}
+	}
+	app, err := d.manage.CreateMonitorJSON(ctx, []byte(`{"manifest_version":1,"kind":"ping","name":"app","timeout_seconds":60,
+		"depends_on":[{"kind":"http_check","name":"db"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(t, "db", []string{"check.failed"}, 20*time.Second)
+	if _, err := d.ingest.Ping(ctx, client.Event{EventType: "ping", Monitor: "app", Status: "fail"}); err != nil {
+		t.Fatal(err)
+	}
+	code, body := get(t, d.base+"/api/v1/monitors/"+app.UUID, "Bearer "+d.mk)
+	if code != http.StatusOK || !strings.Contains(body, `"held_by":{"uuid":"`+db.UUID+`","kind":"http_check","name":"db"}`) {
+		t.Fatalf("app's status: %d %s", code, body)
+	}
+	time.Sleep(time.Second)
+	if got := h.of("app"); len(got) != 0 {
+		t.Fatalf("the dependent alerted while its dependency is down: %v", got)
+	}
+	status.Store(http.StatusOK)
+	h.waitFor(t, "db", []string{"check.failed", "check.recovered"}, 45*time.Second)
+	h.waitFor(t, "app", []string{"monitor.failed"}, 10*time.Second)
+	time.Sleep(time.Second)
+	h.waitFor(t, "app", []string{"monitor.failed"}, 0)
 }

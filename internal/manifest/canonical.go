@@ -21,6 +21,11 @@ func Canonical(m Manifest) Manifest {
 	m.ExpectedIntervalSeconds = clonePtr(m.ExpectedIntervalSeconds)
 	m.GraceSeconds = clonePtr(m.GraceSeconds)
 	m.Project = clonePtr(m.Project)
+	if len(m.DependsOn) == 0 {
+		m.DependsOn = nil
+	} else {
+		m.DependsOn = append([]Dependency(nil), m.DependsOn...)
+	}
 	if len(m.Regions) == 0 {
 		m.Regions = nil
 	} else {
@@ -115,7 +120,7 @@ func Equal(a, b Manifest) bool {
 // Diff returns the fields whose canonical values differ between before and after, keyed
 // by field path (kind, name, enabled, tags, notification_group, timeout_seconds,
 // expected_interval_seconds, grace_seconds, display_name, project, schedule, timezone, regions,
-// confirm_regions, failure_threshold, remind_every_seconds,
+// confirm_regions, failure_threshold, remind_every_seconds, depends_on,
 // config.url, config.method, config.timeout, config.expected_status,
 // config.expected_content, config.domain, config.warning_days, config.alert_days), each
 // with [old, new] JSON-ready values: string, int64, bool, []string, or nil for unset.
@@ -146,6 +151,10 @@ func flatten(m Manifest) []pathValue {
 	if m.Regions != nil {
 		regions = m.Regions
 	}
+	var deps any
+	if m.DependsOn != nil {
+		deps = m.DependsOn
+	}
 	c := m.Config
 	return []pathValue{
 		{"kind", orNil(m.Kind)},
@@ -164,6 +173,7 @@ func flatten(m Manifest) []pathValue {
 		{"confirm_regions", confirmOrNil(m.ConfirmRegions)},
 		{"failure_threshold", confirmOrNil(m.FailureThreshold)},
 		{"remind_every_seconds", intOrNil(m.RemindEverySeconds)},
+		{"depends_on", deps},
 		{"config.url", orNil(c.URL)},
 		{"config.method", orNil(c.Method)},
 		{"config.timeout", intOrNil(int64(c.Timeout))},

@@ -68,6 +68,9 @@ type Manifest struct {
 	// monitor stays down after its failure alert: 300 to 604800, 0 for
 	// none.
 	RemindEverySeconds int64 `json:"remind_every_seconds,omitempty"`
+	// DependsOn (every kind) names monitors of the account whose being
+	// down holds this one's failure alerts; order kept, nil when none.
+	DependsOn []Dependency `json:"depends_on,omitempty"`
 }
 
 // Config is the config object of an http_check (URL to ExpectedContent) or an ssl_check
@@ -93,7 +96,7 @@ type Options struct {
 // Keys each kind accepts, besides uuid and status, which are accepted and ignored
 // everywhere.
 var (
-	commonKeys = []string{"manifest_version", "kind", "name", "enabled", "tags", "notification_group", "remind_every_seconds"}
+	commonKeys = []string{"manifest_version", "kind", "name", "enabled", "tags", "notification_group", "remind_every_seconds", "depends_on"}
 	pingKeys   = []string{"timeout_seconds", "expected_interval_seconds", "grace_seconds", "display_name", "project", "schedule", "timezone"}
 	checkKeys  = []string{"schedule", "timezone", "regions", "confirm_regions", "failure_threshold", "config"}
 	httpKeys   = []string{"url", "method", "timeout", "expected_status", "expected_content"}
@@ -148,6 +151,7 @@ func parseFields(fields map[string]json.RawMessage, opts Options, inBundle bool)
 	m.Tags = d.tags()
 	m.NotificationGroup = d.group(opts)
 	m.RemindEverySeconds, _ = d.integer("remind_every_seconds", MinRemindEvery, MaxRemindEvery, CodeRemindEveryOutOfRange, false)
+	m.DependsOn = d.dependsOn(m)
 
 	// uuid and status are read-only parts of a response: a manifest read
 	// from the API may be sent back as it is.

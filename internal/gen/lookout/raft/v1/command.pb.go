@@ -1919,8 +1919,11 @@ type MonitorSpec struct {
 	// remind_every_seconds is the period of reminders while the monitor
 	// stays down after its failure alert (absent: none).
 	RemindEverySeconds *int64 `protobuf:"varint,271,opt,name=remind_every_seconds,json=remindEverySeconds,proto3,oneof" json:"remind_every_seconds,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// depends_on names monitors of the account whose being down holds this
+	// one's failure alerts (at most state.MaxDependencies).
+	DependsOn     []*Dependency `protobuf:"bytes,272,rep,name=depends_on,json=dependsOn,proto3" json:"depends_on,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MonitorSpec) Reset() {
@@ -2079,6 +2082,66 @@ func (x *MonitorSpec) GetRemindEverySeconds() int64 {
 	return 0
 }
 
+func (x *MonitorSpec) GetDependsOn() []*Dependency {
+	if x != nil {
+		return x.DependsOn
+	}
+	return nil
+}
+
+// Dependency names a monitor of the same account by kind and name.
+type Dependency struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Dependency) Reset() {
+	*x = Dependency{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Dependency) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Dependency) ProtoMessage() {}
+
+func (x *Dependency) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Dependency.ProtoReflect.Descriptor instead.
+func (*Dependency) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *Dependency) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Dependency) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 // PutMonitors creates and replaces monitors of one account, all or nothing:
 // a POST, a PUT, or a whole apply as one raft entry.
 type PutMonitors struct {
@@ -2096,7 +2159,7 @@ type PutMonitors struct {
 
 func (x *PutMonitors) Reset() {
 	*x = PutMonitors{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2108,7 +2171,7 @@ func (x *PutMonitors) String() string {
 func (*PutMonitors) ProtoMessage() {}
 
 func (x *PutMonitors) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2121,7 +2184,7 @@ func (x *PutMonitors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMonitors.ProtoReflect.Descriptor instead.
 func (*PutMonitors) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *PutMonitors) GetAccountId() string {
@@ -2163,7 +2226,7 @@ type CreateChannel struct {
 
 func (x *CreateChannel) Reset() {
 	*x = CreateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2175,7 +2238,7 @@ func (x *CreateChannel) String() string {
 func (*CreateChannel) ProtoMessage() {}
 
 func (x *CreateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2188,7 +2251,7 @@ func (x *CreateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateChannel.ProtoReflect.Descriptor instead.
 func (*CreateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateChannel) GetAccountId() string {
@@ -2249,7 +2312,7 @@ type FireDeadline struct {
 
 func (x *FireDeadline) Reset() {
 	*x = FireDeadline{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2261,7 +2324,7 @@ func (x *FireDeadline) String() string {
 func (*FireDeadline) ProtoMessage() {}
 
 func (x *FireDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2274,7 +2337,7 @@ func (x *FireDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
 func (*FireDeadline) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *FireDeadline) GetAccountId() string {
@@ -2323,7 +2386,7 @@ type RecordDelivery struct {
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2335,7 +2398,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2348,7 +2411,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -2411,7 +2474,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2423,7 +2486,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2436,7 +2499,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -2486,7 +2549,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2498,7 +2561,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2511,7 +2574,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -2635,7 +2698,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2647,7 +2710,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2660,7 +2723,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -2730,7 +2793,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2742,7 +2805,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2755,7 +2818,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -2829,7 +2892,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2841,7 +2904,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2854,7 +2917,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -2896,7 +2959,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2908,7 +2971,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2921,7 +2984,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -3015,7 +3078,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3027,7 +3090,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3040,7 +3103,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -3101,7 +3164,7 @@ type ForgetAgents struct {
 
 func (x *ForgetAgents) Reset() {
 	*x = ForgetAgents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3113,7 +3176,7 @@ func (x *ForgetAgents) String() string {
 func (*ForgetAgents) ProtoMessage() {}
 
 func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3126,7 +3189,7 @@ func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForgetAgents.ProtoReflect.Descriptor instead.
 func (*ForgetAgents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ForgetAgents) GetAgentIds() []string {
@@ -3170,7 +3233,7 @@ type PauseMonitor struct {
 
 func (x *PauseMonitor) Reset() {
 	*x = PauseMonitor{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3182,7 +3245,7 @@ func (x *PauseMonitor) String() string {
 func (*PauseMonitor) ProtoMessage() {}
 
 func (x *PauseMonitor) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3195,7 +3258,7 @@ func (x *PauseMonitor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseMonitor.ProtoReflect.Descriptor instead.
 func (*PauseMonitor) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *PauseMonitor) GetAccountId() string {
@@ -3248,7 +3311,7 @@ type JudgeAfresh struct {
 
 func (x *JudgeAfresh) Reset() {
 	*x = JudgeAfresh{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3260,7 +3323,7 @@ func (x *JudgeAfresh) String() string {
 func (*JudgeAfresh) ProtoMessage() {}
 
 func (x *JudgeAfresh) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3273,7 +3336,7 @@ func (x *JudgeAfresh) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JudgeAfresh.ProtoReflect.Descriptor instead.
 func (*JudgeAfresh) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *JudgeAfresh) GetMonitorUuids() []string {
@@ -3307,7 +3370,7 @@ type MaintenanceWindow struct {
 
 func (x *MaintenanceWindow) Reset() {
 	*x = MaintenanceWindow{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3319,7 +3382,7 @@ func (x *MaintenanceWindow) String() string {
 func (*MaintenanceWindow) ProtoMessage() {}
 
 func (x *MaintenanceWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3332,7 +3395,7 @@ func (x *MaintenanceWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaintenanceWindow.ProtoReflect.Descriptor instead.
 func (*MaintenanceWindow) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *MaintenanceWindow) GetId() string {
@@ -3426,7 +3489,7 @@ type WindowMatch struct {
 
 func (x *WindowMatch) Reset() {
 	*x = WindowMatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3438,7 +3501,7 @@ func (x *WindowMatch) String() string {
 func (*WindowMatch) ProtoMessage() {}
 
 func (x *WindowMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3451,7 +3514,7 @@ func (x *WindowMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowMatch.ProtoReflect.Descriptor instead.
 func (*WindowMatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *WindowMatch) GetMonitors() []string {
@@ -3489,7 +3552,7 @@ type PutMaintenanceWindow struct {
 
 func (x *PutMaintenanceWindow) Reset() {
 	*x = PutMaintenanceWindow{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3501,7 +3564,7 @@ func (x *PutMaintenanceWindow) String() string {
 func (*PutMaintenanceWindow) ProtoMessage() {}
 
 func (x *PutMaintenanceWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3514,7 +3577,7 @@ func (x *PutMaintenanceWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMaintenanceWindow.ProtoReflect.Descriptor instead.
 func (*PutMaintenanceWindow) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *PutMaintenanceWindow) GetWindow() *MaintenanceWindow {
@@ -3543,7 +3606,7 @@ type DeleteMaintenanceWindow struct {
 
 func (x *DeleteMaintenanceWindow) Reset() {
 	*x = DeleteMaintenanceWindow{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3555,7 +3618,7 @@ func (x *DeleteMaintenanceWindow) String() string {
 func (*DeleteMaintenanceWindow) ProtoMessage() {}
 
 func (x *DeleteMaintenanceWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3568,7 +3631,7 @@ func (x *DeleteMaintenanceWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMaintenanceWindow.ProtoReflect.Descriptor instead.
 func (*DeleteMaintenanceWindow) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *DeleteMaintenanceWindow) GetAccountId() string {
@@ -3596,7 +3659,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3608,7 +3671,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3621,7 +3684,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -3655,7 +3718,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3667,7 +3730,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3680,7 +3743,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -3726,7 +3789,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3738,7 +3801,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3751,7 +3814,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -3811,7 +3874,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3823,7 +3886,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3836,7 +3899,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Result) GetStatus() Status {
@@ -4038,7 +4101,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\fwarning_days\x18\a \x01(\x03R\vwarningDays\x12\x1d\n" +
 	"\n" +
 	"alert_days\x18\b \x01(\x03R\talertDaysB\x12\n" +
-	"\x10_expected_status\"\x9e\x06\n" +
+	"\x10_expected_status\"\xdb\x06\n" +
 	"\vMonitorSpec\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x12\n" +
@@ -4058,14 +4121,20 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03H\x03R\x0econfirmRegions\x88\x01\x01\x12\x1b\n" +
 	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\x121\n" +
 	"\x11failure_threshold\x18\x8e\x02 \x01(\x03H\x04R\x10failureThreshold\x88\x01\x01\x126\n" +
-	"\x14remind_every_seconds\x18\x8f\x02 \x01(\x03H\x05R\x12remindEverySeconds\x88\x01\x01B\n" +
+	"\x14remind_every_seconds\x18\x8f\x02 \x01(\x03H\x05R\x12remindEverySeconds\x88\x01\x01\x12;\n" +
+	"\n" +
+	"depends_on\x18\x90\x02 \x03(\v2\x1b.lookout.raft.v1.DependencyR\tdependsOnB\n" +
 	"\n" +
 	"\b_projectB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
 	"\x0e_grace_secondsB\x12\n" +
 	"\x10_confirm_regionsB\x14\n" +
 	"\x12_failure_thresholdB\x17\n" +
-	"\x15_remind_every_seconds\"\x9c\x01\n" +
+	"\x15_remind_every_seconds\"4\n" +
+	"\n" +
+	"Dependency\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\x9c\x01\n" +
 	"\vPutMonitors\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x126\n" +
@@ -4258,7 +4327,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -4281,28 +4350,29 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*DeleteMonitor)(nil),           // 18: lookout.raft.v1.DeleteMonitor
 	(*CheckConfig)(nil),             // 19: lookout.raft.v1.CheckConfig
 	(*MonitorSpec)(nil),             // 20: lookout.raft.v1.MonitorSpec
-	(*PutMonitors)(nil),             // 21: lookout.raft.v1.PutMonitors
-	(*CreateChannel)(nil),           // 22: lookout.raft.v1.CreateChannel
-	(*FireDeadline)(nil),            // 23: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 24: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 25: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 26: lookout.raft.v1.Execution
-	(*ExecutionHTTP)(nil),           // 27: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 28: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 29: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 30: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 31: lookout.raft.v1.SetRegionState
-	(*ForgetAgents)(nil),            // 32: lookout.raft.v1.ForgetAgents
-	(*PauseMonitor)(nil),            // 33: lookout.raft.v1.PauseMonitor
-	(*JudgeAfresh)(nil),             // 34: lookout.raft.v1.JudgeAfresh
-	(*MaintenanceWindow)(nil),       // 35: lookout.raft.v1.MaintenanceWindow
-	(*WindowMatch)(nil),             // 36: lookout.raft.v1.WindowMatch
-	(*PutMaintenanceWindow)(nil),    // 37: lookout.raft.v1.PutMaintenanceWindow
-	(*DeleteMaintenanceWindow)(nil), // 38: lookout.raft.v1.DeleteMaintenanceWindow
-	(*RegionAccount)(nil),           // 39: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 40: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 41: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 42: lookout.raft.v1.Result
+	(*Dependency)(nil),              // 21: lookout.raft.v1.Dependency
+	(*PutMonitors)(nil),             // 22: lookout.raft.v1.PutMonitors
+	(*CreateChannel)(nil),           // 23: lookout.raft.v1.CreateChannel
+	(*FireDeadline)(nil),            // 24: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 25: lookout.raft.v1.RecordDelivery
+	(*RecordExecutions)(nil),        // 26: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 27: lookout.raft.v1.Execution
+	(*ExecutionHTTP)(nil),           // 28: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 29: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 30: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 31: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 32: lookout.raft.v1.SetRegionState
+	(*ForgetAgents)(nil),            // 33: lookout.raft.v1.ForgetAgents
+	(*PauseMonitor)(nil),            // 34: lookout.raft.v1.PauseMonitor
+	(*JudgeAfresh)(nil),             // 35: lookout.raft.v1.JudgeAfresh
+	(*MaintenanceWindow)(nil),       // 36: lookout.raft.v1.MaintenanceWindow
+	(*WindowMatch)(nil),             // 37: lookout.raft.v1.WindowMatch
+	(*PutMaintenanceWindow)(nil),    // 38: lookout.raft.v1.PutMaintenanceWindow
+	(*DeleteMaintenanceWindow)(nil), // 39: lookout.raft.v1.DeleteMaintenanceWindow
+	(*RegionAccount)(nil),           // 40: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 41: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 42: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 43: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -4314,22 +4384,22 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	15, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
 	17, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
 	18, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
-	21, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
-	22, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	23, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	24, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	25, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	29, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	22, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
+	23, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
+	24, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	25, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	26, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	30, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
 	14, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
-	30, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	31, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
-	32, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
+	31, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	32, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	33, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
 	8,  // 19: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
 	9,  // 20: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
-	33, // 21: lookout.raft.v1.Command.pause_monitor:type_name -> lookout.raft.v1.PauseMonitor
-	34, // 22: lookout.raft.v1.Command.judge_afresh:type_name -> lookout.raft.v1.JudgeAfresh
-	37, // 23: lookout.raft.v1.Command.put_maintenance_window:type_name -> lookout.raft.v1.PutMaintenanceWindow
-	38, // 24: lookout.raft.v1.Command.delete_maintenance_window:type_name -> lookout.raft.v1.DeleteMaintenanceWindow
+	34, // 21: lookout.raft.v1.Command.pause_monitor:type_name -> lookout.raft.v1.PauseMonitor
+	35, // 22: lookout.raft.v1.Command.judge_afresh:type_name -> lookout.raft.v1.JudgeAfresh
+	38, // 23: lookout.raft.v1.Command.put_maintenance_window:type_name -> lookout.raft.v1.PutMaintenanceWindow
+	39, // 24: lookout.raft.v1.Command.delete_maintenance_window:type_name -> lookout.raft.v1.DeleteMaintenanceWindow
 	0,  // 25: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
 	4,  // 26: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
 	5,  // 27: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
@@ -4338,23 +4408,24 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	5,  // 30: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
 	16, // 31: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
 	19, // 32: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	20, // 33: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	20, // 34: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	26, // 35: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	27, // 36: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	28, // 37: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	39, // 38: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	36, // 39: lookout.raft.v1.MaintenanceWindow.match:type_name -> lookout.raft.v1.WindowMatch
-	35, // 40: lookout.raft.v1.PutMaintenanceWindow.window:type_name -> lookout.raft.v1.MaintenanceWindow
-	1,  // 41: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	40, // 42: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 43: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	41, // 44: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	45, // [45:45] is the sub-list for method output_type
-	45, // [45:45] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	21, // 33: lookout.raft.v1.MonitorSpec.depends_on:type_name -> lookout.raft.v1.Dependency
+	20, // 34: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	20, // 35: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	27, // 36: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	28, // 37: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	29, // 38: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	40, // 39: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	37, // 40: lookout.raft.v1.MaintenanceWindow.match:type_name -> lookout.raft.v1.WindowMatch
+	36, // 41: lookout.raft.v1.PutMaintenanceWindow.window:type_name -> lookout.raft.v1.MaintenanceWindow
+	1,  // 42: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	41, // 43: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 44: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	42, // 45: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	46, // [46:46] is the sub-list for method output_type
+	46, // [46:46] is the sub-list for method input_type
+	46, // [46:46] is the sub-list for extension type_name
+	46, // [46:46] is the sub-list for extension extendee
+	0,  // [0:46] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -4393,14 +4464,14 @@ func file_lookout_raft_v1_command_proto_init() {
 	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[16].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[37].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[38].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   40,
+			NumMessages:   41,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -360,8 +360,11 @@ type Monitor struct {
 	// none) as the manifest gives them.
 	FailureThreshold   int64 `protobuf:"varint,271,opt,name=failure_threshold,json=failureThreshold,proto3" json:"failure_threshold,omitempty"`
 	RemindEverySeconds int64 `protobuf:"varint,272,opt,name=remind_every_seconds,json=remindEverySeconds,proto3" json:"remind_every_seconds,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// depends_on as the manifest gives it: names, resolved when an alert is
+	// about to be sent (a name that resolves to nothing holds nothing).
+	DependsOn     []*v1.Dependency `protobuf:"bytes,273,rep,name=depends_on,json=dependsOn,proto3" json:"depends_on,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Monitor) Reset() {
@@ -560,6 +563,13 @@ func (x *Monitor) GetRemindEverySeconds() int64 {
 		return x.RemindEverySeconds
 	}
 	return 0
+}
+
+func (x *Monitor) GetDependsOn() []*v1.Dependency {
+	if x != nil {
+		return x.DependsOn
+	}
+	return nil
 }
 
 // QuietState is what the alert rules remember of a monitor beyond its
@@ -2030,7 +2040,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xc3\a\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\x80\b\n" +
 	"\aMonitor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x1d\n" +
 	"\n" +
@@ -2057,7 +2067,9 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\x123\n" +
 	"\x05quiet\x18\x8e\x02 \x01(\v2\x1c.lookout.state.v1.QuietStateR\x05quiet\x12,\n" +
 	"\x11failure_threshold\x18\x8f\x02 \x01(\x03R\x10failureThreshold\x121\n" +
-	"\x14remind_every_seconds\x18\x90\x02 \x01(\x03R\x12remindEverySecondsB\x1c\n" +
+	"\x14remind_every_seconds\x18\x90\x02 \x01(\x03R\x12remindEverySeconds\x12;\n" +
+	"\n" +
+	"depends_on\x18\x91\x02 \x03(\v2\x1b.lookout.raft.v1.DependencyR\tdependsOnB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
 	"\x0e_grace_seconds\"\xc4\x03\n" +
 	"\n" +
@@ -2241,8 +2253,9 @@ var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*v1.Plan)(nil),           // 20: lookout.raft.v1.Plan
 	(*v1.Result)(nil),         // 21: lookout.raft.v1.Result
 	(*v1.CheckConfig)(nil),    // 22: lookout.raft.v1.CheckConfig
-	(*v1.Execution)(nil),      // 23: lookout.raft.v1.Execution
-	(*v1.Event)(nil),          // 24: lookout.raft.v1.Event
+	(*v1.Dependency)(nil),     // 23: lookout.raft.v1.Dependency
+	(*v1.Execution)(nil),      // 24: lookout.raft.v1.Execution
+	(*v1.Event)(nil),          // 25: lookout.raft.v1.Event
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
 	20, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
@@ -2251,15 +2264,16 @@ var file_lookout_state_v1_state_proto_depIdxs = []int32{
 	22, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
 	6,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
 	5,  // 5: lookout.state.v1.Monitor.quiet:type_name -> lookout.state.v1.QuietState
-	11, // 6: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
-	7,  // 7: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
-	23, // 8: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
-	24, // 9: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	23, // 6: lookout.state.v1.Monitor.depends_on:type_name -> lookout.raft.v1.Dependency
+	11, // 7: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
+	7,  // 8: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
+	24, // 9: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
+	25, // 10: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_lookout_state_v1_state_proto_init() }
