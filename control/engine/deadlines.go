@@ -25,6 +25,7 @@ type DeadlineState interface {
 	PingMonitors(fn func(*statev1.Monitor) error) error
 	Checks(fn func(*statev1.Monitor) error) error
 	AllMaintenanceWindows(fn func(*raftv1.MaintenanceWindow) error) error
+	ServiceLife() (*statev1.ServiceLife, error)
 	WindowsChanged() <-chan struct{}
 	MonitorByUUID(id string) (*statev1.Monitor, error)
 }
@@ -59,6 +60,12 @@ type DeadlineOptions struct {
 	// engine reads the state's change feed, so it passes this on: the
 	// alert dispatcher's Notify).
 	OnAlerts func()
+	// AliveInterval is how often the leader marks itself alive through
+	// raft (default DefaultAliveInterval); OutageAfter how long after the
+	// last mark a term must start for the gap to be an outage of the
+	// whole service, whose ping monitor deadlines restart from its end
+	// (default DefaultOutageAfter; at least state.MinOutageAfter).
+	AliveInterval, OutageAfter time.Duration
 }
 
 // DeadlineStats are the engine's counters.
@@ -105,6 +112,12 @@ func NewDeadlines(o DeadlineOptions) *Deadlines {
 	if o.RetryDelay <= 0 {
 		o.RetryDelay = 250 * time.Millisecond
 	}
+	if o.AliveInterval <= 0 {
+		o.AliveInterval = DefaultAliveInterval
+	}
+	if o.OutageAfter <= 0 {
+		o.OutageAfter = DefaultOutageAfter
+	}
 	return &Deadlines{o: o}
 }
 
@@ -146,9 +159,11 @@ type fired struct {
 	err  error
 }
 
-// Run rebuilds the heap and proposes deadlines as they pass until ctx ends
-// (leadership lost); it returns once its proposals have returned. One Run
-// at a time.
+// Run marks the leader alive (alive.go: the term's first mark records an
+// outage of the whole service, if there was one, before anything fires),
+// rebuilds the heap and proposes deadlines as they pass until ctx ends
+// (leadership lost), marking the leader alive every AliveInterval; it
+// returns once its proposals have returned. One Run at a time.
 func (d *Deadlines) Run(ctx context.Context) {
 	st := d.o.State
 	st.Watch(true) // before the rebuild: a change during it is not missed
@@ -159,6 +174,10 @@ func (d *Deadlines) Run(ctx context.Context) {
 	defer d.publish(0, 0, 0) // not leading: nothing scheduled
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	if !d.startTerm(ctx) {
+		return
+	}
+	wg.Go(func() { d.keepAlive(ctx) })
 	windowsChanged := st.WindowsChanged() // before the rebuild reads them
 	t.rebuild()
 	var timer <-chan time.Time

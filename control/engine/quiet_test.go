@@ -167,3 +167,52 @@ func TestDependencyRecoveryJudgesDependents(t *testing.T) {
 		t.Fatalf("alerts %v", h.alertTypes())
 	}
 }
+
+// TestNoMissedAlertsForTheServicesOwnOutage: a leader marked alive at t0
+// and then nothing for ten minutes (the whole cluster stopped); the next
+// leader's first mark records the outage, and the ping monitor's deadline
+// that fell in it restarts from the new leader's start instead of
+// alerting; a minute later it is missed, once. A new leader after a short
+// gap (a failover) fires an overdue deadline as usual.
+func TestNoMissedAlertsForTheServicesOwnOutage(t *testing.T) {
+	h := newHarness(t)
+	h.monitor("backup", 60, 0, 0)
+	h.ping("backup", "complete")
+	first, stop := h.start() // the former leader: marks itself alive at t0
+	waitFor(t, "the former leader's rebuild", func() bool { return first.Stats().Scheduled == 1 })
+	stop()
+	h.clock.Advance(10 * time.Minute)
+	restart := h.clock.Now()
+	e, _ := h.start()
+	next := restart.Add(time.Minute)
+	waitFor(t, "the deadline restarted from the new leader's start", func() bool { return h.clock.waiting(next) })
+	if got := h.alertTypes(); len(got) != 0 {
+		t.Fatalf("alerts for the outage: %v", got)
+	}
+	life, err := h.store.ServiceLife()
+	if err != nil || len(life.GetOutages()) != 1 || life.GetOutages()[0].GetToUnixMs() != restart.UnixMilli() {
+		t.Fatalf("outages %v %v", life.GetOutages(), err)
+	}
+	h.clock.Advance(time.Minute)
+	waitFor(t, "the miss after the restart", func() bool { return len(h.alertTypes()) == 1 })
+	if s := e.Stats(); s.Errors != 0 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+// TestAFailoverLosesNoDeadline: a new leader 20 seconds after the last
+// mark (within --outage-after) fires a deadline that passed meanwhile.
+func TestAFailoverLosesNoDeadline(t *testing.T) {
+	h := newHarness(t)
+	h.monitor("backup", 60, 0, 0)
+	h.ping("backup", "complete")
+	h.clock.Advance(50 * time.Second)
+	_, stop := h.start() // marks alive at +50 s
+	stop()
+	h.clock.Advance(20 * time.Second) // the deadline (+60 s) passes with no leader
+	h.start()
+	waitFor(t, "the overdue miss", func() bool { return len(h.alertTypes()) == 1 })
+	if life, _ := h.store.ServiceLife(); len(life.GetOutages()) != 0 {
+		t.Fatalf("a failover counted as an outage: %v", life.GetOutages())
+	}
+}

@@ -267,6 +267,8 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applyPutMaintenanceWindow(txn, ctx, op.PutMaintenanceWindow)
 	case *raftv1.Command_DeleteMaintenanceWindow:
 		return applyDeleteMaintenanceWindow(txn, op.DeleteMaintenanceWindow)
+	case *raftv1.Command_MarkAlive:
+		return applyMarkAlive(txn, ctx, op.MarkAlive)
 	default:
 		return invalid("command has no known operation"), nil
 	}

@@ -150,6 +150,14 @@ func applyFireDeadline(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadline) (*
 			return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Stale: true, Message: "region offline"}, nil
 		}
 	}
+	// The deadline fell while the whole service was down: it restarts from
+	// the outage's end (outage.go).
+	if end, err := outageOf(txn, c.GetDueUnixMs()); err != nil || end > 0 {
+		if err != nil {
+			return nil, err
+		}
+		return rebaseAfterOutage(txn, ctx, m, c, end)
+	}
 	muted, err := suspendedAt(txn, m.GetAccountId(), ctx.now)
 	if err != nil {
 		return nil, err

@@ -199,6 +199,8 @@ func CheckCommand(cmd *raftv1.Command) error {
 	case *raftv1.Command_DeleteMaintenanceWindow:
 		c := op.DeleteMaintenanceWindow
 		return checkSmall("delete maintenance window", c, c.GetAccountId(), c.GetId())
+	case *raftv1.Command_MarkAlive:
+		return checkSmall("mark alive", op.MarkAlive)
 	}
 	return nil
 }

@@ -243,6 +243,7 @@ func worstCases() map[string]worstCase {
 		"judge_afresh":              judgeWorstCase(),
 		"put_maintenance_window":    putWindowWorstCase(),
 		"delete_maintenance_window": deleteWindowWorstCase(),
+		"mark_alive":                markAliveWorstCase(),
 	}
 }
 

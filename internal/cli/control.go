@@ -24,6 +24,7 @@ import (
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channels"
 	"lookout/control/ingest"
+	"lookout/control/engine"
 	"lookout/control/manage"
 	"lookout/control/openapi"
 	"lookout/control/panel"
@@ -58,6 +59,9 @@ type controlConfig struct {
 	alertRetention  time.Duration
 	// agentOfflineAfter: a region with no agent seen this long is offline.
 	agentOfflineAfter time.Duration
+	// outageAfter: a leader that starts this long after the last one was
+	// alive ends an outage of the whole service (control/state/outage.go).
+	outageAfter time.Duration
 	// agentForgetAfter: an agent not seen this long is forgotten (0: never).
 	agentForgetAfter time.Duration
 
@@ -102,6 +106,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
 	fs.DurationVar(&c.alertRetryFor, "alert-retry-for", 24*time.Hour, "how long an alert's failed deliveries are retried")
 	fs.DurationVar(&c.alertRetention, "alert-retention", 30*24*time.Hour, "how long an alert is kept after its last delivery is delivered or given up")
+	fs.DurationVar(&c.outageAfter, "outage-after", engine.DefaultOutageAfter, "a leader that starts this long after the last leader was alive ends an outage of the whole service: ping monitor deadlines that fell in it restart from then instead of alerting missed (at least 10s; leaders mark themselves alive every 5 s)")
 	fs.DurationVar(&c.agentOfflineAfter, "agent-offline-after", presence.DefaultOfflineAfter, "an agent region none of whose agents was seen this long is offline: one agent.offline alert per account, its monitors unknown (at least 10s)")
 	fs.DurationVar(&c.agentForgetAfter, "agent-forget-after", presence.DefaultForgetAfter, "forget an agent not seen this long (its record goes; a region left without agents is no longer judged); 0: never (at least 1h)")
 	fs.StringVar(&c.publicURL, "public-url", "", "the address people reach this service at, for links in alerts (default: http://<http-addr>, https:// with --tls-cert)")
@@ -172,6 +177,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if c.alertRetryFor < time.Minute {
 		return nil, usageError{"--alert-retry-for must be at least 1m"}
+	}
+	if c.outageAfter < 10*time.Second {
+		return nil, usageError{"--outage-after must be at least 10s (leaders mark themselves alive every 5 s; a failover is not an outage)"}
 	}
 	if c.agentOfflineAfter < 10*time.Second {
 		return nil, usageError{"--agent-offline-after must be at least 10s (agents heartbeat every 5 s)"}

@@ -16,7 +16,7 @@ import (
 
 // startNodes starts count control processes that bootstrap together and
 // waits for their leader.
-func startNodes(t *testing.T, prefix string, count int) []*node {
+func startNodes(t *testing.T, prefix string, count int, extra ...string) []*node {
 	t.Helper()
 	nodes := make([]*node, count)
 	for i := range nodes {
@@ -34,6 +34,7 @@ func startNodes(t *testing.T, prefix string, count int) []*node {
 		args := []string{"control", "--node-id", n.id, "--data-dir", dataDir + "/" + n.id,
 			"--http-addr", n.http, "--raft-addr", n.raft, "--gossip-addr", n.gossip,
 			"--bootstrap-expect", fmt.Sprint(count), "--admin-token", token, "--log-level", "warn"}
+		args = append(args, extra...)
 		if len(join) > 0 {
 			args = append(args, "--join", strings.Join(join, ","))
 		}

@@ -256,6 +256,7 @@ type Command struct {
 	//	*Command_JudgeAfresh
 	//	*Command_PutMaintenanceWindow
 	//	*Command_DeleteMaintenanceWindow
+	//	*Command_MarkAlive
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -544,6 +545,15 @@ func (x *Command) GetDeleteMaintenanceWindow() *DeleteMaintenanceWindow {
 	return nil
 }
 
+func (x *Command) GetMarkAlive() *MarkAlive {
+	if x != nil {
+		if x, ok := x.Op.(*Command_MarkAlive); ok {
+			return x.MarkAlive
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -648,6 +658,10 @@ type Command_DeleteMaintenanceWindow struct {
 	DeleteMaintenanceWindow *DeleteMaintenanceWindow `protobuf:"bytes,273,opt,name=delete_maintenance_window,json=deleteMaintenanceWindow,proto3,oneof"`
 }
 
+type Command_MarkAlive struct {
+	MarkAlive *MarkAlive `protobuf:"bytes,274,opt,name=mark_alive,json=markAlive,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -697,6 +711,8 @@ func (*Command_JudgeAfresh) isCommand_Op() {}
 func (*Command_PutMaintenanceWindow) isCommand_Op() {}
 
 func (*Command_DeleteMaintenanceWindow) isCommand_Op() {}
+
+func (*Command_MarkAlive) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -3648,6 +3664,65 @@ func (x *DeleteMaintenanceWindow) GetId() string {
 	return ""
 }
 
+// MarkAlive says a leader is alive at the command's time: every leader
+// proposes one when it starts leading (term_start, before its deadline
+// engine fires anything) and then every few seconds. When a term starts
+// more than outage_after_ms after the last time any leader was alive, the
+// service was down meanwhile (the whole cluster, or no quorum: nobody
+// could reach it): the state records that outage, and a ping monitor
+// deadline that fell in it restarts from its end instead of alerting.
+type MarkAlive struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TermStart     bool                   `protobuf:"varint,270,opt,name=term_start,json=termStart,proto3" json:"term_start,omitempty"`
+	OutageAfterMs int64                  `protobuf:"varint,271,opt,name=outage_after_ms,json=outageAfterMs,proto3" json:"outage_after_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MarkAlive) Reset() {
+	*x = MarkAlive{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MarkAlive) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MarkAlive) ProtoMessage() {}
+
+func (x *MarkAlive) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MarkAlive.ProtoReflect.Descriptor instead.
+func (*MarkAlive) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *MarkAlive) GetTermStart() bool {
+	if x != nil {
+		return x.TermStart
+	}
+	return false
+}
+
+func (x *MarkAlive) GetOutageAfterMs() int64 {
+	if x != nil {
+		return x.OutageAfterMs
+	}
+	return 0
+}
+
 // RegionAccount is an account with monitors in a region, and how many.
 type RegionAccount struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -3659,7 +3734,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3671,7 +3746,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3684,7 +3759,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -3718,7 +3793,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3730,7 +3805,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3743,7 +3818,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -3789,7 +3864,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3801,7 +3876,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3814,7 +3889,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -3874,7 +3949,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3886,7 +3961,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3899,7 +3974,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Result) GetStatus() Status {
@@ -3955,7 +4030,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xb6\x0f\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xf4\x0f\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -3990,7 +4065,9 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\rpause_monitor\x18\x8e\x02 \x01(\v2\x1d.lookout.raft.v1.PauseMonitorH\x00R\fpauseMonitor\x12B\n" +
 	"\fjudge_afresh\x18\x8f\x02 \x01(\v2\x1c.lookout.raft.v1.JudgeAfreshH\x00R\vjudgeAfresh\x12^\n" +
 	"\x16put_maintenance_window\x18\x90\x02 \x01(\v2%.lookout.raft.v1.PutMaintenanceWindowH\x00R\x14putMaintenanceWindow\x12g\n" +
-	"\x19delete_maintenance_window\x18\x91\x02 \x01(\v2(.lookout.raft.v1.DeleteMaintenanceWindowH\x00R\x17deleteMaintenanceWindowB\x04\n" +
+	"\x19delete_maintenance_window\x18\x91\x02 \x01(\v2(.lookout.raft.v1.DeleteMaintenanceWindowH\x00R\x17deleteMaintenanceWindow\x12<\n" +
+	"\n" +
+	"mark_alive\x18\x92\x02 \x01(\v2\x1a.lookout.raft.v1.MarkAliveH\x00R\tmarkAliveB\x04\n" +
 	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -4269,7 +4346,11 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x17DeleteMaintenanceWindow\x12\x1e\n" +
 	"\n" +
 	"account_id\x18\x8e\x02 \x01(\tR\taccountId\x12\x0f\n" +
-	"\x02id\x18\x8f\x02 \x01(\tR\x02id\"L\n" +
+	"\x02id\x18\x8f\x02 \x01(\tR\x02id\"T\n" +
+	"\tMarkAlive\x12\x1e\n" +
+	"\n" +
+	"term_start\x18\x8e\x02 \x01(\bR\ttermStart\x12'\n" +
+	"\x0foutage_after_ms\x18\x8f\x02 \x01(\x03R\routageAfterMs\"L\n" +
 	"\rRegionAccount\x12\x1e\n" +
 	"\n" +
 	"account_id\x18\xdc\x01 \x01(\tR\taccountId\x12\x1b\n" +
@@ -4327,7 +4408,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -4369,10 +4450,11 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*WindowMatch)(nil),             // 37: lookout.raft.v1.WindowMatch
 	(*PutMaintenanceWindow)(nil),    // 38: lookout.raft.v1.PutMaintenanceWindow
 	(*DeleteMaintenanceWindow)(nil), // 39: lookout.raft.v1.DeleteMaintenanceWindow
-	(*RegionAccount)(nil),           // 40: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 41: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 42: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 43: lookout.raft.v1.Result
+	(*MarkAlive)(nil),               // 40: lookout.raft.v1.MarkAlive
+	(*RegionAccount)(nil),           // 41: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 42: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 43: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 44: lookout.raft.v1.Result
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -4400,32 +4482,33 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	35, // 22: lookout.raft.v1.Command.judge_afresh:type_name -> lookout.raft.v1.JudgeAfresh
 	38, // 23: lookout.raft.v1.Command.put_maintenance_window:type_name -> lookout.raft.v1.PutMaintenanceWindow
 	39, // 24: lookout.raft.v1.Command.delete_maintenance_window:type_name -> lookout.raft.v1.DeleteMaintenanceWindow
-	0,  // 25: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 26: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 27: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 28: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 29: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 30: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	16, // 31: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	19, // 32: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	21, // 33: lookout.raft.v1.MonitorSpec.depends_on:type_name -> lookout.raft.v1.Dependency
-	20, // 34: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	20, // 35: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	27, // 36: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	28, // 37: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	29, // 38: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	40, // 39: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	37, // 40: lookout.raft.v1.MaintenanceWindow.match:type_name -> lookout.raft.v1.WindowMatch
-	36, // 41: lookout.raft.v1.PutMaintenanceWindow.window:type_name -> lookout.raft.v1.MaintenanceWindow
-	1,  // 42: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	41, // 43: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 44: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	42, // 45: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	46, // [46:46] is the sub-list for method output_type
-	46, // [46:46] is the sub-list for method input_type
-	46, // [46:46] is the sub-list for extension type_name
-	46, // [46:46] is the sub-list for extension extendee
-	0,  // [0:46] is the sub-list for field type_name
+	40, // 25: lookout.raft.v1.Command.mark_alive:type_name -> lookout.raft.v1.MarkAlive
+	0,  // 26: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 27: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 28: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 29: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 30: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 31: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	16, // 32: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	19, // 33: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	21, // 34: lookout.raft.v1.MonitorSpec.depends_on:type_name -> lookout.raft.v1.Dependency
+	20, // 35: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	20, // 36: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	27, // 37: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	28, // 38: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	29, // 39: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	41, // 40: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	37, // 41: lookout.raft.v1.MaintenanceWindow.match:type_name -> lookout.raft.v1.WindowMatch
+	36, // 42: lookout.raft.v1.PutMaintenanceWindow.window:type_name -> lookout.raft.v1.MaintenanceWindow
+	1,  // 43: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	42, // 44: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 45: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	43, // 46: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	47, // [47:47] is the sub-list for method output_type
+	47, // [47:47] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -4459,19 +4542,20 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_JudgeAfresh)(nil),
 		(*Command_PutMaintenanceWindow)(nil),
 		(*Command_DeleteMaintenanceWindow)(nil),
+		(*Command_MarkAlive)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[13].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[16].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[38].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[39].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   41,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

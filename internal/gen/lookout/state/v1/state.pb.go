@@ -2011,6 +2011,116 @@ func (x *EndedSession) GetEndedUnixMs() int64 {
 	return 0
 }
 
+// ServiceLife is when a leader was last alive and the last outages of the
+// whole service (meta:alive), from MarkAlive.
+type ServiceLife struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	AliveUnixMs int64                  `protobuf:"varint,1,opt,name=alive_unix_ms,json=aliveUnixMs,proto3" json:"alive_unix_ms,omitempty"`
+	// outages are the newest ones, oldest first (at most
+	// state.MaxOutages).
+	Outages       []*Outage `protobuf:"bytes,2,rep,name=outages,proto3" json:"outages,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ServiceLife) Reset() {
+	*x = ServiceLife{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ServiceLife) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ServiceLife) ProtoMessage() {}
+
+func (x *ServiceLife) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ServiceLife.ProtoReflect.Descriptor instead.
+func (*ServiceLife) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ServiceLife) GetAliveUnixMs() int64 {
+	if x != nil {
+		return x.AliveUnixMs
+	}
+	return 0
+}
+
+func (x *ServiceLife) GetOutages() []*Outage {
+	if x != nil {
+		return x.Outages
+	}
+	return nil
+}
+
+// Outage is a time no leader was alive: from the last sign of life of
+// the former leaders to the start of the next one's term.
+type Outage struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FromUnixMs    int64                  `protobuf:"varint,1,opt,name=from_unix_ms,json=fromUnixMs,proto3" json:"from_unix_ms,omitempty"`
+	ToUnixMs      int64                  `protobuf:"varint,2,opt,name=to_unix_ms,json=toUnixMs,proto3" json:"to_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Outage) Reset() {
+	*x = Outage{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Outage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Outage) ProtoMessage() {}
+
+func (x *Outage) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Outage.ProtoReflect.Descriptor instead.
+func (*Outage) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Outage) GetFromUnixMs() int64 {
+	if x != nil {
+		return x.FromUnixMs
+	}
+	return 0
+}
+
+func (x *Outage) GetToUnixMs() int64 {
+	if x != nil {
+		return x.ToUnixMs
+	}
+	return 0
+}
+
 var File_lookout_state_v1_state_proto protoreflect.FileDescriptor
 
 const file_lookout_state_v1_state_proto_rawDesc = "" +
@@ -2212,7 +2322,15 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12&\n" +
 	"\x0fexpires_unix_ms\x18\x02 \x01(\x03R\rexpiresUnixMs\x12\"\n" +
-	"\rended_unix_ms\x18\x03 \x01(\x03R\vendedUnixMsB\xb3\x01\n" +
+	"\rended_unix_ms\x18\x03 \x01(\x03R\vendedUnixMs\"e\n" +
+	"\vServiceLife\x12\"\n" +
+	"\ralive_unix_ms\x18\x01 \x01(\x03R\valiveUnixMs\x122\n" +
+	"\aoutages\x18\x02 \x03(\v2\x18.lookout.state.v1.OutageR\aoutages\"H\n" +
+	"\x06Outage\x12 \n" +
+	"\ffrom_unix_ms\x18\x01 \x01(\x03R\n" +
+	"fromUnixMs\x12\x1c\n" +
+	"\n" +
+	"to_unix_ms\x18\x02 \x01(\x03R\btoUnixMsB\xb3\x01\n" +
 	"\x14com.lookout.state.v1B\n" +
 	"StateProtoP\x01Z-lookout/internal/gen/lookout/state/v1;statev1\xa2\x02\x03LSX\xaa\x02\x10Lookout.State.V1\xca\x02\x10Lookout\\State\\V1\xe2\x02\x1cLookout\\State\\V1\\GPBMetadata\xea\x02\x12Lookout::State::V1b\x06proto3"
 
@@ -2228,7 +2346,7 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 	return file_lookout_state_v1_state_proto_rawDescData
 }
 
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Account)(nil),           // 0: lookout.state.v1.Account
 	(*NotificationGroup)(nil), // 1: lookout.state.v1.NotificationGroup
@@ -2250,30 +2368,33 @@ var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Region)(nil),            // 17: lookout.state.v1.Region
 	(*AlertedAccount)(nil),    // 18: lookout.state.v1.AlertedAccount
 	(*EndedSession)(nil),      // 19: lookout.state.v1.EndedSession
-	(*v1.Plan)(nil),           // 20: lookout.raft.v1.Plan
-	(*v1.Result)(nil),         // 21: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),    // 22: lookout.raft.v1.CheckConfig
-	(*v1.Dependency)(nil),     // 23: lookout.raft.v1.Dependency
-	(*v1.Execution)(nil),      // 24: lookout.raft.v1.Execution
-	(*v1.Event)(nil),          // 25: lookout.raft.v1.Event
+	(*ServiceLife)(nil),       // 20: lookout.state.v1.ServiceLife
+	(*Outage)(nil),            // 21: lookout.state.v1.Outage
+	(*v1.Plan)(nil),           // 22: lookout.raft.v1.Plan
+	(*v1.Result)(nil),         // 23: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),    // 24: lookout.raft.v1.CheckConfig
+	(*v1.Dependency)(nil),     // 25: lookout.raft.v1.Dependency
+	(*v1.Execution)(nil),      // 26: lookout.raft.v1.Execution
+	(*v1.Event)(nil),          // 27: lookout.raft.v1.Event
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	20, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	21, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	22, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	23, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
 	9,  // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	22, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	24, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
 	6,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
 	5,  // 5: lookout.state.v1.Monitor.quiet:type_name -> lookout.state.v1.QuietState
-	23, // 6: lookout.state.v1.Monitor.depends_on:type_name -> lookout.raft.v1.Dependency
+	25, // 6: lookout.state.v1.Monitor.depends_on:type_name -> lookout.raft.v1.Dependency
 	11, // 7: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
 	7,  // 8: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
-	24, // 9: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
-	25, // 10: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	26, // 9: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
+	27, // 10: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	21, // 11: lookout.state.v1.ServiceLife.outages:type_name -> lookout.state.v1.Outage
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_lookout_state_v1_state_proto_init() }
@@ -2291,7 +2412,7 @@ func file_lookout_state_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
