@@ -28,6 +28,7 @@ func (d *Dispatcher) payload(a *statev1.Alert) channel.Alert {
 		Monitor:    channel.Monitor{UUID: a.GetMonitorUuid()},
 		Regions:    a.GetRegions(),
 	}
+	quietFields(&out, a)
 	m, err := d.o.State.MonitorByUUID(a.GetMonitorUuid())
 	switch {
 	case err == nil:
@@ -159,4 +160,19 @@ func (d *Dispatcher) regionPayload(a *statev1.Alert) channel.Alert {
 		out.PanelURL = strings.TrimRight(d.o.PanelURL, "/") + "/"
 	}
 	return out
+}
+
+// quietFields adds what the alert rules tell (decisions.md 12): the
+// failure alert a reminder recalls, when the monitor went down, how long
+// it was down.
+func quietFields(out *channel.Alert, a *statev1.Alert) {
+	out.OriginalAlertID = a.GetOriginalAlertId()
+	if ms := a.GetDownSinceUnixMs(); ms > 0 {
+		t := time.UnixMilli(ms).UTC()
+		out.DownSince = &t
+	}
+	if a.DownSeconds != nil {
+		d := a.GetDownSeconds()
+		out.DownSeconds = &d
+	}
 }

@@ -23,6 +23,10 @@ type DeadlineState interface {
 	Changed() <-chan struct{}
 	TakeMonitorChanges() (monitors []state.MonitorChange, overflow, alerts bool)
 	PingMonitors(fn func(*statev1.Monitor) error) error
+	Checks(fn func(*statev1.Monitor) error) error
+	AllMaintenanceWindows(fn func(*raftv1.MaintenanceWindow) error) error
+	ServiceLife() (*statev1.ServiceLife, error)
+	WindowsChanged() <-chan struct{}
 	MonitorByUUID(id string) (*statev1.Monitor, error)
 }
 
@@ -56,6 +60,12 @@ type DeadlineOptions struct {
 	// engine reads the state's change feed, so it passes this on: the
 	// alert dispatcher's Notify).
 	OnAlerts func()
+	// AliveInterval is how often the leader marks itself alive through
+	// raft (default DefaultAliveInterval); OutageAfter how long after the
+	// last mark a term must start for the gap to be an outage of the
+	// whole service, whose ping monitor deadlines restart from its end
+	// (default DefaultOutageAfter; at least state.MinOutageAfter).
+	AliveInterval, OutageAfter time.Duration
 }
 
 // DeadlineStats are the engine's counters.
@@ -102,6 +112,12 @@ func NewDeadlines(o DeadlineOptions) *Deadlines {
 	if o.RetryDelay <= 0 {
 		o.RetryDelay = 250 * time.Millisecond
 	}
+	if o.AliveInterval <= 0 {
+		o.AliveInterval = DefaultAliveInterval
+	}
+	if o.OutageAfter <= 0 {
+		o.OutageAfter = DefaultOutageAfter
+	}
 	return &Deadlines{o: o}
 }
 
@@ -127,6 +143,12 @@ type term struct {
 	retry    map[string]struct{}
 	retryAll bool
 	retryAt  time.Time
+	// windows are the maintenance windows by account and id, read at each
+	// rebuild (quiet.go).
+	windows map[string]map[string]*raftv1.MaintenanceWindow
+	// dependents are, by the uuid of a monitor that is down, the monitors
+	// whose alert it holds (quiet.go).
+	dependents map[string]map[string]struct{}
 }
 
 // fired is the outcome of one proposal.
@@ -137,18 +159,26 @@ type fired struct {
 	err  error
 }
 
-// Run rebuilds the heap and proposes deadlines as they pass until ctx ends
-// (leadership lost); it returns once its proposals have returned. One Run
-// at a time.
+// Run marks the leader alive (alive.go: the term's first mark records an
+// outage of the whole service, if there was one, before anything fires),
+// rebuilds the heap and proposes deadlines as they pass until ctx ends
+// (leadership lost), marking the leader alive every AliveInterval; it
+// returns once its proposals have returned. One Run at a time.
 func (d *Deadlines) Run(ctx context.Context) {
 	st := d.o.State
 	st.Watch(true) // before the rebuild: a change during it is not missed
 	defer st.Watch(false)
-	t := &term{d: d, heap: newDeadlineHeap(), names: newNames(), inFlight: map[slot]int64{}, retry: map[string]struct{}{}}
+	t := &term{d: d, heap: newDeadlineHeap(), names: newNames(), inFlight: map[slot]int64{}, retry: map[string]struct{}{},
+		dependents: map[string]map[string]struct{}{}}
 	results := make(chan fired, d.o.MaxInFlight)
 	defer d.publish(0, 0, 0) // not leading: nothing scheduled
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	if !d.startTerm(ctx) {
+		return
+	}
+	wg.Go(func() { d.keepAlive(ctx) })
+	windowsChanged := st.WindowsChanged() // before the rebuild reads them
 	t.rebuild()
 	var timer <-chan time.Time
 	var timerAt time.Time
@@ -182,6 +212,9 @@ func (d *Deadlines) Run(ctx context.Context) {
 			}
 		case <-d.o.HeldChanged:
 			t.rebuild()
+		case <-windowsChanged:
+			windowsChanged = st.WindowsChanged()
+			t.rebuild() // the monitors the windows hold: judged again
 		case r := <-results:
 			t.finish(ctx, r)
 		case <-timer:
@@ -190,18 +223,26 @@ func (d *Deadlines) Run(ctx context.Context) {
 	}
 }
 
-// rebuild schedules the deadlines of every ping monitor afresh.
+// rebuild schedules the deadlines of every monitor afresh.
 func (t *term) rebuild() {
 	start := time.Now()
 	t.heap.reset()
 	t.retryAll = false
 	clear(t.retry)
+	t.dependents = map[string]map[string]struct{}{}
 	n := 0
-	err := t.d.o.State.PingMonitors(func(m *statev1.Monitor) error {
+	err := t.readWindows()
+	each := func(m *statev1.Monitor) error {
 		t.schedule(t.names.key(m.GetUuid()), m)
 		n++
 		return nil
-	})
+	}
+	if err == nil {
+		err = t.d.o.State.PingMonitors(each)
+	}
+	if err == nil {
+		err = t.d.o.State.Checks(each)
+	}
 	if err != nil {
 		t.d.o.Logger.Error("deadline engine: reading the monitors failed", "error", err)
 		t.retryAll = true
@@ -230,28 +271,29 @@ func (t *term) reschedule(id string, m *statev1.Monitor, err error) {
 	switch {
 	case errors.Is(err, state.ErrNotFound):
 		t.heap.remove(k)
+		t.dependencyChanged(id, nil)
 	case err != nil:
 		t.d.o.Logger.Warn("deadline engine: reading a monitor failed", "monitor", id, "error", err)
 		t.retry[id] = struct{}{}
 		t.armRetry()
 	default:
 		t.schedule(k, m)
+		t.dependencyChanged(id, m)
 	}
 }
 
 // schedule replaces the deadlines of monitor m (key k) with its current
 // ones.
 func (t *term) schedule(k monKey, m *statev1.Monitor) {
-	if m.GetKind() != state.KindPing {
-		t.heap.remove(k)
-		return
-	}
-	timeout, late, missed := pingstate.Deadlines(state.PingSettings(m), state.PingState(m))
-	if r := m.GetPing().GetLastRegion(); r != "" && t.d.o.Held != nil && t.d.o.Held(r) {
-		timeout, late, missed = 0, 0, 0 // not judged while its region is held
+	var timeout, late, missed int64
+	if m.GetKind() == state.KindPing {
+		timeout, late, missed = pingstate.Deadlines(state.PingSettings(m), state.PingState(m))
+		if r := m.GetPing().GetLastRegion(); r != "" && t.d.o.Held != nil && t.d.o.Held(r) {
+			timeout, late, missed = 0, 0, 0 // not judged while its region is held
+		}
 	}
 	acct := t.names.acct(m.GetAccountId())
-	for kind, due := range [...]int64{kindTimeout: timeout, kindLate: late, kindMissed: missed} {
+	for kind, due := range [...]int64{kindTimeout: timeout, kindLate: late, kindMissed: missed, kindQuiet: t.quietDue(m)} {
 		if due != 0 && t.inFlight[slot{k, uint8(kind)}] == due {
 			due = 0 // being proposed
 		}
@@ -271,11 +313,16 @@ func (t *term) fire(ctx context.Context, now time.Time, results chan<- fired, wg
 		s := slot{it.id, it.kind}
 		t.inFlight[s] = it.due
 		id := t.names.id(it.id)
-		cmd := &raftv1.Command{Op: &raftv1.Command_FireDeadline{FireDeadline: &raftv1.FireDeadline{
-			AccountId: t.names.accts[it.acct], MonitorUuid: id, Kind: kindNames[it.kind], DueUnixMs: it.due,
-		}}}
+		var cmd *raftv1.Command
+		if it.kind == kindQuiet {
+			cmd = &raftv1.Command{Op: &raftv1.Command_JudgeAfresh{JudgeAfresh: &raftv1.JudgeAfresh{MonitorUuids: []string{id}}}}
+		} else {
+			cmd = &raftv1.Command{Op: &raftv1.Command_FireDeadline{FireDeadline: &raftv1.FireDeadline{
+				AccountId: t.names.accts[it.acct], MonitorUuid: id, Kind: kindNames[it.kind], DueUnixMs: it.due,
+			}}}
+		}
 		wg.Go(func() {
-			if o.OnFire != nil {
+			if o.OnFire != nil && it.kind != kindQuiet {
 				o.OnFire(time.UnixMilli(cmd.GetFireDeadline().GetDueUnixMs()), o.Now())
 			}
 			res, err := o.Cluster.Apply(ctx, cmd)
@@ -300,6 +347,13 @@ func (t *term) finish(ctx context.Context, r fired) {
 		if t.retryAt.IsZero() {
 			d.o.Logger.Warn("deadline engine: proposing a deadline failed; retrying", "monitor", r.id, "error", r.err)
 		}
+		t.retry[r.id] = struct{}{}
+		t.armRetry()
+	case r.slot.kind == kindQuiet && r.res.GetStale():
+		// The state machine found nothing due where the engine did (its
+		// view of a window or a dependency was behind): look again
+		// after a while rather than at once.
+		d.stale.Add(1)
 		t.retry[r.id] = struct{}{}
 		t.armRetry()
 	case r.res.GetStatus() == raftv1.Status_STATUS_NOT_FOUND,

@@ -16,10 +16,14 @@ const (
 	kindTimeout uint8 = iota
 	kindLate
 	kindMissed
+	// kindQuiet is when a monitor of any kind must be judged afresh
+	// (JudgeAfresh: a pause's until, a held alert whose gate opens, a
+	// reminder; quiet.go).
+	kindQuiet
 	numKinds
 )
 
-// kindNames are the kinds as FireDeadline names them.
+// kindNames are the ping kinds as FireDeadline names them.
 var kindNames = [...]string{kindTimeout: pingstate.DeadlineTimeout, kindLate: pingstate.DeadlineLate, kindMissed: pingstate.DeadlineMissed}
 
 // slot names one deadline: a monitor and a kind.
@@ -80,10 +84,11 @@ func (h *deadlineHeap) set(id monKey, kind uint8, acct uint32, due int64) {
 	}
 }
 
-// remove drops both deadlines of monitor id.
+// remove drops every deadline of monitor id.
 func (h *deadlineHeap) remove(id monKey) {
-	h.set(id, kindTimeout, 0, 0)
-	h.set(id, kindMissed, 0, 0)
+	for kind := range numKinds {
+		h.set(id, kind, 0, 0)
+	}
 }
 
 // pop removes and returns the earliest deadline.

@@ -55,6 +55,13 @@ type State interface {
 	// region is offline.
 	InOfflineRegion(m *statev1.Monitor) (bool, error)
 	StatusPage(accountID string) (*statev1.StatusPage, error)
+	MaintenanceWindows(accountID string) ([]*raftv1.MaintenanceWindow, error)
+	MaintenanceWindow(accountID, id string) (*raftv1.MaintenanceWindow, error)
+	// MonitorInWindow returns the maintenance window that holds m at nowMs
+	// and the end of its occurrence (nil: none).
+	MonitorInWindow(m *statev1.Monitor, nowMs int64) (*raftv1.MaintenanceWindow, time.Time, error)
+	// Dependencies returns m's depends_on with what each names now.
+	Dependencies(m *statev1.Monitor) ([]state.DependencyState, error)
 }
 
 // Options configures the Management API.
@@ -114,6 +121,13 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/monitors/{uuid}/executions", a.auth(scopeRead, a.handleExecutions))
 	mux.Handle("GET /api/v1/status-page", a.auth(scopeRead, a.handleGetStatusPage))
 	mux.Handle("PUT /api/v1/status-page", a.auth(scopeWrite, a.handlePutStatusPage))
+	mux.Handle("POST /api/v1/monitors/{uuid}/pause", a.auth(scopeWrite, a.handlePause))
+	mux.Handle("POST /api/v1/monitors/{uuid}/resume", a.auth(scopeWrite, a.handleResume))
+	mux.Handle("GET /api/v1/maintenance-windows", a.auth(scopeRead, a.handleWindows))
+	mux.Handle("POST /api/v1/maintenance-windows", a.auth(scopeWrite, a.handleCreateWindow))
+	mux.Handle("GET /api/v1/maintenance-windows/{id}", a.auth(scopeRead, a.handleWindow))
+	mux.Handle("PUT /api/v1/maintenance-windows/{id}", a.auth(scopeWrite, a.handleReplaceWindow))
+	mux.Handle("DELETE /api/v1/maintenance-windows/{id}", a.auth(scopeDelete, a.handleDeleteWindow))
 	// Anything else under /api/v1: a JSON 404, rate limited like the rest.
 	mux.Handle("/api/v1/", a.auth(anyScope, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)

@@ -2,6 +2,7 @@ package manage
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -147,6 +148,7 @@ func (a *API) planApply(acct string, bundle manifest.Bundle, dryRun bool) (*appl
 	for _, m := range stored {
 		byName[nameSpace(m.GetKind())+m.GetName()] = storedManifest(m)
 	}
+	storedByName := maps.Clone(byName)
 	p := &applyPlan{report: report{DryRun: dryRun, Summary: map[string]int{"create": 0, "update": 0, "unchanged": 0, "orphaned": 0}, Changes: []change{}, Orphans: []orphan{}}}
 	rep := &p.report
 	var updateEntries []int
@@ -191,6 +193,17 @@ func (a *API) planApply(acct string, bundle manifest.Bundle, dryRun bool) (*appl
 		}
 	}
 	p.entryOf = append(p.entryOf, updateEntries...)
+	sent := make([]manifest.Manifest, len(bundle.Monitors))
+	for i, m := range bundle.Monitors {
+		sent[i] = m
+		if old, ok := storedByName[nameSpace(m.Kind)+m.Name]; ok {
+			sent[i].UUID = old.UUID
+		}
+	}
+	errs := dependencyErrors(stored, sent)
+	for i := range bundle.Monitors {
+		p.errs.Add(manifest.EntryKey(i), errs[i]...)
+	}
 	for _, m := range stored {
 		if _, orphaned := byName[nameSpace(m.GetKind())+m.GetName()]; orphaned {
 			rep.Orphans = append(rep.Orphans, orphan{Name: m.GetName(), Kind: m.GetKind(), UUID: m.GetUuid()})

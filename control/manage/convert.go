@@ -19,13 +19,17 @@ func toManifest(m *statev1.Monitor) manifest.Manifest {
 // secrets: what a write resolves a request against. Never shown.
 func storedManifest(m *statev1.Monitor) manifest.Manifest {
 	out := manifest.Manifest{
-		UUID:              m.GetUuid(),
-		ManifestVersion:   1,
-		Kind:              m.GetKind(),
-		Name:              m.GetName(),
-		Enabled:           m.GetEnabled(),
-		Tags:              m.GetTags(),
-		NotificationGroup: m.GetNotificationGroup(),
+		UUID:               m.GetUuid(),
+		ManifestVersion:    1,
+		Kind:               m.GetKind(),
+		Name:               m.GetName(),
+		Enabled:            m.GetEnabled(),
+		Tags:               m.GetTags(),
+		NotificationGroup:  m.GetNotificationGroup(),
+		RemindEverySeconds: m.GetRemindEverySeconds(),
+	}
+	for _, d := range m.GetDependsOn() {
+		out.DependsOn = append(out.DependsOn, manifest.Dependency{Kind: d.GetKind(), Name: d.GetName()})
 	}
 	switch m.GetKind() {
 	case manifest.KindPing:
@@ -41,6 +45,7 @@ func storedManifest(m *statev1.Monitor) manifest.Manifest {
 		out.Schedule, out.Timezone = m.GetSchedule(), m.GetTimezone()
 		out.Regions = m.GetRegions()
 		out.ConfirmRegions = m.GetConfirmRegions()
+		out.FailureThreshold = m.GetFailureThreshold()
 		out.Config = configOf(m.GetConfig())
 	}
 	return manifest.Canonical(out)
@@ -100,6 +105,17 @@ func toSpec(m manifest.Manifest, keepProject bool) *raftv1.MonitorSpec {
 	if m.ConfirmRegions > 0 {
 		n := m.ConfirmRegions
 		s.ConfirmRegions = &n
+	}
+	if m.FailureThreshold > 0 {
+		n := m.FailureThreshold
+		s.FailureThreshold = &n
+	}
+	if m.RemindEverySeconds > 0 {
+		n := m.RemindEverySeconds
+		s.RemindEverySeconds = &n
+	}
+	for _, d := range m.DependsOn {
+		s.DependsOn = append(s.DependsOn, &raftv1.Dependency{Kind: d.Kind, Name: d.Name})
 	}
 	if !keepProject {
 		p := ""

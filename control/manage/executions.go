@@ -71,6 +71,7 @@ type checkStatus struct {
 	NextRunAt       *string `json:"next_run_at"`
 	LastStatus      *string `json:"last_status"`
 	DaysLeft        *int64  `json:"days_left,omitempty"`
+	quietStatus
 }
 
 // handleExecutions serves GET
@@ -158,10 +159,10 @@ func (a *API) withCheckStatus(m *statev1.Monitor) monitorWithStatus {
 		a.log.Warn("reading a check's status failed", "check", m.GetUuid(), "error", err)
 		cs = new(statev1.CheckStatus)
 	}
-	s := &checkStatus{State: "pending", LastExecutionAt: optTime(cs.GetLastExecutionUnixMs())}
+	s := &checkStatus{State: "pending", LastExecutionAt: optTime(cs.GetLastExecutionUnixMs()), quietStatus: a.quietStatusOf(m)}
 	switch {
-	case !m.GetEnabled():
-		s.State = "paused"
+	case !m.GetEnabled() || m.GetQuiet().GetPaused():
+		s.State = stateStatusPaused
 	case a.inOfflineRegion(m):
 		s.State = stateUnknown
 	case cs.GetVerdict() == state.ExecSuccess:

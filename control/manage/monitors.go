@@ -1,6 +1,7 @@
 package manage
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http"
 	"strconv"
@@ -207,3 +208,24 @@ func (a *API) panelURL(r *http.Request) string {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// checkDependencies refuses (an *Invalid) a manifest of acct whose
+// depends_on names a monitor the account does not have, or that would
+// close a cycle, read after a consistent read (the names are resolved
+// again when an alert is about to be sent).
+func (a *API) checkDependencies(ctx context.Context, acct string, m manifest.Manifest) error {
+	if len(m.DependsOn) == 0 {
+		return nil
+	}
+	if err := a.cluster.ConsistentRead(ctx); err != nil {
+		return err
+	}
+	stored, err := a.state.Monitors(acct)
+	if err != nil {
+		return err
+	}
+	if errs := dependencyErrors(stored, []manifest.Manifest{m})[0]; len(errs) > 0 {
+		return &Invalid{Summary: "the manifest is invalid", Errors: errs}
+	}
+	return nil
+}

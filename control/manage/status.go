@@ -20,6 +20,7 @@ type monitorStatus struct {
 	NextExpectedAt *string  `json:"next_expected_at"`
 	NextDeadlineAt *string  `json:"next_deadline_at"`
 	LastDuration   *float64 `json:"last_duration"`
+	quietStatus
 }
 
 // monitorWithStatus is a manifest with its status.
@@ -35,7 +36,8 @@ func (a *API) withStatus(m *statev1.Monitor) monitorWithStatus {
 		return a.withCheckStatus(m)
 	}
 	out := withStatus(m)
-	if m.GetEnabled() && a.inOfflineRegion(m) {
+	out.Status.(*monitorStatus).quietStatus = a.quietStatusOf(m)
+	if m.GetEnabled() && out.Status.(*monitorStatus).State != stateStatusPaused && a.inOfflineRegion(m) {
 		out.Status.(*monitorStatus).State = stateUnknown
 	}
 	return out
@@ -64,6 +66,9 @@ func withStatus(m *statev1.Monitor) monitorWithStatus {
 	}
 	st := state.PingState(m)
 	s := &monitorStatus{State: st.State}
+	if m.GetQuiet().GetPaused() {
+		s.State = stateStatusPaused
+	}
 	if st.LastPingMs > 0 {
 		s.LastPingAt = rfc3339(st.LastPingMs)
 	}

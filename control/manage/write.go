@@ -48,6 +48,9 @@ func (a *API) CreateMonitor(ctx context.Context, accountID string, raw json.RawM
 		return manifest.Manifest{}, &Invalid{Summary: "the manifest is invalid", Errors: errs}
 	}
 	m.UUID = uuid.NewString()
+	if err := a.checkDependencies(ctx, accountID, m); err != nil {
+		return manifest.Manifest{}, err
+	}
 	res, err := a.cluster.Apply(ctx, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
 		AccountId: accountID, Creates: []*raftv1.MonitorSpec{toSpec(m, false)},
 	}}})
@@ -85,6 +88,9 @@ func (a *API) ReplaceMonitor(ctx context.Context, accountID, id string, raw json
 	resolved := manifest.Resolve(storedManifest(stored), m)
 	if errs := manifest.CheckSecrets(resolved); len(errs) > 0 {
 		return manifest.Manifest{}, &Invalid{Summary: "the manifest is invalid", Errors: errs}
+	}
+	if err := a.checkDependencies(ctx, accountID, resolved); err != nil {
+		return manifest.Manifest{}, err
 	}
 	res, err := a.cluster.Apply(ctx, &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
 		AccountId: accountID, Updates: []*raftv1.MonitorSpec{toSpec(resolved, m.Project == nil)},

@@ -88,6 +88,10 @@ func cases(f *fixture) []endpointCase {
 	acct := "/admin/v1/accounts/" + f.main.ID
 	unknownID := uuid.NewString()
 	huge := strings.Repeat("x", 1<<20)
+	mw := "/api/v1/maintenance-windows"
+	windowBody := `{"name":"patching","schedule":"0 2 * * 2","duration_seconds":7200,"timezone":"Europe/Berlin","match":{"tags":["db"]}}`
+	window := mw + "/" + f.mustWindow(windowBody)
+	doomedWindow := mw + "/" + f.mustWindow(windowBody)
 	backup := backupOf(f)
 
 	failApply := func(err error) func(f *fixture) func() {
@@ -627,6 +631,51 @@ func cases(f *fixture) []endpointCase {
 		{name: "delete", method: "DELETE", path: doomed + "?confirm=true", headers: bearer(mk), status: 204},
 		{name: "delete again", method: "DELETE", path: doomed + "?confirm=true", headers: bearer(mk), status: 404},
 		{name: "delete monitor of another account", method: "DELETE", path: nightly + "?confirm=true", headers: bearer(f.other.ManagementKey), status: 404},
+
+		// Management API: failure_threshold and remind_every_seconds.
+		{name: "create check with threshold and reminders", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"http_check","name":"flaky","schedule":"5m","failure_threshold":3,"remind_every_seconds":3600,"config":{"url":"https://example.com/","expected_status":200}}`, status: 201, contains: `"failure_threshold":3`},
+		{name: "create ping with a short reminder", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"nagging","timeout_seconds":60,"remind_every_seconds":60}`, status: 422, contains: "remind_every_out_of_range", invalidRequest: true},
+
+		{name: "create ping depending on a check", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"app","timeout_seconds":60,"depends_on":[{"kind":"ping","name":"backup"}]}`, status: 201, contains: `"depends_on":[{"kind":"ping","name":"backup"}]`},
+		{name: "create ping depending on nothing known", method: "POST", path: mon, headers: bearer(mk), body: `{"manifest_version":1,"kind":"ping","name":"orphan","timeout_seconds":60,"depends_on":[{"kind":"ping","name":"no-such"}]}`, status: 422, contains: "dependency_invalid"},
+		{name: "apply a dependency cycle", method: "POST", path: mon + "/apply?dry_run=true", headers: bearer(mk), body: `{"manifest_version":1,"monitors":[{"kind":"ping","name":"a","timeout_seconds":60,"depends_on":[{"kind":"ping","name":"b"}]},{"kind":"ping","name":"b","timeout_seconds":60,"depends_on":[{"kind":"ping","name":"a"}]}]}`, status: 422, contains: "dependency_cycle"},
+
+		// Management API: POST /api/v1/monitors/{uuid}/pause and /resume.
+		{name: "pause", method: "POST", path: cert + "/pause", headers: bearer(f.writeKey), body: `{"until":"` + f.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339) + `","reason":"renewing"}`, status: 200, contains: `"pause_reason":"renewing"`},
+		{name: "pause without a body", method: "POST", path: nightly + "/pause", headers: bearer(mk), status: 200, contains: `"paused_until":null`},
+		{name: "resume", method: "POST", path: nightly + "/resume", headers: bearer(mk), status: 200, contains: `"status"`},
+		{name: "resume a check", method: "POST", path: cert + "/resume", headers: bearer(mk), status: 200, contains: `"status"`},
+		{name: "pause until in the past", method: "POST", path: nightly + "/pause", headers: bearer(mk), body: `{"until":"2001-01-01T00:00:00Z"}`, status: 422, contains: "until_invalid"},
+		{name: "pause unknown field", method: "POST", path: nightly + "/pause", headers: bearer(mk), body: `{"for":"2h"}`, status: 422, contains: "field_unknown", invalidRequest: true},
+		{name: "pause unknown monitor", method: "POST", path: mon + "/" + unknownID + "/pause", headers: bearer(mk), status: 404},
+		{name: "resume unknown monitor", method: "POST", path: mon + "/" + unknownID + "/resume", headers: bearer(mk), status: 404},
+		{name: "pause without write scope", method: "POST", path: nightly + "/pause", headers: bearer(f.readKey), status: 403},
+		{name: "resume without key", method: "POST", path: nightly + "/resume", status: 401},
+		{name: "pause too large", method: "POST", path: nightly + "/pause", headers: bearer(mk), body: `{}` + strings.Repeat(" ", 16<<20), status: 413},
+		{name: "pause storage failure", method: "POST", path: nightly + "/pause", headers: bearer(mk), status: 500, setup: failApply(broken)},
+		{name: "resume without leader", method: "POST", path: nightly + "/resume", headers: bearer(mk), status: 503, setup: failReads(noLeader)},
+
+		// Management API: /api/v1/maintenance-windows.
+		{name: "windows", method: "GET", path: mw, headers: bearer(f.readKey), status: 200, contains: `"maintenance_windows"`},
+		{name: "create one-off window", method: "POST", path: mw, headers: bearer(f.writeKey), body: `{"name":"move","starts_at":"` + f.clock.Now().UTC().Format(time.RFC3339) + `","ends_at":"` + f.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339) + `","match":{"monitors":["` + f.nightly + `"]}}`, status: 201, contains: `"active":true`},
+		{name: "create recurring window", method: "POST", path: mw, headers: bearer(mk), body: windowBody, status: 201, contains: `"next_starts_at"`},
+		{name: "create window ending before it starts", method: "POST", path: mw, headers: bearer(mk), body: `{"name":"x","starts_at":"2030-01-02T00:00:00Z","ends_at":"2030-01-01T00:00:00Z"}`, status: 422, contains: "window_times_invalid"},
+		{name: "create window with a short duration", method: "POST", path: mw, headers: bearer(mk), body: `{"name":"x","schedule":"1d","duration_seconds":10}`, status: 422, contains: "duration_out_of_range", invalidRequest: true},
+		{name: "create window with an unknown field", method: "POST", path: mw, headers: bearer(mk), body: `{"name":"x","schedule":"1d","duration_seconds":60,"every":"day"}`, status: 422, contains: "field_unknown", invalidRequest: true},
+		{name: "create window without write scope", method: "POST", path: mw, headers: bearer(f.readKey), body: windowBody, status: 403},
+		{name: "create window without key", method: "POST", path: mw, body: windowBody, status: 401},
+		{name: "create window too large", method: "POST", path: mw, headers: bearer(mk), body: windowBody + strings.Repeat(" ", 16<<20), status: 413},
+		{name: "create window storage failure", method: "POST", path: mw, headers: bearer(mk), body: windowBody, status: 500, setup: failApply(broken)},
+		{name: "window", method: "GET", path: window, headers: bearer(mk), status: 200, contains: `"patching"`},
+		{name: "window of another account", method: "GET", path: window, headers: bearer(f.other.ManagementKey), status: 404},
+		{name: "windows without leader", method: "GET", path: mw, headers: bearer(mk), status: 503, setup: failReads(noLeader)},
+		{name: "replace window", method: "PUT", path: window, headers: bearer(mk), body: `{"name":"patching","schedule":"0 3 * * 2","duration_seconds":3600}`, status: 200, contains: `"0 3 * * 2"`},
+		{name: "replace unknown window", method: "PUT", path: mw + "/" + unknownID, headers: bearer(mk), body: windowBody, status: 404},
+		{name: "replace window invalid", method: "PUT", path: window, headers: bearer(mk), body: `{"name":"x"}`, status: 422, contains: "window_times_invalid"},
+		{name: "delete window without delete scope", method: "DELETE", path: doomedWindow, headers: bearer(f.writeKey), status: 403},
+		{name: "delete window", method: "DELETE", path: doomedWindow, headers: bearer(mk), status: 204},
+		{name: "delete window again", method: "DELETE", path: doomedWindow, headers: bearer(mk), status: 404},
+		{name: "nightly in maintenance", method: "GET", path: nightly, headers: bearer(mk), status: 200, contains: `"maintenance":{"id"`},
 
 		// Management API: GET /api/v1/monitors/{uuid}/executions.
 		{name: "executions", method: "GET", path: executions, headers: bearer(mk), status: 200, contains: `"executions"`},

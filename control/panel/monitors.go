@@ -96,6 +96,9 @@ func listRow(lm state.ListedMonitor) monitorRow {
 	if lm.Offline {
 		r.State = stateUnknown // its agent region is offline
 	}
+	if m.GetQuiet().GetPaused() {
+		r.State = pingstate.Paused // paused at runtime: its alerts are held
+	}
 	r.Color = stateColors[r.State]
 	if r.State == pingstate.Up && m.GetKind() == state.KindSSLCheck && strings.HasPrefix(lm.Check.GetAlert(), "ssl.warning") {
 		r.Color = "amber"
@@ -237,6 +240,8 @@ type monitorView struct {
 	// a check checks (nil for ping monitors).
 	Ping  *pingHelp
 	Check *checkInfo
+	// Quiet is what the alert rules show (quiet.go).
+	Quiet quietView
 }
 
 // handleMonitor serves GET /monitors/{uuid}: a monitor of the account (any
@@ -260,7 +265,7 @@ func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, 
 	v := &monitorView{NowMs: p.now().UnixMilli(), Schedule: m.GetSchedule(), Group: m.GetNotificationGroup(),
 		Timeout: m.GetTimeoutSeconds(), Interval: m.GetExpectedIntervalSeconds(), Grace: m.GetGraceSeconds(), DeleteError: deleteError,
 		SkipVerify: m.GetConfig().GetTlsSkipVerify()}
-	v.M = p.row(m, v.NowMs)
+	v.M, v.Quiet = p.row(m, v.NowMs), p.quietOf(m, v.NowMs)
 	v.Zone, v.Upcoming = v.M.Zone, upcoming(m, p.now())
 	shown := []monitorRow{v.M}
 	if err := p.fillUptimes(shown, v.NowMs); err != nil {

@@ -85,6 +85,9 @@ type State interface {
 	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)
 	NotificationGroup(accountID, id string) (*statev1.NotificationGroup, error)
 	NewFeed() *state.Feed
+	MaintenanceWindows(accountID string) ([]*raftv1.MaintenanceWindow, error)
+	MonitorInWindow(m *statev1.Monitor, nowMs int64) (*raftv1.MaintenanceWindow, time.Time, error)
+	Dependencies(m *statev1.Monitor) ([]state.DependencyState, error)
 }
 
 // Admin is the operator API's writes for one account (admin.API).
@@ -256,6 +259,7 @@ func (p *Panel) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /account", p.signedIn(p.handleAccount))
 	mux.HandleFunc("POST /account/badge-key", p.signedIn(p.handleRegenerateBadgeKey))
 	mux.HandleFunc("POST /account/status-page", p.signedIn(p.handleStatusPage))
+	p.registerQuiet(mux)
 }
 
 // cacheFor lets browsers keep the embedded assets for an hour.

@@ -13,7 +13,7 @@ import (
 
 // pageNames are the templates under templates/, each a page built on
 // layout.html (login has its own frame).
-var pageNames = []string{"login", "monitors", "monitor", "form", "keys", "channels", "account", "error"}
+var pageNames = []string{"login", "monitors", "monitor", "form", "keys", "channels", "account", "error", "maintenance"}
 
 // baseView is what every page's layout needs.
 type baseView struct {
@@ -66,7 +66,7 @@ type snippet struct{ ID, Label, Text string }
 func parsePages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
 	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/"+name+".html")
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html", "templates/quiet.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("panel: parse %s: %w", name, err)
 		}

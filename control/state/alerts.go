@@ -27,10 +27,19 @@ func alertPendingKey(id string) []byte { return k(prefixAlertPending, id) }
 // check execution exec that raised it, and for a check with regions the
 // regions that saw it fail.
 func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ string, at int64, ev *statev1.StoredEvent, exec *raftv1.Execution, regions ...string) error {
+	a, err := newAlert(txn, ctx, pos, m, typ, at, ev, exec, regions...)
+	if err != nil {
+		return err
+	}
+	return storeAlert(txn, ctx, a)
+}
+
+// newAlert is the alert raiseAlert stores, not stored yet.
+func newAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ string, at int64, ev *statev1.StoredEvent, exec *raftv1.Execution, regions ...string) (*statev1.Alert, error) {
 	id := uuid.NewSHA1(alertNamespace, []byte(m.GetUuid()+"\x00"+strconv.FormatUint(ctx.index, 10)+"\x00"+strconv.Itoa(pos)+"\x00"+typ)).String()
 	deliveries, err := route(txn, m)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a := &statev1.Alert{Id: id, AccountId: m.GetAccountId(), MonitorUuid: m.GetUuid(), Type: typ, OccurredUnixMs: at, Event: ev, Execution: exec, Deliveries: deliveries, Regions: regions}
 	if m.GetKind() == KindPing {
@@ -45,9 +54,9 @@ func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ 
 		}
 	}
 	if a.ProblemSinceUnixMs, a.ProblemType, err = trackProblem(txn, m.GetUuid(), typ, at); err != nil {
-		return err
+		return nil, err
 	}
-	return storeAlert(txn, ctx, a)
+	return a, nil
 }
 
 func alertSinceKey(monitorUUID string) []byte { return k(prefixAlertSince, monitorUUID) }

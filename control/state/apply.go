@@ -164,6 +164,9 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 	if changesPublic(cmd) {
 		s.publicDirty = true
 	}
+	if changesWindows(cmd) {
+		s.windows.dirty = true
+	}
 	res, err := s.applyOnce(txn, applyCtx{index: e.Index, now: cmd.GetTimeUnixMs(), values: s.values, raised: &s.alertsRaised}, cmd)
 	if err != nil {
 		return nil, err
@@ -273,6 +276,16 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applySetBadgeKey(txn, op.SetBadgeKey)
 	case *raftv1.Command_PutStatusPage:
 		return applyPutStatusPage(txn, ctx, op.PutStatusPage)
+	case *raftv1.Command_PauseMonitor:
+		return applyPauseMonitor(txn, ctx, op.PauseMonitor)
+	case *raftv1.Command_JudgeAfresh:
+		return applyJudgeAfresh(txn, ctx, op.JudgeAfresh)
+	case *raftv1.Command_PutMaintenanceWindow:
+		return applyPutMaintenanceWindow(txn, ctx, op.PutMaintenanceWindow)
+	case *raftv1.Command_DeleteMaintenanceWindow:
+		return applyDeleteMaintenanceWindow(txn, op.DeleteMaintenanceWindow)
+	case *raftv1.Command_MarkAlive:
+		return applyMarkAlive(txn, ctx, op.MarkAlive)
 	default:
 		return invalid("command has no known operation"), nil
 	}

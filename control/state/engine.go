@@ -46,15 +46,20 @@ func PingSchedule(m *statev1.Monitor) (schedule.Schedule, bool) {
 }
 
 // NextExpected is when an enabled ping monitor expects its next run,
-// without grace (0: none is expected): after the last ping, the schedule's
-// first time after it or the ping plus the interval; before the first
-// ping, a scheduled monitor's first time after it was created (it does not
-// alert before its first ping all the same).
+// without grace (0: none is expected): after the last ping (or the time it
+// was judged afresh, when later), the schedule's first time after it or
+// that time plus the interval; before the first ping, a scheduled
+// monitor's first time after it was created (it does not alert before its
+// first ping all the same).
 func NextExpected(m *statev1.Monitor) int64 {
 	if m.GetKind() != KindPing || !m.GetEnabled() {
 		return 0
 	}
-	last := PingState(m).LastPingMs
+	st := PingState(m)
+	last := st.LastPingMs
+	if last > 0 {
+		last = max(last, st.BaseMs)
+	}
 	if last == 0 && m.GetSchedule() != "" {
 		last = m.GetCreatedUnixMs()
 	}
@@ -81,7 +86,7 @@ func PingState(m *statev1.Monitor) pingstate.State {
 	return pingstate.State{
 		State: e.GetState(), Alerting: e.GetAlerting(), LastPingMs: e.GetLastPingUnixMs(),
 		RunStartMs: e.GetRunStartUnixMs(), TimeoutFired: e.GetTimeoutFired(), LateFired: e.GetLateFired(), MissedFired: e.GetMissedFired(),
-		LastDurationMs: e.GetLastDurationMs(), LastAlert: e.GetLastAlert(), ResumedMs: e.GetResumedUnixMs(),
+		LastDurationMs: e.GetLastDurationMs(), LastAlert: e.GetLastAlert(), BaseMs: e.GetBaseUnixMs(),
 	}
 }
 
@@ -96,7 +101,7 @@ func setPingState(m *statev1.Monitor, st pingstate.State) bool {
 	e := m.Engine // updated in place: this runs for every ping
 	e.State, e.Alerting, e.LastPingUnixMs, e.RunStartUnixMs = st.State, st.Alerting, st.LastPingMs, st.RunStartMs
 	e.TimeoutFired, e.LateFired, e.MissedFired = st.TimeoutFired, st.LateFired, st.MissedFired
-	e.LastDurationMs, e.LastAlert, e.ResumedUnixMs = st.LastDurationMs, st.LastAlert, st.ResumedMs
+	e.LastDurationMs, e.LastAlert, e.BaseUnixMs = st.LastDurationMs, st.LastAlert, st.BaseMs
 	return true
 }
 
@@ -111,19 +116,20 @@ func onPing(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, se *stat
 	if se.Duration != nil {
 		dur = int64(se.GetDuration() * 1000)
 	}
-	st, alert := pingstate.OnPing(PingSettings(m), PingState(m), pingstate.Ping{Status: ev.GetStatus(), AtMs: se.GetEventTimeUnixMs(), DurationMs: dur}, false)
-	changed := setPingState(m, st)
-	if alert == "" {
-		return changed, nil
+	prev := PingState(m)
+	st, alert := pingstate.OnPing(PingSettings(m), prev, pingstate.Ping{Status: ev.GetStatus(), AtMs: se.GetEventTimeUnixMs(), DurationMs: dur}, false)
+	st, quiet, err := releasePing(txn, ctx, pos, m, prev, st, alert, se.GetEventTimeUnixMs(), se)
+	if err != nil {
+		return false, err
 	}
-	return true, raiseAlert(txn, ctx, pos, m, alert, se.GetEventTimeUnixMs(), se, nil)
+	return setPingState(m, st) || quiet, nil
 }
 
 // applyFireDeadline applies a deadline the leader saw pass. A deadline that
 // is no longer the monitor's (a ping moved it, it fired already, the
-// monitor is gone or paused) changes nothing: the result says so, and the
-// engine drops it. A suspended account's monitor changes state but raises
-// no alert.
+// monitor is gone or disabled) changes nothing: the result says so, and
+// the engine drops it. A suspended account's monitor changes state but
+// raises no alert; the alert of one the gate holds (quiet.go) is held.
 func applyFireDeadline(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadline) (*raftv1.Result, error) {
 	m, err := getMonitorIn(txn, ctx.values, c.GetMonitorUuid())
 	if errors.Is(err, ErrNotFound) || (err == nil && m.GetAccountId() != c.GetAccountId()) {
@@ -144,29 +150,37 @@ func applyFireDeadline(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadline) (*
 			return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Stale: true, Message: "region offline"}, nil
 		}
 	}
+	// The deadline fell while the whole service was down: it restarts from
+	// the outage's end (outage.go).
+	if end, err := outageOf(txn, c.GetDueUnixMs()); err != nil || end > 0 {
+		if err != nil {
+			return nil, err
+		}
+		return rebaseAfterOutage(txn, ctx, m, c, end)
+	}
 	muted, err := suspendedAt(txn, m.GetAccountId(), ctx.now)
 	if err != nil {
 		return nil, err
 	}
-	st, alert := pingstate.OnDeadline(PingSettings(m), PingState(m), c.GetKind(), c.GetDueUnixMs(), ctx.now, pingstate.Muted(muted))
-	uptime := beforeChange(m, "")
-	if !setPingState(m, st) {
+	prev := PingState(m)
+	st, alert := pingstate.OnDeadline(PingSettings(m), prev, c.GetKind(), c.GetDueUnixMs(), ctx.now, pingstate.Muted(muted))
+	if st == prev {
 		return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Stale: true, Message: "stale"}, nil
 	}
-	// Down (or late) from when the deadline passed.
-	if _, err := uptime.after(txn, ctx, "", c.GetDueUnixMs()); err != nil {
-		return nil, err
-	}
+	uptime := beforeChange(m, "")
 	var missed *statev1.StoredEvent
 	if st.MissedFired && c.GetKind() == pingstate.DeadlineMissed {
 		if missed, err = recordMissed(txn, ctx, m, c.GetDueUnixMs()); err != nil {
 			return nil, err
 		}
 	}
-	if alert != "" {
-		if err := raiseAlert(txn, ctx, 0, m, alert, c.GetDueUnixMs(), missed, nil); err != nil {
-			return nil, err
-		}
+	if st, _, err = releasePing(txn, ctx, 0, m, prev, st, alert, c.GetDueUnixMs(), missed); err != nil {
+		return nil, err
+	}
+	setPingState(m, st)
+	// Down (or late) from when the deadline passed.
+	if _, err := uptime.after(txn, ctx, "", c.GetDueUnixMs()); err != nil {
+		return nil, err
 	}
 	return ok(), putMonitorIn(txn, ctx.values, m)
 }

@@ -245,8 +245,9 @@ func recordExecution(txn *badger.Txn, ctx applyCtx, pos int, e *raftv1.Execution
 }
 
 // onVerdict records the final execution e as m's newest verdict and raises
-// the alerts it causes, unless m is disabled or its account suspended (then
-// the standing alert is left as it was: it is what was sent).
+// the alerts it causes through the gate (quiet.go), unless m is disabled or
+// its account suspended (then the standing alert is left as it was: it is
+// what was sent).
 func onVerdict(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, cs *statev1.CheckStatus, e *raftv1.Execution, regions ...string) error {
 	cs.VerdictSlotUnixMs, cs.Verdict, cs.LastExecutionUnixMs = e.GetSlotUnixMs(), e.GetStatus(), e.GetFinishedUnixMs()
 	cs.DaysLeft = nil
@@ -254,25 +255,26 @@ func onVerdict(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, cs *s
 		d := s.GetDaysLeft()
 		cs.DaysLeft = &d
 	}
+	countSlot(cs, e)
 	raise, standing := checkAlerts(m.GetKind(), cs.GetAlert(), e)
-	if len(raise) == 0 || !m.GetEnabled() {
-		return nil
-	}
-	muted, err := suspendedAt(txn, m.GetAccountId(), ctx.now)
-	if err != nil || muted {
-		return err
-	}
-	cs.Alert = standing
-	for i, typ := range raise {
-		var named []string
-		if typ != AlertCheckRecovered && typ != AlertSSLWarning {
-			named = regions
-		}
-		if err := raiseAlert(txn, ctx, pos*2+i, m, typ, e.GetFinishedUnixMs(), nil, e, named...); err != nil {
+	raise, standing = belowThreshold(m, cs, raise, standing)
+	if len(raise) > 0 && m.GetEnabled() {
+		muted, err := suspendedAt(txn, m.GetAccountId(), ctx.now)
+		if err != nil {
 			return err
 		}
+		if muted {
+			raise = nil
+		}
+	} else {
+		raise = nil
 	}
-	return nil
+	changed := noteDown(m, checkDown(m, cs), e.GetFinishedUnixMs())
+	quiet, err := releaseCheck(txn, ctx, pos, m, cs, e, raise, standing, regions)
+	if err != nil || !(changed || quiet) {
+		return err
+	}
+	return putMonitorIn(txn, ctx.values, m)
 }
 
 // getCheckStatus reads a check's status record (empty when it has none).

@@ -90,6 +90,10 @@ import (
 //	region:<region>                       -> statev1.Region
 //	region-acct:<region>:<account id>     -> statev1.AlertedAccount
 //
+// Maintenance windows (maintenance.go):
+//
+//	mw:<account id>:<window id>           -> raftv1.MaintenanceWindow
+//
 // Panel sessions ended before their expiry (sessions.go):
 //
 //	session-end:<session id>              -> statev1.EndedSession

@@ -61,8 +61,14 @@ import (
 //     give up deliveries within MaxGiveUpBytes and MaxGiveUpWrites (and
 //     DeleteChannel deletes the channel's history, MaxChannelHistory
 //     keys).
-//   - Alerts (raised by IngestBatch, FireDeadline, RecordExecutions and
-//     SetRegionState)
+//   - PutMaintenanceWindow writes one window (MaxCommandBytes) after
+//     reading the account's (MaxMaintenanceWindows); DeleteMaintenanceWindow
+//     deletes one.
+//   - PauseMonitor rewrites one monitor and may raise its held alert.
+//     JudgeAfresh rewrites at most MaxJudgeAfresh monitors, each raising
+//     at most two alerts and rewriting its check status.
+//   - Alerts (raised by IngestBatch, FireDeadline, RecordExecutions,
+//     SetRegionState, PauseMonitor and JudgeAfresh)
 //     carry one delivery
 //     per channel: MaxGroupChannels and MaxAccountChannels bound them.
 const (
@@ -212,6 +218,23 @@ func CheckCommand(cmd *raftv1.Command) error {
 			return fmt.Errorf("put status page: %d match entries, at most %d", n, MaxStatusPageMatch)
 		}
 		return checkSmall("put status page", c, c.GetAccountId(), c.GetSlug())
+	case *raftv1.Command_PauseMonitor:
+		c := op.PauseMonitor
+		return checkSmall("pause monitor", c, c.GetAccountId(), c.GetMonitorUuid())
+	case *raftv1.Command_JudgeAfresh:
+		c := op.JudgeAfresh
+		if n := len(c.GetMonitorUuids()); n > MaxJudgeAfresh {
+			return fmt.Errorf("judge afresh: %d monitors, at most %d", n, MaxJudgeAfresh)
+		}
+		return checkSmall("judge afresh", c, c.GetMonitorUuids()...)
+	case *raftv1.Command_PutMaintenanceWindow:
+		w := op.PutMaintenanceWindow.GetWindow()
+		return checkSmall("put maintenance window", op.PutMaintenanceWindow, w.GetAccountId(), w.GetId())
+	case *raftv1.Command_DeleteMaintenanceWindow:
+		c := op.DeleteMaintenanceWindow
+		return checkSmall("delete maintenance window", c, c.GetAccountId(), c.GetId())
+	case *raftv1.Command_MarkAlive:
+		return checkSmall("mark alive", op.MarkAlive)
 	}
 	return nil
 }
@@ -257,6 +280,14 @@ func checkPutMonitors(c *raftv1.PutMonitors) error {
 		}
 		if len(s.GetProject()) > MaxProjectBytes {
 			return fmt.Errorf("put monitors: monitor %d has a project of %d bytes, at most %d", i, len(s.GetProject()), MaxProjectBytes)
+		}
+		if len(s.GetDependsOn()) > MaxDependencies {
+			return fmt.Errorf("put monitors: monitor %d depends on %d monitors, at most %d", i, len(s.GetDependsOn()), MaxDependencies)
+		}
+		for _, d := range s.GetDependsOn() {
+			if len(d.GetKind())+len(d.GetName()) > MaxKeyPartBytes {
+				return fmt.Errorf("put monitors: monitor %d depends on a name of %d bytes, at most %d", i, len(d.GetName()), MaxKeyPartBytes)
+			}
 		}
 	}
 	return nil

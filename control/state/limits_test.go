@@ -251,7 +251,12 @@ func worstCases() map[string]worstCase {
 			want:  raftv1.Status_STATUS_OK,
 			over:  setBadgeKey("a", long(MaxKeyPartBytes+1), false),
 		},
-		"put_status_page": statusPageWorstCase(),
+		"put_status_page":           statusPageWorstCase(),
+		"pause_monitor":             pauseWorstCase(),
+		"judge_afresh":              judgeWorstCase(),
+		"put_maintenance_window":    putWindowWorstCase(),
+		"delete_maintenance_window": deleteWindowWorstCase(),
+		"mark_alive":                markAliveWorstCase(),
 	}
 	maps.Copy(cases, channelWorstCases())
 	return cases

@@ -215,6 +215,12 @@ func writeSpec(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, s *raftv1.Moni
 	m.ExpectedIntervalSeconds, m.GraceSeconds = s.ExpectedIntervalSeconds, s.GraceSeconds
 	m.Schedule, m.Timezone, m.Regions, m.Config = s.GetSchedule(), s.GetTimezone(), s.GetRegions(), s.GetConfig()
 	m.ConfirmRegions = s.GetConfirmRegions()
+	m.FailureThreshold = s.GetFailureThreshold()
+	m.DependsOn = s.GetDependsOn()
+	if s.GetRemindEverySeconds() != m.GetRemindEverySeconds() {
+		m.RemindEverySeconds = s.GetRemindEverySeconds()
+		remindFrom(m, ctx.now) // a new period counts from now
+	}
 	m.UpdatedUnixMs = ctx.now
 	if s.Project != nil {
 		m.Project = s.GetProject()

@@ -79,6 +79,8 @@ type Store struct {
 	assignMu    sync.Mutex    // guards assignCh
 	assignCh    chan struct{} // closed and replaced when agent assignments may have changed
 
+	windows broadcast // WindowsChanged (maintenance.go)
+
 	outboxReads atomic.Uint64 // see OutboxReads
 
 	publicDirty bool          // an entry of the transaction being built changes a badge key or status page (FSM goroutine only)
@@ -178,6 +180,7 @@ func (s *Store) setApplied(index uint64) {
 		s.publicDirty = false
 		s.publicGen.Add(1)
 	}
+	defer s.windows.publish()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.applied = index

@@ -39,12 +39,13 @@ const (
 	maxUptimeFlips = 128
 )
 
-// UptimeStateOf is what m's time counts as while its state is as stored:
+// UptimeStateOf is what m's time counts as while its state is as stored
+// (nothing while it is disabled or paused):
 // verdict is a check's newest verdict (CheckStatus.verdict), unused for a
 // ping monitor. Being unknown (an offline agent region) is not stored in
 // the monitor; readers pass it to UptimeOver and UptimeDaily.
 func UptimeStateOf(m *statev1.Monitor, verdict string) statev1.UptimeState {
-	if !m.GetEnabled() {
+	if !m.GetEnabled() || m.GetQuiet().GetPaused() {
 		return statev1.UptimeState_UPTIME_STATE_UNSPECIFIED
 	}
 	if m.GetKind() != KindPing {

@@ -181,3 +181,24 @@ func TestMonitorsFromBeforeUptimeStartTracking(t *testing.T) {
 		t.Fatal("the record changed without a flip")
 	}
 }
+
+// TestRuntimePauseIsNotCountedInUptime: a monitor paused through the
+// pause command (not its manifest) counts nothing from the pause to the
+// resume, as a disabled one.
+func TestRuntimePauseIsNotCountedInUptime(t *testing.T) {
+	s := openStore(t)
+	mustOK(t, s, newAccount("a"))
+	ingestOK(t, s, ingestAt(t0, 0, ping("a", "job", "complete", t0)))
+	id := mustMonitor(t, s, "a", "job").GetUuid()
+	mustOK(t, s, pauseCmd("a", id, t0+hour, 0, "maintenance"))
+	mustOK(t, s, resumeCmd("a", id, t0+2*hour))
+	u := mustUptime(t, s, id)
+	requireFlips(t, u,
+		flipAt{st: upSt, at: t0},
+		flipAt{st: noneSt, at: t0 + hour},
+		flipAt{st: upSt, at: t0 + 2*hour})
+	now := t0 + 3*hour
+	if r := UptimeOver(u, now-day, now, now, 0); r.DownMs != 0 || r.UpMs != 2*hour {
+		t.Fatalf("uptime %+v, want 2 h up and the paused hour not counted", r)
+	}
+}

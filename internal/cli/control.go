@@ -23,6 +23,7 @@ import (
 	"lookout/control/agentrpc"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channels"
+	"lookout/control/engine"
 	"lookout/control/ingest"
 	"lookout/control/manage"
 	"lookout/control/openapi"
@@ -67,6 +68,9 @@ type controlConfig struct {
 	// before they elect another (raft's heartbeat and election timeouts;
 	// the leader's lease is half of it).
 	raftTimeout time.Duration
+	// outageAfter: a leader that starts this long after the last one was
+	// alive ends an outage of the whole service (control/state/outage.go).
+	outageAfter time.Duration
 	// agentForgetAfter: an agent not seen this long is forgotten (0: never).
 	agentForgetAfter time.Duration
 
@@ -112,6 +116,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.DurationVar(&c.alertRetryFor, "alert-retry-for", 24*time.Hour, "how long an alert's failed deliveries are retried")
 	fs.DurationVar(&c.alertRetention, "alert-retention", 30*24*time.Hour, "how long an alert is kept after its last delivery is delivered or given up")
 	fs.DurationVar(&c.raftTimeout, "raft-timeout", defaultRaftTimeout, "how long followers go without hearing from the leader before they elect another: a failover takes about one to two of it (raft's heartbeat and election timeouts; the leader's lease is half of it). The default suits a LAN; 1s to 2s for nodes in different data centres. At least 100ms")
+	fs.DurationVar(&c.outageAfter, "outage-after", engine.DefaultOutageAfter, "a leader that starts this long after the last leader was alive ends an outage of the whole service: ping monitor deadlines that fell in it restart from then instead of alerting missed (at least 10s; leaders mark themselves alive every 5 s)")
 	fs.DurationVar(&c.agentOfflineAfter, "agent-offline-after", presence.DefaultOfflineAfter, "an agent region none of whose agents was seen this long is offline: one agent.offline alert per account, its monitors unknown (at least 10s)")
 	fs.DurationVar(&c.agentForgetAfter, "agent-forget-after", presence.DefaultForgetAfter, "forget an agent not seen this long (its record goes; a region left without agents is no longer judged); 0: never (at least 1h)")
 	fs.StringVar(&c.publicURL, "public-url", "", "the address people reach this service at, for links in alerts (default: http://<http-addr>, https:// with --tls-cert)")
@@ -184,6 +189,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if c.raftTimeout < 100*time.Millisecond {
 		return nil, usageError{"--raft-timeout must be at least 100ms"}
+	}
+	if c.outageAfter < 10*time.Second {
+		return nil, usageError{"--outage-after must be at least 10s (leaders mark themselves alive every 5 s; a failover is not an outage)"}
 	}
 	if c.agentOfflineAfter < 10*time.Second {
 		return nil, usageError{"--agent-offline-after must be at least 10s (agents heartbeat every 5 s)"}

@@ -38,7 +38,7 @@ func leaderTasks(cfg *controlConfig, st *state.Store, registry *channel.Registry
 			regions.Refresh(ctx) // Held answers before the engine's rebuild
 			deadlines := engine.NewDeadlines(engine.DeadlineOptions{
 				Cluster: n, State: st, Logger: log.Named("deadlines"), OnAlerts: dispatch.Notify,
-				Held: regions.Held, HeldChanged: regions.HeldChanged(),
+				Held: regions.Held, HeldChanged: regions.HeldChanged(), OutageAfter: cfg.outageAfter,
 			})
 			var wg sync.WaitGroup
 			wg.Add(3)

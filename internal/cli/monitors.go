@@ -117,6 +117,8 @@ func monitorsCommands() []monitorsCommand {
 		{name: "events", synopsis: "NAME|UUID [--kind K] [--limit N] [--json]", about: "a monitor's newest events", args: []string{"NAME|UUID"}, setup: setupEvents},
 		{name: "executions", synopsis: "NAME|UUID [--kind K] [--limit N] [--json]", about: "a check's newest executions", args: []string{"NAME|UUID"}, setup: setupExecutions},
 		{name: "delete", synopsis: "NAME|UUID [--kind K] --confirm", about: "delete a monitor and its history (refused without --confirm)", args: []string{"NAME|UUID"}, setup: setupDelete},
+		{name: "pause", synopsis: "NAME|UUID [--kind K] [--for 2h] [--reason TEXT]", about: "hold a monitor's alerts until it is resumed or --for has passed", args: []string{"NAME|UUID"}, setup: setupPause},
+		{name: "resume", synopsis: "NAME|UUID [--kind K]", about: "resume a paused monitor (judged afresh now)", args: []string{"NAME|UUID"}, setup: setupResume},
 	}
 }
 

@@ -29,6 +29,10 @@ type MonitorStatus struct {
 	NextRunAt       *time.Time `json:"next_run_at,omitempty"`
 	LastStatus      *string    `json:"last_status,omitempty"`
 	DaysLeft        *int64     `json:"days_left,omitempty"`
+	// PausedUntil is set while the monitor is paused with an until;
+	// PauseReason is the pause's reason, if it gave one.
+	PausedUntil *time.Time `json:"paused_until,omitempty"`
+	PauseReason string     `json:"pause_reason,omitempty"`
 	// Other holds the fields not named above, as the answer had them.
 	Other map[string]json.RawMessage `json:"-"`
 }
@@ -37,6 +41,7 @@ type MonitorStatus struct {
 var statusKnown = map[string]bool{
 	"state": true, "last_ping_at": true, "next_expected_at": true, "next_deadline_at": true, "last_duration": true,
 	"last_execution_at": true, "next_run_at": true, "last_status": true, "days_left": true,
+	"paused_until": true, "pause_reason": true,
 }
 
 // UnmarshalJSON reads the known fields and keeps the rest in Other.

@@ -21,6 +21,11 @@ func Canonical(m Manifest) Manifest {
 	m.ExpectedIntervalSeconds = clonePtr(m.ExpectedIntervalSeconds)
 	m.GraceSeconds = clonePtr(m.GraceSeconds)
 	m.Project = clonePtr(m.Project)
+	if len(m.DependsOn) == 0 {
+		m.DependsOn = nil
+	} else {
+		m.DependsOn = append([]Dependency(nil), m.DependsOn...)
+	}
 	if len(m.Regions) == 0 {
 		m.Regions = nil
 	} else {
@@ -34,7 +39,7 @@ func Canonical(m Manifest) Manifest {
 	}
 	switch m.Kind {
 	case KindPing:
-		m.Regions, m.ConfirmRegions, m.Config = nil, 0, Config{}
+		m.Regions, m.ConfirmRegions, m.Config, m.FailureThreshold = nil, 0, Config{}, 0
 	case KindHTTP, KindSSL, KindTCP, KindDNS:
 		m.ConfirmRegions = canonicalConfirm(m.Regions, m.ConfirmRegions)
 		m.TimeoutSeconds, m.ExpectedIntervalSeconds, m.GraceSeconds = 0, nil, nil
@@ -124,7 +129,7 @@ func Equal(a, b Manifest) bool {
 // Diff returns the fields whose canonical values differ between before and after, keyed
 // by field path (kind, name, enabled, tags, notification_group, timeout_seconds,
 // expected_interval_seconds, grace_seconds, display_name, project, schedule, timezone, regions,
-// confirm_regions,
+// confirm_regions, failure_threshold, remind_every_seconds, depends_on,
 // config.url, config.method, config.timeout, config.expected_status,
 // config.expected_content, config.domain, config.warning_days, config.alert_days, and
 // the options of checks for real endpoints: config.content_absent, config.headers ...
@@ -161,6 +166,10 @@ func flatten(m Manifest) []pathValue {
 	if m.Regions != nil {
 		regions = m.Regions
 	}
+	var deps any
+	if m.DependsOn != nil {
+		deps = m.DependsOn
+	}
 	c := m.Config
 	return []pathValue{
 		{"kind", orNil(m.Kind)},
@@ -177,6 +186,9 @@ func flatten(m Manifest) []pathValue {
 		{"timezone", orNil(m.Timezone)},
 		{"regions", regions},
 		{"confirm_regions", confirmOrNil(m.ConfirmRegions)},
+		{"failure_threshold", confirmOrNil(m.FailureThreshold)},
+		{"remind_every_seconds", intOrNil(m.RemindEverySeconds)},
+		{"depends_on", deps},
 		{"config.url", orNil(c.URL)},
 		{"config.method", orNil(c.Method)},
 		{"config.timeout", intOrNil(int64(c.Timeout))},
@@ -207,8 +219,9 @@ func flatten(m Manifest) []pathValue {
 	}
 }
 
-// confirmOrNil is confirm_regions as Diff shows it: the default (1) as
-// unset, so that adding regions does not also report it.
+// confirmOrNil is confirm_regions (or failure_threshold) as Diff shows
+// it: the default (1) as unset, so that adding regions does not also
+// report it.
 func confirmOrNil(n int64) any {
 	if n <= 1 {
 		return nil

@@ -44,6 +44,8 @@ func (d *decoder) check(m *Manifest) {
 		}
 	}
 
+	m.FailureThreshold, _ = d.integer("failure_threshold", MinFailureThreshold, MaxFailureThreshold, CodeFailureThresholdOutOfRange, false)
+
 	c := d.object("config")
 	switch m.Kind {
 	case KindHTTP:

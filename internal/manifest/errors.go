@@ -33,6 +33,9 @@ const (
 	CodeFieldUnknown           = "field_unknown"            // added: a key that the kind does not have
 	CodeTimezoneInvalid        = "timezone_invalid"         // added: timezone not an IANA zone name
 	CodeScheduleConflict       = "schedule_conflict"        // added: a ping with both schedule and expected_interval_seconds
+
+	CodeFailureThresholdOutOfRange = "failure_threshold_out_of_range" // added: a check's failure_threshold not 1..10
+	CodeRemindEveryOutOfRange      = "remind_every_out_of_range"      // added: remind_every_seconds not 300..604800
 )
 
 // Codes of the options of checks for real endpoints (http_check options,

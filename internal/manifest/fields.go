@@ -24,6 +24,12 @@ const (
 	MaxProject         = 100
 	MaxRegions         = 32
 	MaxRegionLen       = 64
+	// failure_threshold (checks) and remind_every_seconds (every kind),
+	// decisions.md 12.
+	MinFailureThreshold = 1
+	MaxFailureThreshold = 10
+	MinRemindEvery      = 300
+	MaxRemindEvery      = 604800
 )
 
 // name decodes and checks the name for kind.

@@ -71,8 +71,19 @@ type Manifest struct {
 	// ConfirmRegions is how many of Regions must see the check fail in the
 	// same slot before it is down: 1 to len(Regions), only
 	// with regions; canonical form fills in 1.
-	ConfirmRegions int64  `json:"confirm_regions,omitempty"`
-	Config         Config `json:"config,omitzero"`
+	ConfirmRegions int64 `json:"confirm_regions,omitempty"`
+	// FailureThreshold is how many consecutive failed slots a check needs
+	// before check.failed (decisions.md 12): 1 to 10, 0 when unset (1).
+	FailureThreshold int64  `json:"failure_threshold,omitempty"`
+	Config           Config `json:"config,omitzero"`
+
+	// RemindEverySeconds (every kind) is the period of reminders while the
+	// monitor stays down after its failure alert: 300 to 604800, 0 for
+	// none.
+	RemindEverySeconds int64 `json:"remind_every_seconds,omitempty"`
+	// DependsOn (every kind) names monitors of the account whose being
+	// down holds this one's failure alerts; order kept, nil when none.
+	DependsOn []Dependency `json:"depends_on,omitempty"`
 }
 
 // Config is the config object of a check: the fields of its kind (see
@@ -146,9 +157,9 @@ type Options struct {
 // Keys each kind accepts, besides uuid and status, which are accepted and ignored
 // everywhere.
 var (
-	commonKeys = []string{"manifest_version", "kind", "name", "enabled", "tags", "notification_group"}
+	commonKeys = []string{"manifest_version", "kind", "name", "enabled", "tags", "notification_group", "remind_every_seconds", "depends_on"}
 	pingKeys   = []string{"timeout_seconds", "expected_interval_seconds", "grace_seconds", "display_name", "project", "schedule", "timezone"}
-	checkKeys  = []string{"schedule", "timezone", "regions", "confirm_regions", "config"}
+	checkKeys  = []string{"schedule", "timezone", "regions", "confirm_regions", "failure_threshold", "config"}
 	httpKeys   = []string{"url", "method", "timeout", "expected_status", "expected_content", "content_absent", "headers", "body",
 		"basic_auth", "follow_redirects", "json_path", "max_response_ms", "ca", "tls_skip_verify", "client_cert", "client_key"}
 	sslKeys = []string{"domain", "port", "warning_days", "alert_days", "ca"}
@@ -203,6 +214,8 @@ func parseFields(fields map[string]json.RawMessage, opts Options, inBundle bool)
 	}
 	m.Tags = d.tags()
 	m.NotificationGroup = d.group(opts)
+	m.RemindEverySeconds, _ = d.integer("remind_every_seconds", MinRemindEvery, MaxRemindEvery, CodeRemindEveryOutOfRange, false)
+	m.DependsOn = d.dependsOn(m)
 
 	// uuid and status are read-only parts of a response: a manifest read
 	// from the API may be sent back as it is.

@@ -23,6 +23,10 @@
 //   - the next good complete after any alert -> up; alert monitor.recovered.
 //   - skip counts as a ping for the missed deadline and never alerts.
 //   - a disabled monitor (paused) and a suspended account never alert.
+//   - Rebase judges the monitor afresh at a time: its next run is expected
+//     from then, as if it had pinged, and an open run's timeout counts
+//     from then (control/state/quiet.go: a pause or a maintenance window
+//     ended, the service came back after an outage).
 package pingstate
 
 // States.
@@ -98,10 +102,11 @@ type State struct {
 	LastDurationMs int64
 	// LastAlert is the last alert raised.
 	LastAlert string
-	// ResumedMs is when the monitor was last enabled again (0: never
-	// disabled): deadlines count from then at the earliest, not from a ping
-	// or a run start before the pause.
-	ResumedMs int64
+	// BaseMs, when after LastPingMs, is when the monitor was judged afresh
+	// (resumed, a maintenance window ended, the service came back after an
+	// outage): its next run is expected from then, and an open run's
+	// timeout counts from then.
+	BaseMs int64
 }
 
 // Ping is one ping event: status run, complete, fail or skip, at AtMs (the
@@ -122,6 +127,9 @@ type Muted bool
 func OnPing(s Settings, st State, p Ping, muted Muted) (State, string) {
 	if p.AtMs > st.LastPingMs {
 		st.LastPingMs = p.AtMs
+	}
+	if st.BaseMs != 0 && st.LastPingMs >= st.BaseMs {
+		st.BaseMs = 0 // the ping is newer: it counts
 	}
 	st.LateFired, st.MissedFired = false, false
 	if !s.Enabled {
@@ -200,18 +208,17 @@ func openRun(st State, p Ping) (int64, bool) {
 
 // Deadlines returns the monitor's next deadlines (0 for none): what the
 // leader's engine waits for. late is only set when there is a grace time
-// (without one, late and missed are the same moment).
+// (without one, late and missed are the same moment). They count from the
+// last ping and the open run's start, or from BaseMs when it is later.
 func Deadlines(s Settings, st State) (timeoutMs, lateMs, missedMs int64) {
 	if !s.Enabled {
 		return 0, 0, 0
 	}
 	if st.RunStartMs > 0 && !st.TimeoutFired && s.TimeoutMs > 0 {
-		timeoutMs = max(st.RunStartMs, st.ResumedMs) + s.TimeoutMs
+		timeoutMs = max(st.RunStartMs, st.BaseMs) + s.TimeoutMs
 	}
 	if st.LastPingMs > 0 && !st.MissedFired {
-		// Enabled again after a pause: judged afresh from that moment.
-		from := max(st.LastPingMs, st.ResumedMs)
-		if expected := s.ExpectedAfter(from); expected > 0 {
+		if expected := s.ExpectedAfter(max(st.LastPingMs, st.BaseMs)); expected > 0 {
 			missedMs = expected + s.GraceMs
 			if s.GraceMs > 0 && !st.LateFired {
 				lateMs = expected
@@ -243,7 +250,7 @@ func SetEnabled(st State, enabled bool, nowMs int64) State {
 		st.State = Running
 	}
 	st.Alerting, st.TimeoutFired, st.LateFired, st.MissedFired = false, false, false, false
-	st.ResumedMs = nowMs
+	st.BaseMs = max(st.BaseMs, nowMs)
 	return st
 }
 
@@ -289,3 +296,28 @@ func OnDeadline(s Settings, st State, kind string, dueMs, nowMs int64, muted Mut
 	st.State, st.Alerting = Down, true
 	return raise(st, alert, muted)
 }
+
+// Rebase judges the monitor afresh at atMs: its next run is expected from
+// then and an open run's timeout counts from then. When no failure alert
+// stands (sent is false), a missed or timed-out deadline that already
+// fired is armed again, so it fires from the new base; the state is left
+// as it is (a monitor that missed a run stays down until it pings).
+func Rebase(st State, atMs int64, sent bool) State {
+	if atMs > st.BaseMs {
+		st.BaseMs = atMs
+	}
+	if !sent {
+		st.MissedFired, st.LateFired, st.TimeoutFired = false, false, false
+	}
+	return st
+}
+
+// SentFailure tells whether a failure alert (failed, timed out, missed)
+// was sent and no recovery yet.
+func SentFailure(st State) bool {
+	return st.Alerting && (st.LastAlert == AlertFailed || st.LastAlert == AlertTimeout || st.LastAlert == AlertMissed)
+}
+
+// IsDown tells whether a state is a failure: down (missed, timed out) or
+// failed.
+func IsDown(state string) bool { return state == Down || state == Failed }

@@ -166,7 +166,7 @@ func TestSetEnabled(t *testing.T) {
 	back := t0 + 3*hour
 	st = SetEnabled(st, true, back)
 	s.Enabled = true
-	if st.State != Up || st.Alerting || st.ResumedMs != back {
+	if st.State != Up || st.Alerting || st.BaseMs != back {
 		t.Fatalf("enabled again: %+v", st)
 	}
 	if _, late, missed := Deadlines(s, st); late != back+hour || missed != back+hour+5*min {

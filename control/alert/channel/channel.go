@@ -29,6 +29,10 @@ const (
 	SSLAlert         = "ssl.alert"
 	AgentOffline     = "agent.offline"
 	AgentOnline      = "agent.online"
+	// MonitorReminder and CheckReminder recall a failure alert while the
+	// monitor stays down (remind_every_seconds).
+	MonitorReminder = "monitor.reminder"
+	CheckReminder   = "check.reminder"
 	// Test is the type of the message POST .../channels/{id}/test sends.
 	Test = "test"
 )
@@ -64,6 +68,12 @@ type Alert struct {
 	// it ends began, and the alert that began it.
 	ProblemSince time.Time
 	ProblemType  string
+	// OriginalAlertID is the failure alert a reminder recalls; DownSince
+	// is when the monitor went down (reminders, recoveries), DownSeconds
+	// how long it was down (recoveries of an alerted failure).
+	OriginalAlertID string
+	DownSince       *time.Time
+	DownSeconds     *int64
 }
 
 // Region is the agent region of an agent.offline or agent.online alert.
@@ -343,4 +353,13 @@ func (r *Registry) New(typ string, config json.RawMessage) (Channel, error) {
 func (r *Registry) Validate(typ string, config json.RawMessage) error {
 	_, err := r.New(typ, config)
 	return err
+}
+
+// since says for how long a monitor has been down at at (nothing when
+// unknown).
+func since(down *time.Time, at time.Time) string {
+	if down == nil || at.Before(*down) {
+		return ""
+	}
+	return " (down for " + Duration(at.Sub(*down)) + ")"
 }

@@ -50,6 +50,8 @@ func (a Alert) Summary() string {
 		return name + " ran longer than its timeout"
 	case MonitorRecovered, CheckRecovered:
 		return name + a.recovery()
+	case MonitorReminder, CheckReminder:
+		return name + " is still down" + since(a.DownSince, a.OccurredAt)
 	case CheckFailed:
 		return name + " failed" + a.inRegions() + a.checkFailure()
 	case SSLWarning, SSLAlert:
@@ -151,6 +153,9 @@ func (a Alert) certificate() string {
 // recovery says how long the problem a recovery ends lasted: "down" after
 // a failure, plainly after a warning (a slow run, a certificate to renew).
 func (a Alert) recovery() string {
+	if a.DownSeconds != nil && *a.DownSeconds > 0 { // the alerted failure's own count
+		return " recovered after " + Duration(time.Duration(*a.DownSeconds)*time.Second) + " down"
+	}
 	if a.ProblemSince.IsZero() || !a.OccurredAt.After(a.ProblemSince) {
 		return " recovered"
 	}

@@ -65,12 +65,20 @@ type Payload struct {
 	// ping yet) and on the other monitors' alerts.
 	ExpectedAt *time.Time `json:"expected_at,omitempty"`
 	LastPingAt *time.Time `json:"last_ping_at,omitempty"`
+	// OriginalAlertID is the failure alert a reminder (monitor.reminder,
+	// check.reminder) recalls; DownSince when the monitor went down
+	// (reminders, recoveries); DownSeconds how long it was down
+	// (recoveries). Absent otherwise.
+	OriginalAlertID string     `json:"original_alert_id,omitempty"`
+	DownSince       *time.Time `json:"down_since,omitempty"`
+	DownSeconds     *int64     `json:"down_seconds,omitempty"`
 }
 
 // NewPayload returns the body for a. Times are in UTC; tags are [] rather
 // than null when the monitor has none (channel.Monitor.MarshalJSON).
 func NewPayload(a channel.Alert) Payload {
-	p := Payload{ID: a.ID, Type: a.Type, OccurredAt: a.OccurredAt.UTC(), Summary: a.Summary(), Monitor: a.Monitor, PanelURL: a.PanelURL, Region: a.Region, Regions: a.Regions}
+	p := Payload{ID: a.ID, Type: a.Type, OccurredAt: a.OccurredAt.UTC(), Summary: a.Summary(), Monitor: a.Monitor, PanelURL: a.PanelURL, Region: a.Region, Regions: a.Regions,
+		OriginalAlertID: a.OriginalAlertID, DownSince: a.DownSince, DownSeconds: a.DownSeconds}
 	p.Account.ID = a.AccountID
 	p.ExpectedAt, p.LastPingAt = utcOrNil(a.ExpectedAt), utcOrNil(a.LastPingAt)
 	if a.Event != nil {

@@ -259,6 +259,11 @@ type Command struct {
 	//	*Command_SetBadgeKey
 	//	*Command_PutStatusPage
 	//	*Command_RecordKeyUsed
+	//	*Command_PauseMonitor
+	//	*Command_JudgeAfresh
+	//	*Command_PutMaintenanceWindow
+	//	*Command_DeleteMaintenanceWindow
+	//	*Command_MarkAlive
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -574,6 +579,51 @@ func (x *Command) GetRecordKeyUsed() *RecordKeyUsed {
 	return nil
 }
 
+func (x *Command) GetPauseMonitor() *PauseMonitor {
+	if x != nil {
+		if x, ok := x.Op.(*Command_PauseMonitor); ok {
+			return x.PauseMonitor
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetJudgeAfresh() *JudgeAfresh {
+	if x != nil {
+		if x, ok := x.Op.(*Command_JudgeAfresh); ok {
+			return x.JudgeAfresh
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetPutMaintenanceWindow() *PutMaintenanceWindow {
+	if x != nil {
+		if x, ok := x.Op.(*Command_PutMaintenanceWindow); ok {
+			return x.PutMaintenanceWindow
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetDeleteMaintenanceWindow() *DeleteMaintenanceWindow {
+	if x != nil {
+		if x, ok := x.Op.(*Command_DeleteMaintenanceWindow); ok {
+			return x.DeleteMaintenanceWindow
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetMarkAlive() *MarkAlive {
+	if x != nil {
+		if x, ok := x.Op.(*Command_MarkAlive); ok {
+			return x.MarkAlive
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -690,6 +740,26 @@ type Command_RecordKeyUsed struct {
 	RecordKeyUsed *RecordKeyUsed `protobuf:"bytes,1250,opt,name=record_key_used,json=recordKeyUsed,proto3,oneof"`
 }
 
+type Command_PauseMonitor struct {
+	PauseMonitor *PauseMonitor `protobuf:"bytes,270,opt,name=pause_monitor,json=pauseMonitor,proto3,oneof"`
+}
+
+type Command_JudgeAfresh struct {
+	JudgeAfresh *JudgeAfresh `protobuf:"bytes,271,opt,name=judge_afresh,json=judgeAfresh,proto3,oneof"`
+}
+
+type Command_PutMaintenanceWindow struct {
+	PutMaintenanceWindow *PutMaintenanceWindow `protobuf:"bytes,272,opt,name=put_maintenance_window,json=putMaintenanceWindow,proto3,oneof"`
+}
+
+type Command_DeleteMaintenanceWindow struct {
+	DeleteMaintenanceWindow *DeleteMaintenanceWindow `protobuf:"bytes,273,opt,name=delete_maintenance_window,json=deleteMaintenanceWindow,proto3,oneof"`
+}
+
+type Command_MarkAlive struct {
+	MarkAlive *MarkAlive `protobuf:"bytes,274,opt,name=mark_alive,json=markAlive,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -745,6 +815,16 @@ func (*Command_SetBadgeKey) isCommand_Op() {}
 func (*Command_PutStatusPage) isCommand_Op() {}
 
 func (*Command_RecordKeyUsed) isCommand_Op() {}
+
+func (*Command_PauseMonitor) isCommand_Op() {}
+
+func (*Command_JudgeAfresh) isCommand_Op() {}
+
+func (*Command_PutMaintenanceWindow) isCommand_Op() {}
+
+func (*Command_DeleteMaintenanceWindow) isCommand_Op() {}
+
+func (*Command_MarkAlive) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -2569,7 +2649,16 @@ type MonitorSpec struct {
 	// timezone is the IANA zone the schedule's cron times are read in (empty:
 	// UTC); schedule is a check's, or a ping monitor's instead of
 	// expected_interval_seconds.
-	Timezone      string `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	Timezone string `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	// failure_threshold is how many consecutive failed slots a check needs
+	// before check.failed (absent: 1); checks only.
+	FailureThreshold *int64 `protobuf:"varint,270,opt,name=failure_threshold,json=failureThreshold,proto3,oneof" json:"failure_threshold,omitempty"`
+	// remind_every_seconds is the period of reminders while the monitor
+	// stays down after its failure alert (absent: none).
+	RemindEverySeconds *int64 `protobuf:"varint,271,opt,name=remind_every_seconds,json=remindEverySeconds,proto3,oneof" json:"remind_every_seconds,omitempty"`
+	// depends_on names monitors of the account whose being down holds this
+	// one's failure alerts (at most state.MaxDependencies).
+	DependsOn     []*Dependency `protobuf:"bytes,272,rep,name=depends_on,json=dependsOn,proto3" json:"depends_on,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2716,6 +2805,80 @@ func (x *MonitorSpec) GetTimezone() string {
 	return ""
 }
 
+func (x *MonitorSpec) GetFailureThreshold() int64 {
+	if x != nil && x.FailureThreshold != nil {
+		return *x.FailureThreshold
+	}
+	return 0
+}
+
+func (x *MonitorSpec) GetRemindEverySeconds() int64 {
+	if x != nil && x.RemindEverySeconds != nil {
+		return *x.RemindEverySeconds
+	}
+	return 0
+}
+
+func (x *MonitorSpec) GetDependsOn() []*Dependency {
+	if x != nil {
+		return x.DependsOn
+	}
+	return nil
+}
+
+// Dependency names a monitor of the same account by kind and name.
+type Dependency struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Dependency) Reset() {
+	*x = Dependency{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Dependency) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Dependency) ProtoMessage() {}
+
+func (x *Dependency) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Dependency.ProtoReflect.Descriptor instead.
+func (*Dependency) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *Dependency) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *Dependency) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 // PutMonitors creates and replaces monitors of one account, all or nothing:
 // a POST, a PUT, or a whole apply as one raft entry.
 type PutMonitors struct {
@@ -2733,7 +2896,7 @@ type PutMonitors struct {
 
 func (x *PutMonitors) Reset() {
 	*x = PutMonitors{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2745,7 +2908,7 @@ func (x *PutMonitors) String() string {
 func (*PutMonitors) ProtoMessage() {}
 
 func (x *PutMonitors) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2758,7 +2921,7 @@ func (x *PutMonitors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMonitors.ProtoReflect.Descriptor instead.
 func (*PutMonitors) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *PutMonitors) GetAccountId() string {
@@ -2800,7 +2963,7 @@ type CreateChannel struct {
 
 func (x *CreateChannel) Reset() {
 	*x = CreateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2812,7 +2975,7 @@ func (x *CreateChannel) String() string {
 func (*CreateChannel) ProtoMessage() {}
 
 func (x *CreateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2825,7 +2988,7 @@ func (x *CreateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateChannel.ProtoReflect.Descriptor instead.
 func (*CreateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *CreateChannel) GetAccountId() string {
@@ -2887,7 +3050,7 @@ type UpdateChannel struct {
 
 func (x *UpdateChannel) Reset() {
 	*x = UpdateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2899,7 +3062,7 @@ func (x *UpdateChannel) String() string {
 func (*UpdateChannel) ProtoMessage() {}
 
 func (x *UpdateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2912,7 +3075,7 @@ func (x *UpdateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateChannel.ProtoReflect.Descriptor instead.
 func (*UpdateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UpdateChannel) GetAccountId() string {
@@ -2972,7 +3135,7 @@ type DeleteChannel struct {
 
 func (x *DeleteChannel) Reset() {
 	*x = DeleteChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2984,7 +3147,7 @@ func (x *DeleteChannel) String() string {
 func (*DeleteChannel) ProtoMessage() {}
 
 func (x *DeleteChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2997,7 +3160,7 @@ func (x *DeleteChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteChannel.ProtoReflect.Descriptor instead.
 func (*DeleteChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DeleteChannel) GetAccountId() string {
@@ -3030,7 +3193,7 @@ type UpdateNotificationGroup struct {
 
 func (x *UpdateNotificationGroup) Reset() {
 	*x = UpdateNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3042,7 +3205,7 @@ func (x *UpdateNotificationGroup) String() string {
 func (*UpdateNotificationGroup) ProtoMessage() {}
 
 func (x *UpdateNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3055,7 +3218,7 @@ func (x *UpdateNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateNotificationGroup.ProtoReflect.Descriptor instead.
 func (*UpdateNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *UpdateNotificationGroup) GetAccountId() string {
@@ -3098,7 +3261,7 @@ type DeleteNotificationGroup struct {
 
 func (x *DeleteNotificationGroup) Reset() {
 	*x = DeleteNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3110,7 +3273,7 @@ func (x *DeleteNotificationGroup) String() string {
 func (*DeleteNotificationGroup) ProtoMessage() {}
 
 func (x *DeleteNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3123,7 +3286,7 @@ func (x *DeleteNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteNotificationGroup.ProtoReflect.Descriptor instead.
 func (*DeleteNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *DeleteNotificationGroup) GetAccountId() string {
@@ -3156,7 +3319,7 @@ type FireDeadline struct {
 
 func (x *FireDeadline) Reset() {
 	*x = FireDeadline{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3168,7 +3331,7 @@ func (x *FireDeadline) String() string {
 func (*FireDeadline) ProtoMessage() {}
 
 func (x *FireDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3181,7 +3344,7 @@ func (x *FireDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
 func (*FireDeadline) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *FireDeadline) GetAccountId() string {
@@ -3234,7 +3397,7 @@ type RecordDelivery struct {
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3246,7 +3409,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3259,7 +3422,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -3329,7 +3492,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3341,7 +3504,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3354,7 +3517,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -3406,7 +3569,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3418,7 +3581,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3431,7 +3594,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -3563,7 +3726,7 @@ type ExecutionTCP struct {
 
 func (x *ExecutionTCP) Reset() {
 	*x = ExecutionTCP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3575,7 +3738,7 @@ func (x *ExecutionTCP) String() string {
 func (*ExecutionTCP) ProtoMessage() {}
 
 func (x *ExecutionTCP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3588,7 +3751,7 @@ func (x *ExecutionTCP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionTCP.ProtoReflect.Descriptor instead.
 func (*ExecutionTCP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ExecutionTCP) GetConnectMs() int64 {
@@ -3611,7 +3774,7 @@ type ExecutionDNS struct {
 
 func (x *ExecutionDNS) Reset() {
 	*x = ExecutionDNS{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3623,7 +3786,7 @@ func (x *ExecutionDNS) String() string {
 func (*ExecutionDNS) ProtoMessage() {}
 
 func (x *ExecutionDNS) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3636,7 +3799,7 @@ func (x *ExecutionDNS) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionDNS.ProtoReflect.Descriptor instead.
 func (*ExecutionDNS) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ExecutionDNS) GetAnswers() []string {
@@ -3669,7 +3832,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3681,7 +3844,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3694,7 +3857,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -3764,7 +3927,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3776,7 +3939,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3789,7 +3952,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -3863,7 +4026,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3875,7 +4038,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3888,7 +4051,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -3930,7 +4093,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3942,7 +4105,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3955,7 +4118,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -4049,7 +4212,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4061,7 +4224,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4074,7 +4237,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -4135,7 +4298,7 @@ type ForgetAgents struct {
 
 func (x *ForgetAgents) Reset() {
 	*x = ForgetAgents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4147,7 +4310,7 @@ func (x *ForgetAgents) String() string {
 func (*ForgetAgents) ProtoMessage() {}
 
 func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4160,7 +4323,7 @@ func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForgetAgents.ProtoReflect.Descriptor instead.
 func (*ForgetAgents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{42}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ForgetAgents) GetAgentIds() []string {
@@ -4184,6 +4347,500 @@ func (x *ForgetAgents) GetRegion() string {
 	return ""
 }
 
+// PauseMonitor pauses a monitor (pause set) or resumes it: runtime state,
+// not part of its manifest. A paused monitor records its pings and
+// executions and its state changes as usual, but its alerts are held
+// (control/state/quiet.go). until_unix_ms, when set, is when the pause ends
+// by itself (the leader proposes JudgeAfresh then); reason is shown beside
+// it. Resuming judges the monitor afresh. Field numbers 270+ are the range
+// of the rules that decide which alerts are sent.
+type PauseMonitor struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,270,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	MonitorUuid   string                 `protobuf:"bytes,271,opt,name=monitor_uuid,json=monitorUuid,proto3" json:"monitor_uuid,omitempty"`
+	Pause         bool                   `protobuf:"varint,272,opt,name=pause,proto3" json:"pause,omitempty"`
+	UntilUnixMs   int64                  `protobuf:"varint,273,opt,name=until_unix_ms,json=untilUnixMs,proto3" json:"until_unix_ms,omitempty"`
+	Reason        string                 `protobuf:"bytes,274,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PauseMonitor) Reset() {
+	*x = PauseMonitor{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PauseMonitor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PauseMonitor) ProtoMessage() {}
+
+func (x *PauseMonitor) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PauseMonitor.ProtoReflect.Descriptor instead.
+func (*PauseMonitor) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *PauseMonitor) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *PauseMonitor) GetMonitorUuid() string {
+	if x != nil {
+		return x.MonitorUuid
+	}
+	return ""
+}
+
+func (x *PauseMonitor) GetPause() bool {
+	if x != nil {
+		return x.Pause
+	}
+	return false
+}
+
+func (x *PauseMonitor) GetUntilUnixMs() int64 {
+	if x != nil {
+		return x.UntilUnixMs
+	}
+	return 0
+}
+
+func (x *PauseMonitor) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// JudgeAfresh is the leader's nudge for monitors whose held alerts may be
+// due (a pause's until passed, a maintenance window ended, a dependency is
+// no longer down) or whose reminder is due. The state machine judges each
+// listed monitor again at the command's time and changes nothing where
+// nothing is due (Result.stale), so proposing it twice is harmless. At most
+// state.MaxJudgeAfresh monitors.
+type JudgeAfresh struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	MonitorUuids  []string               `protobuf:"bytes,270,rep,name=monitor_uuids,json=monitorUuids,proto3" json:"monitor_uuids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JudgeAfresh) Reset() {
+	*x = JudgeAfresh{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JudgeAfresh) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JudgeAfresh) ProtoMessage() {}
+
+func (x *JudgeAfresh) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JudgeAfresh.ProtoReflect.Descriptor instead.
+func (*JudgeAfresh) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *JudgeAfresh) GetMonitorUuids() []string {
+	if x != nil {
+		return x.MonitorUuids
+	}
+	return nil
+}
+
+// MaintenanceWindow is a time when the matched monitors of an account
+// record their pings and executions but send no alert: one-off
+// (starts_unix_ms to ends_unix_ms) or recurring (every time of schedule, a
+// cron expression or interval shorthand read in timezone, for
+// duration_seconds). Stored as is (mw:<account>:<id>).
+type MaintenanceWindow struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Id              string                 `protobuf:"bytes,270,opt,name=id,proto3" json:"id,omitempty"`
+	AccountId       string                 `protobuf:"bytes,271,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Name            string                 `protobuf:"bytes,272,opt,name=name,proto3" json:"name,omitempty"`
+	StartsUnixMs    int64                  `protobuf:"varint,273,opt,name=starts_unix_ms,json=startsUnixMs,proto3" json:"starts_unix_ms,omitempty"`
+	EndsUnixMs      int64                  `protobuf:"varint,274,opt,name=ends_unix_ms,json=endsUnixMs,proto3" json:"ends_unix_ms,omitempty"`
+	Schedule        string                 `protobuf:"bytes,275,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	Timezone        string                 `protobuf:"bytes,276,opt,name=timezone,proto3" json:"timezone,omitempty"`
+	DurationSeconds int64                  `protobuf:"varint,277,opt,name=duration_seconds,json=durationSeconds,proto3" json:"duration_seconds,omitempty"`
+	Match           *WindowMatch           `protobuf:"bytes,278,opt,name=match,proto3" json:"match,omitempty"`
+	CreatedUnixMs   int64                  `protobuf:"varint,279,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
+	UpdatedUnixMs   int64                  `protobuf:"varint,280,opt,name=updated_unix_ms,json=updatedUnixMs,proto3" json:"updated_unix_ms,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *MaintenanceWindow) Reset() {
+	*x = MaintenanceWindow{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MaintenanceWindow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MaintenanceWindow) ProtoMessage() {}
+
+func (x *MaintenanceWindow) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MaintenanceWindow.ProtoReflect.Descriptor instead.
+func (*MaintenanceWindow) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *MaintenanceWindow) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *MaintenanceWindow) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *MaintenanceWindow) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *MaintenanceWindow) GetStartsUnixMs() int64 {
+	if x != nil {
+		return x.StartsUnixMs
+	}
+	return 0
+}
+
+func (x *MaintenanceWindow) GetEndsUnixMs() int64 {
+	if x != nil {
+		return x.EndsUnixMs
+	}
+	return 0
+}
+
+func (x *MaintenanceWindow) GetSchedule() string {
+	if x != nil {
+		return x.Schedule
+	}
+	return ""
+}
+
+func (x *MaintenanceWindow) GetTimezone() string {
+	if x != nil {
+		return x.Timezone
+	}
+	return ""
+}
+
+func (x *MaintenanceWindow) GetDurationSeconds() int64 {
+	if x != nil {
+		return x.DurationSeconds
+	}
+	return 0
+}
+
+func (x *MaintenanceWindow) GetMatch() *WindowMatch {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+func (x *MaintenanceWindow) GetCreatedUnixMs() int64 {
+	if x != nil {
+		return x.CreatedUnixMs
+	}
+	return 0
+}
+
+func (x *MaintenanceWindow) GetUpdatedUnixMs() int64 {
+	if x != nil {
+		return x.UpdatedUnixMs
+	}
+	return 0
+}
+
+// WindowMatch is what a maintenance window holds: a monitor matching any
+// entry (its uuid, one of its tags, its project); empty: every monitor of
+// the account.
+type WindowMatch struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Monitors      []string               `protobuf:"bytes,270,rep,name=monitors,proto3" json:"monitors,omitempty"`
+	Tags          []string               `protobuf:"bytes,271,rep,name=tags,proto3" json:"tags,omitempty"`
+	Projects      []string               `protobuf:"bytes,272,rep,name=projects,proto3" json:"projects,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WindowMatch) Reset() {
+	*x = WindowMatch{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WindowMatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WindowMatch) ProtoMessage() {}
+
+func (x *WindowMatch) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WindowMatch.ProtoReflect.Descriptor instead.
+func (*WindowMatch) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *WindowMatch) GetMonitors() []string {
+	if x != nil {
+		return x.Monitors
+	}
+	return nil
+}
+
+func (x *WindowMatch) GetTags() []string {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+func (x *WindowMatch) GetProjects() []string {
+	if x != nil {
+		return x.Projects
+	}
+	return nil
+}
+
+// PutMaintenanceWindow creates (create set: the id must be new, and the
+// account below state.MaxMaintenanceWindows) or replaces a maintenance
+// window. Replacing keeps its creation time. Monitors held by it are judged
+// afresh by the leader when it no longer holds them.
+type PutMaintenanceWindow struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Window        *MaintenanceWindow     `protobuf:"bytes,270,opt,name=window,proto3" json:"window,omitempty"`
+	Create        bool                   `protobuf:"varint,271,opt,name=create,proto3" json:"create,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PutMaintenanceWindow) Reset() {
+	*x = PutMaintenanceWindow{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PutMaintenanceWindow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PutMaintenanceWindow) ProtoMessage() {}
+
+func (x *PutMaintenanceWindow) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PutMaintenanceWindow.ProtoReflect.Descriptor instead.
+func (*PutMaintenanceWindow) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *PutMaintenanceWindow) GetWindow() *MaintenanceWindow {
+	if x != nil {
+		return x.Window
+	}
+	return nil
+}
+
+func (x *PutMaintenanceWindow) GetCreate() bool {
+	if x != nil {
+		return x.Create
+	}
+	return false
+}
+
+// DeleteMaintenanceWindow removes a maintenance window (Result NOT_FOUND
+// when the account has none of that id).
+type DeleteMaintenanceWindow struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,270,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Id            string                 `protobuf:"bytes,271,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteMaintenanceWindow) Reset() {
+	*x = DeleteMaintenanceWindow{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteMaintenanceWindow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteMaintenanceWindow) ProtoMessage() {}
+
+func (x *DeleteMaintenanceWindow) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteMaintenanceWindow.ProtoReflect.Descriptor instead.
+func (*DeleteMaintenanceWindow) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *DeleteMaintenanceWindow) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *DeleteMaintenanceWindow) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// MarkAlive says a leader is alive at the command's time: every leader
+// proposes one when it starts leading (term_start, before its deadline
+// engine fires anything) and then every few seconds. When a term starts
+// more than outage_after_ms after the last time any leader was alive, the
+// service was down meanwhile (the whole cluster, or no quorum: nobody
+// could reach it): the state records that outage, and a ping monitor
+// deadline that fell in it restarts from its end instead of alerting.
+type MarkAlive struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TermStart     bool                   `protobuf:"varint,270,opt,name=term_start,json=termStart,proto3" json:"term_start,omitempty"`
+	OutageAfterMs int64                  `protobuf:"varint,271,opt,name=outage_after_ms,json=outageAfterMs,proto3" json:"outage_after_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MarkAlive) Reset() {
+	*x = MarkAlive{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MarkAlive) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MarkAlive) ProtoMessage() {}
+
+func (x *MarkAlive) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MarkAlive.ProtoReflect.Descriptor instead.
+func (*MarkAlive) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *MarkAlive) GetTermStart() bool {
+	if x != nil {
+		return x.TermStart
+	}
+	return false
+}
+
+func (x *MarkAlive) GetOutageAfterMs() int64 {
+	if x != nil {
+		return x.OutageAfterMs
+	}
+	return 0
+}
+
 // RegionAccount is an account with monitors in a region, and how many.
 type RegionAccount struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -4195,7 +4852,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4207,7 +4864,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4220,7 +4877,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{43}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -4254,7 +4911,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4266,7 +4923,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4279,7 +4936,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{44}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -4328,7 +4985,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4340,7 +4997,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4353,7 +5010,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{45}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -4422,7 +5079,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4434,7 +5091,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4447,7 +5104,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{46}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *Result) GetStatus() Status {
@@ -4525,7 +5182,7 @@ type PruneCounts struct {
 
 func (x *PruneCounts) Reset() {
 	*x = PruneCounts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4537,7 +5194,7 @@ func (x *PruneCounts) String() string {
 func (*PruneCounts) ProtoMessage() {}
 
 func (x *PruneCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4550,7 +5207,7 @@ func (x *PruneCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneCounts.ProtoReflect.Descriptor instead.
 func (*PruneCounts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{47}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *PruneCounts) GetRequestIds() int64 {
@@ -4585,7 +5242,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xa3\x11\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xb5\x14\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -4623,7 +5280,13 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x19delete_notification_group\x18\x87\x02 \x01(\v2(.lookout.raft.v1.DeleteNotificationGroupH\x00R\x17deleteNotificationGroup\x12C\n" +
 	"\rset_badge_key\x18\x93\x02 \x01(\v2\x1c.lookout.raft.v1.SetBadgeKeyH\x00R\vsetBadgeKey\x12I\n" +
 	"\x0fput_status_page\x18\x94\x02 \x01(\v2\x1e.lookout.raft.v1.PutStatusPageH\x00R\rputStatusPage\x12I\n" +
-	"\x0frecord_key_used\x18\xe2\t \x01(\v2\x1e.lookout.raft.v1.RecordKeyUsedH\x00R\rrecordKeyUsedB\x04\n" +
+	"\x0frecord_key_used\x18\xe2\t \x01(\v2\x1e.lookout.raft.v1.RecordKeyUsedH\x00R\rrecordKeyUsed\x12E\n" +
+	"\rpause_monitor\x18\x8e\x02 \x01(\v2\x1d.lookout.raft.v1.PauseMonitorH\x00R\fpauseMonitor\x12B\n" +
+	"\fjudge_afresh\x18\x8f\x02 \x01(\v2\x1c.lookout.raft.v1.JudgeAfreshH\x00R\vjudgeAfresh\x12^\n" +
+	"\x16put_maintenance_window\x18\x90\x02 \x01(\v2%.lookout.raft.v1.PutMaintenanceWindowH\x00R\x14putMaintenanceWindow\x12g\n" +
+	"\x19delete_maintenance_window\x18\x91\x02 \x01(\v2(.lookout.raft.v1.DeleteMaintenanceWindowH\x00R\x17deleteMaintenanceWindow\x12<\n" +
+	"\n" +
+	"mark_alive\x18\x92\x02 \x01(\v2\x1a.lookout.raft.v1.MarkAliveH\x00R\tmarkAliveB\x04\n" +
 	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -4790,7 +5453,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x11JSONPathAssertion\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x1f\n" +
 	"\vequals_json\x18\x02 \x01(\tR\n" +
-	"equalsJson\"\x84\x05\n" +
+	"equalsJson\"\xdb\x06\n" +
 	"\vMonitorSpec\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x12\n" +
@@ -4808,12 +5471,22 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\aregions\x18\r \x03(\tR\aregions\x124\n" +
 	"\x06config\x18\x0e \x01(\v2\x1c.lookout.raft.v1.CheckConfigR\x06config\x12-\n" +
 	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03H\x03R\x0econfirmRegions\x88\x01\x01\x12\x1b\n" +
-	"\btimezone\x18\xe6\x01 \x01(\tR\btimezoneB\n" +
+	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\x121\n" +
+	"\x11failure_threshold\x18\x8e\x02 \x01(\x03H\x04R\x10failureThreshold\x88\x01\x01\x126\n" +
+	"\x14remind_every_seconds\x18\x8f\x02 \x01(\x03H\x05R\x12remindEverySeconds\x88\x01\x01\x12;\n" +
+	"\n" +
+	"depends_on\x18\x90\x02 \x03(\v2\x1b.lookout.raft.v1.DependencyR\tdependsOnB\n" +
 	"\n" +
 	"\b_projectB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
 	"\x0e_grace_secondsB\x12\n" +
-	"\x10_confirm_regions\"\x9c\x01\n" +
+	"\x10_confirm_regionsB\x14\n" +
+	"\x12_failure_thresholdB\x17\n" +
+	"\x15_remind_every_seconds\"4\n" +
+	"\n" +
+	"Dependency\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\x9c\x01\n" +
 	"\vPutMonitors\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x126\n" +
@@ -4949,7 +5622,45 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\fForgetAgents\x12\x1c\n" +
 	"\tagent_ids\x18\xdc\x01 \x03(\tR\bagentIds\x12#\n" +
 	"\runseen_for_ms\x18\xdd\x01 \x01(\x03R\vunseenForMs\x12\x17\n" +
-	"\x06region\x18\xde\x01 \x01(\tR\x06region\"L\n" +
+	"\x06region\x18\xde\x01 \x01(\tR\x06region\"\xa7\x01\n" +
+	"\fPauseMonitor\x12\x1e\n" +
+	"\n" +
+	"account_id\x18\x8e\x02 \x01(\tR\taccountId\x12\"\n" +
+	"\fmonitor_uuid\x18\x8f\x02 \x01(\tR\vmonitorUuid\x12\x15\n" +
+	"\x05pause\x18\x90\x02 \x01(\bR\x05pause\x12#\n" +
+	"\runtil_unix_ms\x18\x91\x02 \x01(\x03R\vuntilUnixMs\x12\x17\n" +
+	"\x06reason\x18\x92\x02 \x01(\tR\x06reason\"3\n" +
+	"\vJudgeAfresh\x12$\n" +
+	"\rmonitor_uuids\x18\x8e\x02 \x03(\tR\fmonitorUuids\"\x90\x03\n" +
+	"\x11MaintenanceWindow\x12\x0f\n" +
+	"\x02id\x18\x8e\x02 \x01(\tR\x02id\x12\x1e\n" +
+	"\n" +
+	"account_id\x18\x8f\x02 \x01(\tR\taccountId\x12\x13\n" +
+	"\x04name\x18\x90\x02 \x01(\tR\x04name\x12%\n" +
+	"\x0estarts_unix_ms\x18\x91\x02 \x01(\x03R\fstartsUnixMs\x12!\n" +
+	"\fends_unix_ms\x18\x92\x02 \x01(\x03R\n" +
+	"endsUnixMs\x12\x1b\n" +
+	"\bschedule\x18\x93\x02 \x01(\tR\bschedule\x12\x1b\n" +
+	"\btimezone\x18\x94\x02 \x01(\tR\btimezone\x12*\n" +
+	"\x10duration_seconds\x18\x95\x02 \x01(\x03R\x0fdurationSeconds\x123\n" +
+	"\x05match\x18\x96\x02 \x01(\v2\x1c.lookout.raft.v1.WindowMatchR\x05match\x12'\n" +
+	"\x0fcreated_unix_ms\x18\x97\x02 \x01(\x03R\rcreatedUnixMs\x12'\n" +
+	"\x0fupdated_unix_ms\x18\x98\x02 \x01(\x03R\rupdatedUnixMs\"\\\n" +
+	"\vWindowMatch\x12\x1b\n" +
+	"\bmonitors\x18\x8e\x02 \x03(\tR\bmonitors\x12\x13\n" +
+	"\x04tags\x18\x8f\x02 \x03(\tR\x04tags\x12\x1b\n" +
+	"\bprojects\x18\x90\x02 \x03(\tR\bprojects\"l\n" +
+	"\x14PutMaintenanceWindow\x12;\n" +
+	"\x06window\x18\x8e\x02 \x01(\v2\".lookout.raft.v1.MaintenanceWindowR\x06window\x12\x17\n" +
+	"\x06create\x18\x8f\x02 \x01(\bR\x06create\"J\n" +
+	"\x17DeleteMaintenanceWindow\x12\x1e\n" +
+	"\n" +
+	"account_id\x18\x8e\x02 \x01(\tR\taccountId\x12\x0f\n" +
+	"\x02id\x18\x8f\x02 \x01(\tR\x02id\"T\n" +
+	"\tMarkAlive\x12\x1e\n" +
+	"\n" +
+	"term_start\x18\x8e\x02 \x01(\bR\ttermStart\x12'\n" +
+	"\x0foutage_after_ms\x18\x8f\x02 \x01(\x03R\routageAfterMs\"L\n" +
 	"\rRegionAccount\x12\x1e\n" +
 	"\n" +
 	"account_id\x18\xdc\x01 \x01(\tR\taccountId\x12\x1b\n" +
@@ -5015,7 +5726,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -5045,29 +5756,37 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*HTTPBasicAuth)(nil),           // 25: lookout.raft.v1.HTTPBasicAuth
 	(*JSONPathAssertion)(nil),       // 26: lookout.raft.v1.JSONPathAssertion
 	(*MonitorSpec)(nil),             // 27: lookout.raft.v1.MonitorSpec
-	(*PutMonitors)(nil),             // 28: lookout.raft.v1.PutMonitors
-	(*CreateChannel)(nil),           // 29: lookout.raft.v1.CreateChannel
-	(*UpdateChannel)(nil),           // 30: lookout.raft.v1.UpdateChannel
-	(*DeleteChannel)(nil),           // 31: lookout.raft.v1.DeleteChannel
-	(*UpdateNotificationGroup)(nil), // 32: lookout.raft.v1.UpdateNotificationGroup
-	(*DeleteNotificationGroup)(nil), // 33: lookout.raft.v1.DeleteNotificationGroup
-	(*FireDeadline)(nil),            // 34: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 35: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 36: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 37: lookout.raft.v1.Execution
-	(*ExecutionTCP)(nil),            // 38: lookout.raft.v1.ExecutionTCP
-	(*ExecutionDNS)(nil),            // 39: lookout.raft.v1.ExecutionDNS
-	(*ExecutionHTTP)(nil),           // 40: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 41: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 42: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 43: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 44: lookout.raft.v1.SetRegionState
-	(*ForgetAgents)(nil),            // 45: lookout.raft.v1.ForgetAgents
-	(*RegionAccount)(nil),           // 46: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 47: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 48: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 49: lookout.raft.v1.Result
-	(*PruneCounts)(nil),             // 50: lookout.raft.v1.PruneCounts
+	(*Dependency)(nil),              // 28: lookout.raft.v1.Dependency
+	(*PutMonitors)(nil),             // 29: lookout.raft.v1.PutMonitors
+	(*CreateChannel)(nil),           // 30: lookout.raft.v1.CreateChannel
+	(*UpdateChannel)(nil),           // 31: lookout.raft.v1.UpdateChannel
+	(*DeleteChannel)(nil),           // 32: lookout.raft.v1.DeleteChannel
+	(*UpdateNotificationGroup)(nil), // 33: lookout.raft.v1.UpdateNotificationGroup
+	(*DeleteNotificationGroup)(nil), // 34: lookout.raft.v1.DeleteNotificationGroup
+	(*FireDeadline)(nil),            // 35: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 36: lookout.raft.v1.RecordDelivery
+	(*RecordExecutions)(nil),        // 37: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 38: lookout.raft.v1.Execution
+	(*ExecutionTCP)(nil),            // 39: lookout.raft.v1.ExecutionTCP
+	(*ExecutionDNS)(nil),            // 40: lookout.raft.v1.ExecutionDNS
+	(*ExecutionHTTP)(nil),           // 41: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 42: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 43: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 44: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 45: lookout.raft.v1.SetRegionState
+	(*ForgetAgents)(nil),            // 46: lookout.raft.v1.ForgetAgents
+	(*PauseMonitor)(nil),            // 47: lookout.raft.v1.PauseMonitor
+	(*JudgeAfresh)(nil),             // 48: lookout.raft.v1.JudgeAfresh
+	(*MaintenanceWindow)(nil),       // 49: lookout.raft.v1.MaintenanceWindow
+	(*WindowMatch)(nil),             // 50: lookout.raft.v1.WindowMatch
+	(*PutMaintenanceWindow)(nil),    // 51: lookout.raft.v1.PutMaintenanceWindow
+	(*DeleteMaintenanceWindow)(nil), // 52: lookout.raft.v1.DeleteMaintenanceWindow
+	(*MarkAlive)(nil),               // 53: lookout.raft.v1.MarkAlive
+	(*RegionAccount)(nil),           // 54: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 55: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 56: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 57: lookout.raft.v1.Result
+	(*PruneCounts)(nil),             // 58: lookout.raft.v1.PruneCounts
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
@@ -5079,55 +5798,63 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	19, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
 	21, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
 	22, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
-	28, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
-	29, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	34, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	35, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	36, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	42, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	29, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
+	30, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
+	35, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	36, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	37, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	43, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
 	18, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
-	43, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	44, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
-	45, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
+	44, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	45, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	46, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
 	8,  // 19: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
 	9,  // 20: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
-	30, // 21: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
-	31, // 22: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
-	32, // 23: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
-	33, // 24: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
+	31, // 21: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
+	32, // 22: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
+	33, // 23: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
+	34, // 24: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
 	10, // 25: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
 	11, // 26: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
 	15, // 27: lookout.raft.v1.Command.record_key_used:type_name -> lookout.raft.v1.RecordKeyUsed
-	0,  // 28: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 29: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 30: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 31: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 32: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	12, // 33: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
-	5,  // 34: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	20, // 35: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	24, // 36: lookout.raft.v1.CheckConfig.headers:type_name -> lookout.raft.v1.HTTPHeader
-	25, // 37: lookout.raft.v1.CheckConfig.basic_auth:type_name -> lookout.raft.v1.HTTPBasicAuth
-	26, // 38: lookout.raft.v1.CheckConfig.json_path:type_name -> lookout.raft.v1.JSONPathAssertion
-	23, // 39: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	27, // 40: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	27, // 41: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	37, // 42: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	40, // 43: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	41, // 44: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	38, // 45: lookout.raft.v1.Execution.tcp:type_name -> lookout.raft.v1.ExecutionTCP
-	39, // 46: lookout.raft.v1.Execution.dns:type_name -> lookout.raft.v1.ExecutionDNS
-	46, // 47: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	1,  // 48: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	47, // 49: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 50: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	48, // 51: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	50, // 52: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
-	53, // [53:53] is the sub-list for method output_type
-	53, // [53:53] is the sub-list for method input_type
-	53, // [53:53] is the sub-list for extension type_name
-	53, // [53:53] is the sub-list for extension extendee
-	0,  // [0:53] is the sub-list for field type_name
+	47, // 28: lookout.raft.v1.Command.pause_monitor:type_name -> lookout.raft.v1.PauseMonitor
+	48, // 29: lookout.raft.v1.Command.judge_afresh:type_name -> lookout.raft.v1.JudgeAfresh
+	51, // 30: lookout.raft.v1.Command.put_maintenance_window:type_name -> lookout.raft.v1.PutMaintenanceWindow
+	52, // 31: lookout.raft.v1.Command.delete_maintenance_window:type_name -> lookout.raft.v1.DeleteMaintenanceWindow
+	53, // 32: lookout.raft.v1.Command.mark_alive:type_name -> lookout.raft.v1.MarkAlive
+	0,  // 33: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 34: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 35: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 36: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 37: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	12, // 38: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	5,  // 39: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	20, // 40: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	24, // 41: lookout.raft.v1.CheckConfig.headers:type_name -> lookout.raft.v1.HTTPHeader
+	25, // 42: lookout.raft.v1.CheckConfig.basic_auth:type_name -> lookout.raft.v1.HTTPBasicAuth
+	26, // 43: lookout.raft.v1.CheckConfig.json_path:type_name -> lookout.raft.v1.JSONPathAssertion
+	23, // 44: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	28, // 45: lookout.raft.v1.MonitorSpec.depends_on:type_name -> lookout.raft.v1.Dependency
+	27, // 46: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	27, // 47: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	38, // 48: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	41, // 49: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	42, // 50: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	39, // 51: lookout.raft.v1.Execution.tcp:type_name -> lookout.raft.v1.ExecutionTCP
+	40, // 52: lookout.raft.v1.Execution.dns:type_name -> lookout.raft.v1.ExecutionDNS
+	54, // 53: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	50, // 54: lookout.raft.v1.MaintenanceWindow.match:type_name -> lookout.raft.v1.WindowMatch
+	49, // 55: lookout.raft.v1.PutMaintenanceWindow.window:type_name -> lookout.raft.v1.MaintenanceWindow
+	1,  // 56: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	55, // 57: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 58: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	56, // 59: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	58, // 60: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
+	61, // [61:61] is the sub-list for method output_type
+	61, // [61:61] is the sub-list for method input_type
+	61, // [61:61] is the sub-list for extension type_name
+	61, // [61:61] is the sub-list for extension extendee
+	0,  // [0:61] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -5164,19 +5891,24 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_SetBadgeKey)(nil),
 		(*Command_PutStatusPage)(nil),
 		(*Command_RecordKeyUsed)(nil),
+		(*Command_PauseMonitor)(nil),
+		(*Command_JudgeAfresh)(nil),
+		(*Command_PutMaintenanceWindow)(nil),
+		(*Command_DeleteMaintenanceWindow)(nil),
+		(*Command_MarkAlive)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[20].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[24].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[44].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[52].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   48,
+			NumMessages:   56,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -418,6 +418,17 @@ type Monitor struct {
 	// monitor from before uptime was recorded gets one at its next ping or
 	// verdict, even when its state does not change.
 	UptimeTracked bool `protobuf:"varint,245,opt,name=uptime_tracked,json=uptimeTracked,proto3" json:"uptime_tracked,omitempty"`
+	// quiet is the runtime state of the rules that decide which alerts are
+	// sent (control/state/quiet.go): a pause, a held alert, the failure
+	// alert standing. Not part of the manifest.
+	Quiet *QuietState `protobuf:"bytes,270,opt,name=quiet,proto3" json:"quiet,omitempty"`
+	// failure_threshold (checks: 0 means 1) and remind_every_seconds (0:
+	// none) as the manifest gives them.
+	FailureThreshold   int64 `protobuf:"varint,271,opt,name=failure_threshold,json=failureThreshold,proto3" json:"failure_threshold,omitempty"`
+	RemindEverySeconds int64 `protobuf:"varint,272,opt,name=remind_every_seconds,json=remindEverySeconds,proto3" json:"remind_every_seconds,omitempty"`
+	// depends_on as the manifest gives it: names, resolved when an alert is
+	// about to be sent (a name that resolves to nothing holds nothing).
+	DependsOn     []*v1.Dependency `protobuf:"bytes,273,rep,name=depends_on,json=dependsOn,proto3" json:"depends_on,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -606,6 +617,175 @@ func (x *Monitor) GetUptimeTracked() bool {
 	return false
 }
 
+func (x *Monitor) GetQuiet() *QuietState {
+	if x != nil {
+		return x.Quiet
+	}
+	return nil
+}
+
+func (x *Monitor) GetFailureThreshold() int64 {
+	if x != nil {
+		return x.FailureThreshold
+	}
+	return 0
+}
+
+func (x *Monitor) GetRemindEverySeconds() int64 {
+	if x != nil {
+		return x.RemindEverySeconds
+	}
+	return 0
+}
+
+func (x *Monitor) GetDependsOn() []*v1.Dependency {
+	if x != nil {
+		return x.DependsOn
+	}
+	return nil
+}
+
+// QuietState is what the alert rules remember of a monitor beyond its
+// engine state: whether it is paused, since when it is down (the truth,
+// whatever was sent), what holds an alert it would have sent, and the
+// failure alert sent and not yet recovered from.
+type QuietState struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Paused bool                   `protobuf:"varint,1,opt,name=paused,proto3" json:"paused,omitempty"`
+	// paused_until_unix_ms is when the pause ends by itself (0: when
+	// resumed).
+	PausedUntilUnixMs int64  `protobuf:"varint,2,opt,name=paused_until_unix_ms,json=pausedUntilUnixMs,proto3" json:"paused_until_unix_ms,omitempty"`
+	PauseReason       string `protobuf:"bytes,3,opt,name=pause_reason,json=pauseReason,proto3" json:"pause_reason,omitempty"`
+	PausedAtUnixMs    int64  `protobuf:"varint,4,opt,name=paused_at_unix_ms,json=pausedAtUnixMs,proto3" json:"paused_at_unix_ms,omitempty"`
+	// down_since_unix_ms is when the monitor went down or failed; 0 while
+	// it is not.
+	DownSinceUnixMs int64 `protobuf:"varint,5,opt,name=down_since_unix_ms,json=downSinceUnixMs,proto3" json:"down_since_unix_ms,omitempty"`
+	// held_by names what holds an alert the monitor would have sent:
+	// pause, maintenance:<window id> or dependency:<monitor uuid>; empty
+	// when nothing is held. held_since_unix_ms is when it was first held.
+	HeldBy          string `protobuf:"bytes,6,opt,name=held_by,json=heldBy,proto3" json:"held_by,omitempty"`
+	HeldSinceUnixMs int64  `protobuf:"varint,7,opt,name=held_since_unix_ms,json=heldSinceUnixMs,proto3" json:"held_since_unix_ms,omitempty"`
+	// alert_id is the failure alert sent and not yet recovered from, sent
+	// at alerted_unix_ms.
+	AlertId       string `protobuf:"bytes,8,opt,name=alert_id,json=alertId,proto3" json:"alert_id,omitempty"`
+	AlertedUnixMs int64  `protobuf:"varint,9,opt,name=alerted_unix_ms,json=alertedUnixMs,proto3" json:"alerted_unix_ms,omitempty"`
+	// next_reminder_unix_ms is when the next reminder of that alert is due
+	// (0: none); alert_down_since_unix_ms is when the monitor went down as
+	// that alert tells it (reminders name it; the recovery's down_seconds
+	// count from it).
+	NextReminderUnixMs   int64 `protobuf:"varint,10,opt,name=next_reminder_unix_ms,json=nextReminderUnixMs,proto3" json:"next_reminder_unix_ms,omitempty"`
+	AlertDownSinceUnixMs int64 `protobuf:"varint,11,opt,name=alert_down_since_unix_ms,json=alertDownSinceUnixMs,proto3" json:"alert_down_since_unix_ms,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
+}
+
+func (x *QuietState) Reset() {
+	*x = QuietState{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QuietState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QuietState) ProtoMessage() {}
+
+func (x *QuietState) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QuietState.ProtoReflect.Descriptor instead.
+func (*QuietState) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *QuietState) GetPaused() bool {
+	if x != nil {
+		return x.Paused
+	}
+	return false
+}
+
+func (x *QuietState) GetPausedUntilUnixMs() int64 {
+	if x != nil {
+		return x.PausedUntilUnixMs
+	}
+	return 0
+}
+
+func (x *QuietState) GetPauseReason() string {
+	if x != nil {
+		return x.PauseReason
+	}
+	return ""
+}
+
+func (x *QuietState) GetPausedAtUnixMs() int64 {
+	if x != nil {
+		return x.PausedAtUnixMs
+	}
+	return 0
+}
+
+func (x *QuietState) GetDownSinceUnixMs() int64 {
+	if x != nil {
+		return x.DownSinceUnixMs
+	}
+	return 0
+}
+
+func (x *QuietState) GetHeldBy() string {
+	if x != nil {
+		return x.HeldBy
+	}
+	return ""
+}
+
+func (x *QuietState) GetHeldSinceUnixMs() int64 {
+	if x != nil {
+		return x.HeldSinceUnixMs
+	}
+	return 0
+}
+
+func (x *QuietState) GetAlertId() string {
+	if x != nil {
+		return x.AlertId
+	}
+	return ""
+}
+
+func (x *QuietState) GetAlertedUnixMs() int64 {
+	if x != nil {
+		return x.AlertedUnixMs
+	}
+	return 0
+}
+
+func (x *QuietState) GetNextReminderUnixMs() int64 {
+	if x != nil {
+		return x.NextReminderUnixMs
+	}
+	return 0
+}
+
+func (x *QuietState) GetAlertDownSinceUnixMs() int64 {
+	if x != nil {
+		return x.AlertDownSinceUnixMs
+	}
+	return 0
+}
+
 // EngineState mirrors pingstate.State.
 type EngineState struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
@@ -618,16 +798,17 @@ type EngineState struct {
 	LastDurationMs int64                  `protobuf:"varint,7,opt,name=last_duration_ms,json=lastDurationMs,proto3" json:"last_duration_ms,omitempty"`
 	LastAlert      string                 `protobuf:"bytes,8,opt,name=last_alert,json=lastAlert,proto3" json:"last_alert,omitempty"`
 	LateFired      bool                   `protobuf:"varint,9,opt,name=late_fired,json=lateFired,proto3" json:"late_fired,omitempty"`
-	// resumed_unix_ms is when the monitor was last enabled again: its
-	// deadlines count from then, not from a ping before it was paused.
-	ResumedUnixMs int64 `protobuf:"varint,1250,opt,name=resumed_unix_ms,json=resumedUnixMs,proto3" json:"resumed_unix_ms,omitempty"`
+	// base_unix_ms, when after the last ping, is when the monitor was judged
+	// afresh (resumed, a maintenance window ended, the service came back
+	// after an outage): its next run is expected from then.
+	BaseUnixMs    int64 `protobuf:"varint,270,opt,name=base_unix_ms,json=baseUnixMs,proto3" json:"base_unix_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EngineState) Reset() {
 	*x = EngineState{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -639,7 +820,7 @@ func (x *EngineState) String() string {
 func (*EngineState) ProtoMessage() {}
 
 func (x *EngineState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[5]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -652,7 +833,7 @@ func (x *EngineState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EngineState.ProtoReflect.Descriptor instead.
 func (*EngineState) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{5}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *EngineState) GetState() string {
@@ -718,9 +899,9 @@ func (x *EngineState) GetLateFired() bool {
 	return false
 }
 
-func (x *EngineState) GetResumedUnixMs() int64 {
+func (x *EngineState) GetBaseUnixMs() int64 {
 	if x != nil {
-		return x.ResumedUnixMs
+		return x.BaseUnixMs
 	}
 	return 0
 }
@@ -743,7 +924,7 @@ type Delivery struct {
 
 func (x *Delivery) Reset() {
 	*x = Delivery{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -755,7 +936,7 @@ func (x *Delivery) String() string {
 func (*Delivery) ProtoMessage() {}
 
 func (x *Delivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[6]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -768,7 +949,7 @@ func (x *Delivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Delivery.ProtoReflect.Descriptor instead.
 func (*Delivery) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{6}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Delivery) GetChannelRef() string {
@@ -852,13 +1033,19 @@ type Alert struct {
 	// is not known).
 	ProblemSinceUnixMs int64  `protobuf:"varint,262,opt,name=problem_since_unix_ms,json=problemSinceUnixMs,proto3" json:"problem_since_unix_ms,omitempty"`
 	ProblemType        string `protobuf:"bytes,263,opt,name=problem_type,json=problemType,proto3" json:"problem_type,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// A reminder (monitor.reminder, check.reminder) names the failure alert
+	// it recalls and when the monitor went down; a recovery carries how long
+	// it was down (down_seconds, with down_since).
+	OriginalAlertId string `protobuf:"bytes,270,opt,name=original_alert_id,json=originalAlertId,proto3" json:"original_alert_id,omitempty"`
+	DownSinceUnixMs int64  `protobuf:"varint,271,opt,name=down_since_unix_ms,json=downSinceUnixMs,proto3" json:"down_since_unix_ms,omitempty"`
+	DownSeconds     *int64 `protobuf:"varint,272,opt,name=down_seconds,json=downSeconds,proto3,oneof" json:"down_seconds,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Alert) Reset() {
 	*x = Alert{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -870,7 +1057,7 @@ func (x *Alert) String() string {
 func (*Alert) ProtoMessage() {}
 
 func (x *Alert) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[7]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -883,7 +1070,7 @@ func (x *Alert) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Alert.ProtoReflect.Descriptor instead.
 func (*Alert) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{7}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Alert) GetId() string {
@@ -991,6 +1178,27 @@ func (x *Alert) GetProblemType() string {
 	return ""
 }
 
+func (x *Alert) GetOriginalAlertId() string {
+	if x != nil {
+		return x.OriginalAlertId
+	}
+	return ""
+}
+
+func (x *Alert) GetDownSinceUnixMs() int64 {
+	if x != nil {
+		return x.DownSinceUnixMs
+	}
+	return 0
+}
+
+func (x *Alert) GetDownSeconds() int64 {
+	if x != nil && x.DownSeconds != nil {
+		return *x.DownSeconds
+	}
+	return 0
+}
+
 // OpenProblem is the first alert of a monitor's problem that no recovery
 // has ended yet (alert-since:<monitor uuid>): a recovery says how long the
 // problem lasted.
@@ -1004,7 +1212,7 @@ type OpenProblem struct {
 
 func (x *OpenProblem) Reset() {
 	*x = OpenProblem{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1016,7 +1224,7 @@ func (x *OpenProblem) String() string {
 func (*OpenProblem) ProtoMessage() {}
 
 func (x *OpenProblem) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[8]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1029,7 +1237,7 @@ func (x *OpenProblem) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenProblem.ProtoReflect.Descriptor instead.
 func (*OpenProblem) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{8}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *OpenProblem) GetSinceUnixMs() int64 {
@@ -1071,7 +1279,7 @@ type DeliveryRecord struct {
 
 func (x *DeliveryRecord) Reset() {
 	*x = DeliveryRecord{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1083,7 +1291,7 @@ func (x *DeliveryRecord) String() string {
 func (*DeliveryRecord) ProtoMessage() {}
 
 func (x *DeliveryRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[9]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1096,7 +1304,7 @@ func (x *DeliveryRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeliveryRecord.ProtoReflect.Descriptor instead.
 func (*DeliveryRecord) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{9}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *DeliveryRecord) GetAlertId() string {
@@ -1198,7 +1406,7 @@ type PingState struct {
 
 func (x *PingState) Reset() {
 	*x = PingState{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1210,7 +1418,7 @@ func (x *PingState) String() string {
 func (*PingState) ProtoMessage() {}
 
 func (x *PingState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[10]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1223,7 +1431,7 @@ func (x *PingState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PingState.ProtoReflect.Descriptor instead.
 func (*PingState) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{10}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PingState) GetLastPingUnixMs() int64 {
@@ -1293,7 +1501,7 @@ type Project struct {
 
 func (x *Project) Reset() {
 	*x = Project{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1305,7 +1513,7 @@ func (x *Project) String() string {
 func (*Project) ProtoMessage() {}
 
 func (x *Project) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[11]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1318,7 +1526,7 @@ func (x *Project) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Project.ProtoReflect.Descriptor instead.
 func (*Project) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{11}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Project) GetName() string {
@@ -1352,7 +1560,7 @@ type StoredEvent struct {
 
 func (x *StoredEvent) Reset() {
 	*x = StoredEvent{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1364,7 +1572,7 @@ func (x *StoredEvent) String() string {
 func (*StoredEvent) ProtoMessage() {}
 
 func (x *StoredEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1377,7 +1585,7 @@ func (x *StoredEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredEvent.ProtoReflect.Descriptor instead.
 func (*StoredEvent) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{12}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *StoredEvent) GetSeq() uint64 {
@@ -1427,7 +1635,7 @@ type OpenRun struct {
 
 func (x *OpenRun) Reset() {
 	*x = OpenRun{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1439,7 +1647,7 @@ func (x *OpenRun) String() string {
 func (*OpenRun) ProtoMessage() {}
 
 func (x *OpenRun) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1452,7 +1660,7 @@ func (x *OpenRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenRun.ProtoReflect.Descriptor instead.
 func (*OpenRun) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{13}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *OpenRun) GetSeries() string {
@@ -1491,7 +1699,7 @@ type Quota struct {
 
 func (x *Quota) Reset() {
 	*x = Quota{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1503,7 +1711,7 @@ func (x *Quota) String() string {
 func (*Quota) ProtoMessage() {}
 
 func (x *Quota) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1516,7 +1724,7 @@ func (x *Quota) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quota.ProtoReflect.Descriptor instead.
 func (*Quota) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{14}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Quota) GetPeriod() int64 {
@@ -1556,7 +1764,7 @@ type Channel struct {
 
 func (x *Channel) Reset() {
 	*x = Channel{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1568,7 +1776,7 @@ func (x *Channel) String() string {
 func (*Channel) ProtoMessage() {}
 
 func (x *Channel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1581,7 +1789,7 @@ func (x *Channel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Channel.ProtoReflect.Descriptor instead.
 func (*Channel) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{15}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Channel) GetId() string {
@@ -1652,14 +1860,18 @@ type CheckStatus struct {
 	// (raised and not yet recovered), or empty.
 	Alert string `protobuf:"bytes,7,opt,name=alert,proto3" json:"alert,omitempty"`
 	// executions counts the executions kept for the check.
-	Executions    int64 `protobuf:"varint,8,opt,name=executions,proto3" json:"executions,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Executions int64 `protobuf:"varint,8,opt,name=executions,proto3" json:"executions,omitempty"`
+	// failed_slots counts the consecutive slots judged failed up to
+	// failed_slot_unix_ms, the newest of them (failure_threshold).
+	FailedSlots      int64 `protobuf:"varint,270,opt,name=failed_slots,json=failedSlots,proto3" json:"failed_slots,omitempty"`
+	FailedSlotUnixMs int64 `protobuf:"varint,271,opt,name=failed_slot_unix_ms,json=failedSlotUnixMs,proto3" json:"failed_slot_unix_ms,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *CheckStatus) Reset() {
 	*x = CheckStatus{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1671,7 +1883,7 @@ func (x *CheckStatus) String() string {
 func (*CheckStatus) ProtoMessage() {}
 
 func (x *CheckStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1684,7 +1896,7 @@ func (x *CheckStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckStatus.ProtoReflect.Descriptor instead.
 func (*CheckStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{16}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CheckStatus) GetLastSlotUnixMs() int64 {
@@ -1743,6 +1955,20 @@ func (x *CheckStatus) GetExecutions() int64 {
 	return 0
 }
 
+func (x *CheckStatus) GetFailedSlots() int64 {
+	if x != nil {
+		return x.FailedSlots
+	}
+	return 0
+}
+
+func (x *CheckStatus) GetFailedSlotUnixMs() int64 {
+	if x != nil {
+		return x.FailedSlotUnixMs
+	}
+	return 0
+}
+
 // Agent is what the control plane knows of one edge agent
 // (agent:<agent id>), from its heartbeats (RecordAgentSeen).
 type Agent struct {
@@ -1768,7 +1994,7 @@ type Agent struct {
 
 func (x *Agent) Reset() {
 	*x = Agent{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1780,7 +2006,7 @@ func (x *Agent) String() string {
 func (*Agent) ProtoMessage() {}
 
 func (x *Agent) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1793,7 +2019,7 @@ func (x *Agent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Agent.ProtoReflect.Descriptor instead.
 func (*Agent) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{17}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Agent) GetId() string {
@@ -1895,7 +2121,7 @@ type Region struct {
 
 func (x *Region) Reset() {
 	*x = Region{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1907,7 +2133,7 @@ func (x *Region) String() string {
 func (*Region) ProtoMessage() {}
 
 func (x *Region) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1920,7 +2146,7 @@ func (x *Region) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Region.ProtoReflect.Descriptor instead.
 func (*Region) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{18}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Region) GetName() string {
@@ -1963,7 +2189,7 @@ type AlertedAccount struct {
 
 func (x *AlertedAccount) Reset() {
 	*x = AlertedAccount{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1975,7 +2201,7 @@ func (x *AlertedAccount) String() string {
 func (*AlertedAccount) ProtoMessage() {}
 
 func (x *AlertedAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1988,7 +2214,7 @@ func (x *AlertedAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AlertedAccount.ProtoReflect.Descriptor instead.
 func (*AlertedAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{19}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AlertedAccount) GetSinceUnixMs() int64 {
@@ -2019,7 +2245,7 @@ type EndedSession struct {
 
 func (x *EndedSession) Reset() {
 	*x = EndedSession{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2031,7 +2257,7 @@ func (x *EndedSession) String() string {
 func (*EndedSession) ProtoMessage() {}
 
 func (x *EndedSession) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2044,7 +2270,7 @@ func (x *EndedSession) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndedSession.ProtoReflect.Descriptor instead.
 func (*EndedSession) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{20}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *EndedSession) GetAccountId() string {
@@ -2089,7 +2315,7 @@ type Uptime struct {
 
 func (x *Uptime) Reset() {
 	*x = Uptime{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2101,7 +2327,7 @@ func (x *Uptime) String() string {
 func (*Uptime) ProtoMessage() {}
 
 func (x *Uptime) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2114,7 +2340,7 @@ func (x *Uptime) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Uptime.ProtoReflect.Descriptor instead.
 func (*Uptime) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{21}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Uptime) GetFlips() []*UptimeFlip {
@@ -2149,7 +2375,7 @@ type UptimeFlip struct {
 
 func (x *UptimeFlip) Reset() {
 	*x = UptimeFlip{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2161,7 +2387,7 @@ func (x *UptimeFlip) String() string {
 func (*UptimeFlip) ProtoMessage() {}
 
 func (x *UptimeFlip) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2174,7 +2400,7 @@ func (x *UptimeFlip) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UptimeFlip.ProtoReflect.Descriptor instead.
 func (*UptimeFlip) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{22}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *UptimeFlip) GetAtUnixMs() int64 {
@@ -2204,7 +2430,7 @@ type UptimeDay struct {
 
 func (x *UptimeDay) Reset() {
 	*x = UptimeDay{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2216,7 +2442,7 @@ func (x *UptimeDay) String() string {
 func (*UptimeDay) ProtoMessage() {}
 
 func (x *UptimeDay) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2229,7 +2455,7 @@ func (x *UptimeDay) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UptimeDay.ProtoReflect.Descriptor instead.
 func (*UptimeDay) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{23}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *UptimeDay) GetDay() int64 {
@@ -2268,7 +2494,7 @@ type StatusPage struct {
 
 func (x *StatusPage) Reset() {
 	*x = StatusPage{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2280,7 +2506,7 @@ func (x *StatusPage) String() string {
 func (*StatusPage) ProtoMessage() {}
 
 func (x *StatusPage) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2293,7 +2519,7 @@ func (x *StatusPage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusPage.ProtoReflect.Descriptor instead.
 func (*StatusPage) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{24}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *StatusPage) GetEnabled() bool {
@@ -2331,6 +2557,116 @@ func (x *StatusPage) GetUpdatedUnixMs() int64 {
 	return 0
 }
 
+// ServiceLife is when a leader was last alive and the last outages of the
+// whole service (meta:alive), from MarkAlive.
+type ServiceLife struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	AliveUnixMs int64                  `protobuf:"varint,1,opt,name=alive_unix_ms,json=aliveUnixMs,proto3" json:"alive_unix_ms,omitempty"`
+	// outages are the newest ones, oldest first (at most
+	// state.MaxOutages).
+	Outages       []*Outage `protobuf:"bytes,2,rep,name=outages,proto3" json:"outages,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ServiceLife) Reset() {
+	*x = ServiceLife{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ServiceLife) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ServiceLife) ProtoMessage() {}
+
+func (x *ServiceLife) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ServiceLife.ProtoReflect.Descriptor instead.
+func (*ServiceLife) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ServiceLife) GetAliveUnixMs() int64 {
+	if x != nil {
+		return x.AliveUnixMs
+	}
+	return 0
+}
+
+func (x *ServiceLife) GetOutages() []*Outage {
+	if x != nil {
+		return x.Outages
+	}
+	return nil
+}
+
+// Outage is a time no leader was alive: from the last sign of life of
+// the former leaders to the start of the next one's term.
+type Outage struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FromUnixMs    int64                  `protobuf:"varint,1,opt,name=from_unix_ms,json=fromUnixMs,proto3" json:"from_unix_ms,omitempty"`
+	ToUnixMs      int64                  `protobuf:"varint,2,opt,name=to_unix_ms,json=toUnixMs,proto3" json:"to_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Outage) Reset() {
+	*x = Outage{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Outage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Outage) ProtoMessage() {}
+
+func (x *Outage) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Outage.ProtoReflect.Descriptor instead.
+func (*Outage) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *Outage) GetFromUnixMs() int64 {
+	if x != nil {
+		return x.FromUnixMs
+	}
+	return 0
+}
+
+func (x *Outage) GetToUnixMs() int64 {
+	if x != nil {
+		return x.ToUnixMs
+	}
+	return 0
+}
+
 var File_lookout_state_v1_state_proto protoreflect.FileDescriptor
 
 const file_lookout_state_v1_state_proto_rawDesc = "" +
@@ -2361,7 +2697,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xd5\x06\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xa8\b\n" +
 	"\aMonitor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x1d\n" +
 	"\n" +
@@ -2386,9 +2722,28 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x06engine\x18\x13 \x01(\v2\x1d.lookout.state.v1.EngineStateR\x06engine\x12(\n" +
 	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03R\x0econfirmRegions\x12\x1b\n" +
 	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\x12&\n" +
-	"\x0euptime_tracked\x18\xf5\x01 \x01(\bR\ruptimeTrackedB\x1c\n" +
+	"\x0euptime_tracked\x18\xf5\x01 \x01(\bR\ruptimeTracked\x123\n" +
+	"\x05quiet\x18\x8e\x02 \x01(\v2\x1c.lookout.state.v1.QuietStateR\x05quiet\x12,\n" +
+	"\x11failure_threshold\x18\x8f\x02 \x01(\x03R\x10failureThreshold\x121\n" +
+	"\x14remind_every_seconds\x18\x90\x02 \x01(\x03R\x12remindEverySeconds\x12;\n" +
+	"\n" +
+	"depends_on\x18\x91\x02 \x03(\v2\x1b.lookout.raft.v1.DependencyR\tdependsOnB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
-	"\x0e_grace_seconds\"\xee\x02\n" +
+	"\x0e_grace_seconds\"\xc4\x03\n" +
+	"\n" +
+	"QuietState\x12\x16\n" +
+	"\x06paused\x18\x01 \x01(\bR\x06paused\x12/\n" +
+	"\x14paused_until_unix_ms\x18\x02 \x01(\x03R\x11pausedUntilUnixMs\x12!\n" +
+	"\fpause_reason\x18\x03 \x01(\tR\vpauseReason\x12)\n" +
+	"\x11paused_at_unix_ms\x18\x04 \x01(\x03R\x0epausedAtUnixMs\x12+\n" +
+	"\x12down_since_unix_ms\x18\x05 \x01(\x03R\x0fdownSinceUnixMs\x12\x17\n" +
+	"\aheld_by\x18\x06 \x01(\tR\x06heldBy\x12+\n" +
+	"\x12held_since_unix_ms\x18\a \x01(\x03R\x0fheldSinceUnixMs\x12\x19\n" +
+	"\balert_id\x18\b \x01(\tR\aalertId\x12&\n" +
+	"\x0falerted_unix_ms\x18\t \x01(\x03R\ralertedUnixMs\x121\n" +
+	"\x15next_reminder_unix_ms\x18\n" +
+	" \x01(\x03R\x12nextReminderUnixMs\x126\n" +
+	"\x18alert_down_since_unix_ms\x18\v \x01(\x03R\x14alertDownSinceUnixMs\"\xe8\x02\n" +
 	"\vEngineState\x12\x14\n" +
 	"\x05state\x18\x01 \x01(\tR\x05state\x12\x1a\n" +
 	"\balerting\x18\x02 \x01(\bR\balerting\x12)\n" +
@@ -2400,8 +2755,9 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\n" +
 	"last_alert\x18\b \x01(\tR\tlastAlert\x12\x1d\n" +
 	"\n" +
-	"late_fired\x18\t \x01(\bR\tlateFired\x12'\n" +
-	"\x0fresumed_unix_ms\x18\xe2\t \x01(\x03R\rresumedUnixMs\"\xeb\x01\n" +
+	"late_fired\x18\t \x01(\bR\tlateFired\x12!\n" +
+	"\fbase_unix_ms\x18\x8e\x02 \x01(\x03R\n" +
+	"baseUnixMs\"\xeb\x01\n" +
 	"\bDelivery\x12\x1f\n" +
 	"\vchannel_ref\x18\x01 \x01(\tR\n" +
 	"channelRef\x12!\n" +
@@ -2411,7 +2767,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"last_error\x18\x04 \x01(\tR\tlastError\x12'\n" +
 	"\x10next_try_unix_ms\x18\x05 \x01(\x03R\rnextTryUnixMs\x12\x1c\n" +
 	"\tdelivered\x18\x06 \x01(\bR\tdelivered\x12\x19\n" +
-	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\xd0\x04\n" +
+	"\bgiven_up\x18\a \x01(\bR\agivenUp\"\xe5\x05\n" +
 	"\x05Alert\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -2430,7 +2786,11 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x11last_ping_unix_ms\x18\x84\x02 \x01(\x03R\x0elastPingUnixMs\x12)\n" +
 	"\x10expected_unix_ms\x18\x85\x02 \x01(\x03R\x0eexpectedUnixMs\x122\n" +
 	"\x15problem_since_unix_ms\x18\x86\x02 \x01(\x03R\x12problemSinceUnixMs\x12\"\n" +
-	"\fproblem_type\x18\x87\x02 \x01(\tR\vproblemType\"E\n" +
+	"\fproblem_type\x18\x87\x02 \x01(\tR\vproblemType\x12+\n" +
+	"\x11original_alert_id\x18\x8e\x02 \x01(\tR\x0foriginalAlertId\x12,\n" +
+	"\x12down_since_unix_ms\x18\x8f\x02 \x01(\x03R\x0fdownSinceUnixMs\x12'\n" +
+	"\fdown_seconds\x18\x90\x02 \x01(\x03H\x00R\vdownSeconds\x88\x01\x01B\x0f\n" +
+	"\r_down_seconds\"E\n" +
 	"\vOpenProblem\x12\"\n" +
 	"\rsince_unix_ms\x18\x01 \x01(\x03R\vsinceUnixMs\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\"\xb5\x02\n" +
@@ -2485,7 +2845,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"configJson\x12\x1d\n" +
 	"\n" +
 	"is_default\x18\x06 \x01(\bR\tisDefault\x12&\n" +
-	"\x0fcreated_unix_ms\x18\a \x01(\x03R\rcreatedUnixMs\"\xbf\x02\n" +
+	"\x0fcreated_unix_ms\x18\a \x01(\x03R\rcreatedUnixMs\"\x93\x03\n" +
 	"\vCheckStatus\x12)\n" +
 	"\x11last_slot_unix_ms\x18\x01 \x01(\x03R\x0elastSlotUnixMs\x12\x1f\n" +
 	"\vlast_status\x18\x02 \x01(\tR\n" +
@@ -2497,7 +2857,9 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x05alert\x18\a \x01(\tR\x05alert\x12\x1e\n" +
 	"\n" +
 	"executions\x18\b \x01(\x03R\n" +
-	"executionsB\f\n" +
+	"executions\x12\"\n" +
+	"\ffailed_slots\x18\x8e\x02 \x01(\x03R\vfailedSlots\x12.\n" +
+	"\x13failed_slot_unix_ms\x18\x8f\x02 \x01(\x03R\x10failedSlotUnixMsB\f\n" +
 	"\n" +
 	"_days_left\"\x8d\x03\n" +
 	"\x05Agent\x12\x0e\n" +
@@ -2546,7 +2908,15 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x04slug\x18\x02 \x01(\tR\x04slug\x12\x14\n" +
 	"\x05title\x18\x03 \x01(\tR\x05title\x126\n" +
 	"\x05match\x18\x04 \x01(\v2 .lookout.raft.v1.StatusPageMatchR\x05match\x12&\n" +
-	"\x0fupdated_unix_ms\x18\x05 \x01(\x03R\rupdatedUnixMs*W\n" +
+	"\x0fupdated_unix_ms\x18\x05 \x01(\x03R\rupdatedUnixMs\"e\n" +
+	"\vServiceLife\x12\"\n" +
+	"\ralive_unix_ms\x18\x01 \x01(\x03R\valiveUnixMs\x122\n" +
+	"\aoutages\x18\x02 \x03(\v2\x18.lookout.state.v1.OutageR\aoutages\"H\n" +
+	"\x06Outage\x12 \n" +
+	"\ffrom_unix_ms\x18\x01 \x01(\x03R\n" +
+	"fromUnixMs\x12\x1c\n" +
+	"\n" +
+	"to_unix_ms\x18\x02 \x01(\x03R\btoUnixMs*W\n" +
 	"\vUptimeState\x12\x1c\n" +
 	"\x18UPTIME_STATE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fUPTIME_STATE_UP\x10\x01\x12\x15\n" +
@@ -2567,7 +2937,7 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_state_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(UptimeState)(0),           // 0: lookout.state.v1.UptimeState
 	(*Account)(nil),            // 1: lookout.state.v1.Account
@@ -2575,52 +2945,59 @@ var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*AgentToken)(nil),         // 3: lookout.state.v1.AgentToken
 	(*AppliedRequest)(nil),     // 4: lookout.state.v1.AppliedRequest
 	(*Monitor)(nil),            // 5: lookout.state.v1.Monitor
-	(*EngineState)(nil),        // 6: lookout.state.v1.EngineState
-	(*Delivery)(nil),           // 7: lookout.state.v1.Delivery
-	(*Alert)(nil),              // 8: lookout.state.v1.Alert
-	(*OpenProblem)(nil),        // 9: lookout.state.v1.OpenProblem
-	(*DeliveryRecord)(nil),     // 10: lookout.state.v1.DeliveryRecord
-	(*PingState)(nil),          // 11: lookout.state.v1.PingState
-	(*Project)(nil),            // 12: lookout.state.v1.Project
-	(*StoredEvent)(nil),        // 13: lookout.state.v1.StoredEvent
-	(*OpenRun)(nil),            // 14: lookout.state.v1.OpenRun
-	(*Quota)(nil),              // 15: lookout.state.v1.Quota
-	(*Channel)(nil),            // 16: lookout.state.v1.Channel
-	(*CheckStatus)(nil),        // 17: lookout.state.v1.CheckStatus
-	(*Agent)(nil),              // 18: lookout.state.v1.Agent
-	(*Region)(nil),             // 19: lookout.state.v1.Region
-	(*AlertedAccount)(nil),     // 20: lookout.state.v1.AlertedAccount
-	(*EndedSession)(nil),       // 21: lookout.state.v1.EndedSession
-	(*Uptime)(nil),             // 22: lookout.state.v1.Uptime
-	(*UptimeFlip)(nil),         // 23: lookout.state.v1.UptimeFlip
-	(*UptimeDay)(nil),          // 24: lookout.state.v1.UptimeDay
-	(*StatusPage)(nil),         // 25: lookout.state.v1.StatusPage
-	(*v1.Plan)(nil),            // 26: lookout.raft.v1.Plan
-	(*v1.Result)(nil),          // 27: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),     // 28: lookout.raft.v1.CheckConfig
-	(*v1.Execution)(nil),       // 29: lookout.raft.v1.Execution
-	(*v1.Event)(nil),           // 30: lookout.raft.v1.Event
-	(*v1.StatusPageMatch)(nil), // 31: lookout.raft.v1.StatusPageMatch
+	(*QuietState)(nil),         // 6: lookout.state.v1.QuietState
+	(*EngineState)(nil),        // 7: lookout.state.v1.EngineState
+	(*Delivery)(nil),           // 8: lookout.state.v1.Delivery
+	(*Alert)(nil),              // 9: lookout.state.v1.Alert
+	(*OpenProblem)(nil),        // 10: lookout.state.v1.OpenProblem
+	(*DeliveryRecord)(nil),     // 11: lookout.state.v1.DeliveryRecord
+	(*PingState)(nil),          // 12: lookout.state.v1.PingState
+	(*Project)(nil),            // 13: lookout.state.v1.Project
+	(*StoredEvent)(nil),        // 14: lookout.state.v1.StoredEvent
+	(*OpenRun)(nil),            // 15: lookout.state.v1.OpenRun
+	(*Quota)(nil),              // 16: lookout.state.v1.Quota
+	(*Channel)(nil),            // 17: lookout.state.v1.Channel
+	(*CheckStatus)(nil),        // 18: lookout.state.v1.CheckStatus
+	(*Agent)(nil),              // 19: lookout.state.v1.Agent
+	(*Region)(nil),             // 20: lookout.state.v1.Region
+	(*AlertedAccount)(nil),     // 21: lookout.state.v1.AlertedAccount
+	(*EndedSession)(nil),       // 22: lookout.state.v1.EndedSession
+	(*Uptime)(nil),             // 23: lookout.state.v1.Uptime
+	(*UptimeFlip)(nil),         // 24: lookout.state.v1.UptimeFlip
+	(*UptimeDay)(nil),          // 25: lookout.state.v1.UptimeDay
+	(*StatusPage)(nil),         // 26: lookout.state.v1.StatusPage
+	(*ServiceLife)(nil),        // 27: lookout.state.v1.ServiceLife
+	(*Outage)(nil),             // 28: lookout.state.v1.Outage
+	(*v1.Plan)(nil),            // 29: lookout.raft.v1.Plan
+	(*v1.Result)(nil),          // 30: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),     // 31: lookout.raft.v1.CheckConfig
+	(*v1.Dependency)(nil),      // 32: lookout.raft.v1.Dependency
+	(*v1.Execution)(nil),       // 33: lookout.raft.v1.Execution
+	(*v1.Event)(nil),           // 34: lookout.raft.v1.Event
+	(*v1.StatusPageMatch)(nil), // 35: lookout.raft.v1.StatusPageMatch
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	26, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	27, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
-	11, // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	28, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
-	6,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
-	13, // 5: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
-	7,  // 6: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
-	29, // 7: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
-	30, // 8: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
-	23, // 9: lookout.state.v1.Uptime.flips:type_name -> lookout.state.v1.UptimeFlip
-	24, // 10: lookout.state.v1.Uptime.days:type_name -> lookout.state.v1.UptimeDay
-	0,  // 11: lookout.state.v1.UptimeFlip.state:type_name -> lookout.state.v1.UptimeState
-	31, // 12: lookout.state.v1.StatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	29, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	30, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	12, // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
+	31, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	7,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
+	6,  // 5: lookout.state.v1.Monitor.quiet:type_name -> lookout.state.v1.QuietState
+	32, // 6: lookout.state.v1.Monitor.depends_on:type_name -> lookout.raft.v1.Dependency
+	14, // 7: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
+	8,  // 8: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
+	33, // 9: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
+	34, // 10: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	24, // 11: lookout.state.v1.Uptime.flips:type_name -> lookout.state.v1.UptimeFlip
+	25, // 12: lookout.state.v1.Uptime.days:type_name -> lookout.state.v1.UptimeDay
+	0,  // 13: lookout.state.v1.UptimeFlip.state:type_name -> lookout.state.v1.UptimeState
+	35, // 14: lookout.state.v1.StatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	28, // 15: lookout.state.v1.ServiceLife.outages:type_name -> lookout.state.v1.Outage
+	16, // [16:16] is the sub-list for method output_type
+	16, // [16:16] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_lookout_state_v1_state_proto_init() }
@@ -2629,15 +3006,16 @@ func file_lookout_state_v1_state_proto_init() {
 		return
 	}
 	file_lookout_state_v1_state_proto_msgTypes[4].OneofWrappers = []any{}
-	file_lookout_state_v1_state_proto_msgTypes[12].OneofWrappers = []any{}
-	file_lookout_state_v1_state_proto_msgTypes[16].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[8].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[13].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[17].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   25,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
