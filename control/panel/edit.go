@@ -24,7 +24,10 @@ type formView struct {
 	Edit       bool
 	UUID, Name string
 	// From is the uuid of the monitor being duplicated.
-	From   string
+	From string
+	// Notes are shown under the fields of a copy whose secrets it does
+	// not take, by key.
+	Notes  map[string]string
 	Action string
 	Submit string
 	Groups []fieldGroup
@@ -49,6 +52,18 @@ type fieldView struct {
 	Errors   []problem
 	ReadOnly bool
 	Options  []option
+	// Note is a copy's note about the field's secret.
+	Note string
+	// Parts are the inputs of a field of two (basic authentication).
+	Parts []fieldPart
+}
+
+// fieldPart is one input of a field of several.
+type fieldPart struct {
+	Name, ID, Label, Value string
+	// Secret inputs are password inputs that a browser must not fill in
+	// with the panel's own sign-in.
+	Secret bool
 }
 
 // kindTab is a link to the form of a new monitor of a kind.
@@ -58,7 +73,8 @@ type kindTab struct {
 }
 
 // kindLabels name the kinds for people.
-var kindLabels = map[string]string{manifest.KindPing: "Ping monitor", manifest.KindHTTP: "HTTP check", manifest.KindSSL: "SSL certificate check"}
+var kindLabels = map[string]string{manifest.KindPing: "Ping monitor", manifest.KindHTTP: "HTTP check", manifest.KindSSL: "SSL certificate check",
+	manifest.KindTCP: "TCP check", manifest.KindDNS: "DNS check"}
 
 func kindTabs(current string) []kindTab {
 	out := make([]kindTab, 0, len(allKinds))
@@ -75,7 +91,7 @@ type option struct {
 
 // handleNewMonitor serves GET /monitors/new?kind=K: the form of a new
 // monitor of kind K (ping when none), or with from=UUID a copy of that
-// monitor, named NAME-copy.
+// monitor, named NAME-copy, without its secrets (copyWithoutSecrets).
 func (p *Panel) handleNewMonitor(w http.ResponseWriter, r *http.Request) {
 	s := sessionFrom(r.Context())
 	stale := p.refresh(r)
@@ -85,7 +101,7 @@ func (p *Panel) handleNewMonitor(w http.ResponseWriter, r *http.Request) {
 	}
 	// A new ping monitor starts with the timeout of one made by its
 	// first ping.
-	values := formValues{"enabled": "true"}
+	values := newValues(kind)
 	if kind == manifest.KindPing {
 		values["timeout_seconds"] = strconv.Itoa(state.DefaultPingTimeoutSeconds)
 	}
@@ -100,10 +116,10 @@ func (p *Panel) handleNewMonitor(w http.ResponseWriter, r *http.Request) {
 			p.internal(w, r, err)
 			return
 		}
-		m := manage.ManifestOf(src)
+		m, notes := copyWithoutSecrets(manage.ManifestOf(src))
 		values = valuesOf(m)
 		values["name"] = m.Name + "-copy"
-		v.Kind, v.Kinds, v.From, v.Name, v.UUID = m.Kind, nil, src.GetUuid(), m.Name, src.GetUuid()
+		v.Kind, v.Kinds, v.From, v.Name, v.UUID, v.Notes = m.Kind, nil, src.GetUuid(), m.Name, src.GetUuid(), notes
 	}
 	v.Stale = stale
 	p.showForm(w, r, http.StatusOK, v, values, nil)
@@ -116,7 +132,7 @@ func (p *Panel) handleCreateMonitor(w http.ResponseWriter, r *http.Request) {
 	s := sessionFrom(r.Context())
 	kind := r.PostFormValue("kind")
 	if !slices.Contains(allKinds, kind) {
-		p.errorPage(w, r, http.StatusBadRequest, "Choose the kind of monitor to make: ping, http_check or ssl_check.")
+		p.errorPage(w, r, http.StatusBadRequest, "Choose the kind of monitor to make: ping, http_check, ssl_check, tcp_check or dns_check.")
 		return
 	}
 	base := map[string]any{"manifest_version": manifest.Version, "kind": kind}
@@ -126,11 +142,17 @@ func (p *Panel) handleCreateMonitor(w http.ResponseWriter, r *http.Request) {
 	if from := r.PostFormValue("from"); from != "" {
 		if src, err := p.o.State.Monitor(s.AccountID, from); err == nil && src.GetKind() == kind {
 			base = manifestMap(manage.ManifestOf(src))
-			v.Kinds, v.From, v.Name, v.UUID = nil, from, src.GetName(), from
+			_, notes := copyWithoutSecrets(manage.ManifestOf(src))
+			v.Kinds, v.From, v.Name, v.UUID, v.Notes = nil, from, src.GetName(), from, notes
 		}
 	}
 	values := postedValues(kind, r.PostForm)
-	m, err := p.o.Manage.CreateMonitor(r.Context(), s.AccountID, manifestJSON(base, kind, values))
+	raw, unread := manifestJSON(base, kind, values)
+	if len(unread) > 0 {
+		p.showForm(w, r, http.StatusUnprocessableEntity, v, values, withAPIProblems(kind, raw, unread))
+		return
+	}
+	m, err := p.o.Manage.CreateMonitor(r.Context(), s.AccountID, raw)
 	if err != nil {
 		p.writeRefused(w, r, err, v, values)
 		return
@@ -165,7 +187,11 @@ func (p *Panel) handleSaveMonitor(w http.ResponseWriter, r *http.Request) {
 	if m.GetKind() == manifest.KindPing {
 		values["name"] = m.GetName() // shown read-only
 	}
-	raw := manifestJSON(manifestMap(manage.ManifestOf(m)), m.GetKind(), values)
+	raw, unread := manifestJSON(manifestMap(manage.ManifestOf(m)), m.GetKind(), values)
+	if len(unread) > 0 {
+		p.showForm(w, r, http.StatusUnprocessableEntity, v, values, withAPIProblems(m.GetKind(), raw, unread))
+		return
+	}
 	if _, err := p.o.Manage.ReplaceMonitor(r.Context(), s.AccountID, m.GetUuid(), raw); err != nil {
 		p.writeRefused(w, r, err, v, values)
 		return
@@ -219,10 +245,16 @@ func (p *Panel) showForm(w http.ResponseWriter, r *http.Request, status int, v *
 	}
 	byGroup := map[string][]fieldView{}
 	for _, f := range fieldsOf(v.Kind) {
-		fv := fieldView{formField: f, ID: "f-" + dashed(f.Key), Value: values[f.Key], Errors: problems[f.Key], ReadOnly: v.Edit && f.Immutable}
+		fv := fieldView{formField: f, ID: "f-" + dashed(f.Key), Value: values[f.Key], Errors: problems[f.Key], ReadOnly: v.Edit && f.Immutable,
+			Note: v.Notes[f.Key]}
 		switch f.Type {
-		case methodField:
-			fv.Options = choices(httpMethods, fv.Value, manifest.DefaultMethod)
+		case selectField:
+			fv.Options = choices(f.Choices, fv.Value, f.Default)
+		case basicAuthField:
+			fv.Parts = []fieldPart{
+				{Name: f.Key + ".username", ID: fv.ID + "-username", Label: "User name", Value: values[f.Key+".username"]},
+				{Name: f.Key + ".password", ID: fv.ID + "-password", Label: "Password", Value: values[f.Key+".password"], Secret: true},
+			}
 		case groupField:
 			names := make([]string, 0, len(groups))
 			for _, g := range groups {

@@ -13,7 +13,8 @@ import (
 )
 
 // formOf is what a browser would submit of the form with id on the page:
-// its inputs (checkboxes when checked), selected options and text areas.
+// its inputs (checkboxes when checked), selected options and text areas
+// (their line breaks as CR LF, as browsers send them).
 func formOf(t *testing.T, body, id string) url.Values {
 	t.Helper()
 	doc, err := html.Parse(strings.NewReader(body))
@@ -63,7 +64,7 @@ func formOf(t *testing.T, body, id string) url.Values {
 					if n.FirstChild != nil {
 						text = n.FirstChild.Data
 					}
-					out.Add(name, text)
+					out.Add(name, strings.ReplaceAll(text, "\n", "\r\n"))
 				}
 			case "select":
 				for o := n.FirstChild; o != nil; o = o.NextSibling {
@@ -125,7 +126,7 @@ func TestFormsMakeWhatTheAPIMakes(t *testing.T) {
 			"expected_interval_seconds": {"86400"}, "grace_seconds": {"300"}, "tags": {"nightly, db"}, "notification_group": {"oncall"}, "enabled": {"true"}},
 			`{"manifest_version":1,"kind":"ping","name":"backup-api","display_name":"Nightly backup","project":"infra","timeout_seconds":600,"expected_interval_seconds":86400,"grace_seconds":300,"tags":["nightly","db"],"notification_group":"oncall"}`},
 		{"http_check", url.Values{"name": {"shop-panel"}, "config.url": {"https://shop.example.com/health"}, "config.method": {"HEAD"}, "config.expected_status": {"204"},
-			"config.expected_content": {""}, "config.timeout": {"5"}, "schedule": {"5m"}, "regions": {"eu-1, us-1"}, "confirm_regions": {"2"}, "tags": {"web"}},
+			"config.expected_content": {""}, "config.timeout": {"5"}, "config.follow_redirects": {"true"}, "schedule": {"5m"}, "regions": {"eu-1, us-1"}, "confirm_regions": {"2"}, "tags": {"web"}},
 			`{"manifest_version":1,"kind":"http_check","name":"shop-api","enabled":false,"schedule":"5m","regions":["eu-1","us-1"],"confirm_regions":2,"tags":["web"],"config":{"url":"https://shop.example.com/health","method":"HEAD","expected_status":204,"timeout":5}}`},
 		{"ssl_check", url.Values{"name": {"cert-panel"}, "config.domain": {"Example.com:8443"}, "config.warning_days": {"20"}, "config.alert_days": {""}, "schedule": {"0 6 * * *"}, "enabled": {"true"}},
 			`{"manifest_version":1,"kind":"ssl_check","name":"cert-api","schedule":"0 6 * * *","config":{"domain":"Example.com:8443","warning_days":20}}`},
