@@ -3,6 +3,7 @@ package panel_test
 import (
 	"context"
 	"fmt"
+	"lookout/internal/probe/probetest"
 	"net/http"
 	"regexp"
 	"strings"
@@ -140,4 +141,33 @@ func TestNextReadsTheSameOnTheListAndThePage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCheckPageSaysWhatEveryKindChecks: the "What it checks" of an
+// http_check with options names its headers (never their values), its
+// assertions and how it trusts the server; a tcp_check's says where it
+// connects and what it expects; a dns_check's the question it asks.
+func TestCheckPageSaysWhatEveryKindChecks(t *testing.T) {
+	n := newNode(t)
+	a := n.signUp("ops@example.com", nil)
+	ca := probetest.NewRoot(t, "corp root", probetest.For(365*probetest.Day))
+	for _, m := range []string{
+		`{"manifest_version":1,"kind":"http_check","name":"api","schedule":"1m","config":{"url":"https://api.example.com/health","method":"POST","body":"{}","headers":{"Authorization":"Bearer s3cr3t-t0ken","X-Trace":"1"},"expected_status":"2xx","json_path":[{"path":"$.status","equals":"ok"}],"max_response_ms":800,"ca":` + asJSON(ca.PEM()) + `}}`,
+		`{"manifest_version":1,"kind":"tcp_check","name":"redis","schedule":"1m","config":{"host":"redis.example.com","port":6379,"send":"PING\r\n","expect":"+PONG"}}`,
+		`{"manifest_version":1,"kind":"dns_check","name":"www","schedule":"5m","config":{"name":"www.example.com","type":"AAAA","server":"192.0.2.53","expected":["2001:db8::1"]}}`,
+	} {
+		if st, body := n.api(a, "POST", "/api/v1/monitors", m); st != 201 {
+			t.Fatalf("create: %d %s", st, body)
+		}
+	}
+	b := n.browser()
+	b.signIn(a)
+	api := b.get("/monitors/" + n.monitorUUID(a, "api"))
+	api.want(t, http.StatusOK, "POST https://api.example.com/health", "headers Authorization, X-Trace", "a body of 2 bytes",
+		"status 2xx", "$.status = &#34;ok&#34;", "an answer within 800 ms", "the system roots and the check&#39;s own CA")
+	if strings.Contains(api.Body, "s3cr3t") {
+		t.Fatal("the page shows a secret header's value")
+	}
+	b.get("/monitors/"+n.monitorUUID(a, "redis")).want(t, http.StatusOK, "redis.example.com:6379", `&#34;PING\r\n&#34;`, "an answer containing &#34;&#43;PONG&#34;")
+	b.get("/monitors/"+n.monitorUUID(a, "www")).want(t, http.StatusOK, "AAAA www.example.com @192.0.2.53", "answers including 2001:db8::1")
 }
