@@ -16,6 +16,7 @@ import (
 
 	"lookout/control/keyauth"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
 // newDummyHash makes the hash an unknown e-mail's password is compared
@@ -68,7 +69,7 @@ func (p *Panel) renderLogin(w http.ResponseWriter, r *http.Request, status int, 
 	p.render(w, r, status, "login", &v)
 }
 
-// handleLogin serves POST /login: e-mail and password. Wrong ones are
+// handleLogin serves POST /login: a user's e-mail and password. Wrong ones are
 // counted per client address; past the budget every attempt from the
 // address is refused (429) until it refills, a right one included. The
 // bcrypt comparison runs with no lock held (ratelimit.Throttle.Check).
@@ -83,18 +84,18 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 		p.renderLogin(w, r, http.StatusForbidden, v)
 		return
 	}
-	var accountID string
+	var user *statev1.User
 	var session *http.Cookie
 	ok, wait := p.throttle.Check(keyauth.ClientAddr(r), p.now(), func() bool {
-		acct, err := p.o.State.AccountByEmail(email)
-		hash := acct.GetPasswordHash()
+		u, err := p.o.State.UserByEmail(email)
+		hash := u.GetPasswordHash()
 		if err != nil || len(hash) == 0 {
 			hash = p.dummyHash()
 		}
-		if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil || len(acct.GetPasswordHash()) == 0 {
+		if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil || len(u.GetPasswordHash()) == 0 {
 			return false
 		}
-		accountID, session = acct.GetId(), p.newSessionCookie(acct)
+		user, session = u, p.newSessionCookie(u)
 		return true
 	})
 	switch {
@@ -108,7 +109,7 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 		p.renderLogin(w, r, http.StatusUnauthorized, v)
 		return
 	}
-	p.log.Debug("signed in", "account", accountID)
+	p.log.Debug("signed in", "account", user.GetAccountId(), "user", user.GetId())
 	http.SetCookie(w, session)
 	http.SetCookie(w, p.cookie(loginCookie, "", time.Time{}))
 	http.Redirect(w, r, v.Next, http.StatusSeeOther)
