@@ -101,9 +101,13 @@ func (a *API) RevokeInvite(ctx context.Context, accountID, inviteID string) erro
 
 // The codes of a refused invitation link.
 const (
-	codeInviteNotFound = "invite_not_found"
-	codeInviteExpired  = state.CodeInviteExpired
-	codeInviteMismatch = state.CodeInviteMismatch
+	// CodeInviteNotFound (404): no such link, or one used, revoked or
+	// replaced.
+	CodeInviteNotFound = "invite_not_found"
+	// CodeInviteExpired (409): the link's time ran out.
+	CodeInviteExpired = state.CodeInviteExpired
+	// CodeInviteMismatch (409): the link is for another e-mail.
+	CodeInviteMismatch = state.CodeInviteMismatch
 )
 
 // InviteByToken returns the pending invitation of a link's secret: 404
@@ -112,13 +116,13 @@ const (
 func (a *API) InviteByToken(token string) (*Invite, *statev1.Invite, error) {
 	inv, err := a.state.InviteByToken(apikey.Hash(token))
 	if errors.Is(err, state.ErrNotFound) {
-		return nil, nil, &Error{Status: http.StatusNotFound, Code: codeInviteNotFound, Message: "no such invite: it was used, revoked or replaced"}
+		return nil, nil, &Error{Status: http.StatusNotFound, Code: CodeInviteNotFound, Message: "no such invite: it was used, revoked or replaced"}
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read invite: %w", err)
 	}
 	if a.now().UnixMilli() >= inv.GetExpiresUnixMs() {
-		return nil, nil, &Error{Status: http.StatusConflict, Code: codeInviteExpired, Message: "the invite expired: ask an owner of the account for a new one"}
+		return nil, nil, &Error{Status: http.StatusConflict, Code: CodeInviteExpired, Message: "the invite expired: ask an owner of the account for a new one"}
 	}
 	v := inviteFromProto(inv)
 	return &v, inv, nil
@@ -138,7 +142,7 @@ func (a *API) AcceptInvite(ctx context.Context, token, email, password string) (
 		email = inv.GetEmail()
 	}
 	if !strings.EqualFold(email, inv.GetEmail()) {
-		return nil, &Error{Status: http.StatusConflict, Code: codeInviteMismatch, Message: "the invite is for another e-mail address"}
+		return nil, &Error{Status: http.StatusConflict, Code: CodeInviteMismatch, Message: "the invite is for another e-mail address"}
 	}
 	var hash []byte
 	if password != "" {
@@ -156,7 +160,7 @@ func (a *API) AcceptInvite(ctx context.Context, token, email, password string) (
 	if err := a.apply(ctx, cmd); err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Status == http.StatusNotFound {
-			e.Code = codeInviteNotFound
+			e.Code = CodeInviteNotFound
 		}
 		return nil, err
 	}

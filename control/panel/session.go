@@ -152,11 +152,14 @@ func (p *Panel) readSession(r *http.Request) (*session, error) {
 		Expires: time.Unix(exp, 0), nonce: nonce, CSRF: p.mac("csrf", accountID, nonce)[:32]}, nil
 }
 
-// signedIn runs h for a signed-in visitor whose unsafe requests carry the
-// session's CSRF token; others are sent to /login (a page) or answered
-// 401 (a stream) or 403 (a form without the right token).
-func (p *Panel) signedIn(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+// signedIn runs h for a signed-in user whose role allows need and whose
+// unsafe requests carry the session's CSRF token. Without a session a page
+// is sent to /login and anything else (a form, a stream) is answered 401;
+// a role that does not allow need is answered 403, whatever the page's
+// forms show, before the form is read; a form without the right token is
+// answered 403.
+func (p *Panel) signedIn(need access, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s, err := p.readSession(r)
 		if err != nil {
 			if r.Method == http.MethodGet && r.Header.Get("Accept") != "text/event-stream" {
@@ -166,6 +169,11 @@ func (p *Panel) signedIn(h http.HandlerFunc) http.HandlerFunc {
 			p.errorPage(w, r, http.StatusUnauthorized, "Please sign in again.")
 			return
 		}
+		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, s))
+		if !need.allows(s.Role) {
+			p.errorPage(w, r, http.StatusForbidden, forbiddenMessage(s.Role, need))
+			return
+		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 			if !hmac.Equal([]byte(r.PostFormValue(csrfField)), []byte(s.CSRF)) {
@@ -173,6 +181,11 @@ func (p *Panel) signedIn(h http.HandlerFunc) http.HandlerFunc {
 				return
 			}
 		}
-		h(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, s)))
-	}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// forbiddenMessage says why a role may not do something.
+func forbiddenMessage(role string, need access) string {
+	return "Your role in this account is " + role + ": this needs the " + need.String() + " role. An owner of the account can change your role."
 }
