@@ -16,7 +16,9 @@ import (
 // recordingMux records the patterns Register adds.
 type recordingMux struct{ patterns []string }
 
-func (m *recordingMux) Handle(pattern string, _ http.Handler) { m.patterns = append(m.patterns, pattern) }
+func (m *recordingMux) Handle(pattern string, _ http.Handler) {
+	m.patterns = append(m.patterns, pattern)
+}
 
 // team is an account with a user of each role, signed in, and one thing of
 // each kind a route names.

@@ -82,7 +82,7 @@ func TestAnExpiredInviteIsRefused(t *testing.T) {
 	tm := newTeam(t, n)
 	token := tm.invite(t, "late@example.com", "viewer")
 	b := n.browser()
-	b.get("/invite/" + token).want(t, http.StatusOK)
+	b.get("/invite/"+token).want(t, http.StatusOK)
 	n.advance(7*24*time.Hour + time.Second)
 	b.get("/invite/"+token).want(t, http.StatusGone, "expired")
 	b.post("/invite/"+token, url.Values{"password": {"a long password"}, "confirm": {"a long password"}}).want(t, http.StatusGone)
