@@ -50,7 +50,7 @@ func (p *Panel) invitePage(w http.ResponseWriter, r *http.Request) (*admin.Invit
 func (p *Panel) renderInvite(w http.ResponseWriter, r *http.Request, status int, v inviteView) {
 	nonce := randomHex(16)
 	http.SetCookie(w, p.cookie(loginCookie, nonce, p.now().Add(time.Hour)))
-	v.Title, v.CSRF, v.Token = "Invitation", p.mac("login", nonce)[:32], r.PathValue("token")
+	v.Title, v.CSRF, v.Token, v.SSO = "Invitation", p.mac("login", nonce)[:32], r.PathValue("token"), p.sso != nil
 	w.Header().Set("Cache-Control", "no-store")
 	p.render(w, r, status, "invite", &v)
 }

@@ -48,6 +48,8 @@ func safeNext(next string) string {
 type loginView struct {
 	baseView
 	Email, Next, Error string
+	// SSO: the node offers single sign-on.
+	SSO bool
 }
 
 // handleLoginPage serves GET /login: the form, with a fresh CSRF nonce in
@@ -64,7 +66,7 @@ func (p *Panel) handleLoginPage(w http.ResponseWriter, r *http.Request) {
 func (p *Panel) renderLogin(w http.ResponseWriter, r *http.Request, status int, v loginView) {
 	nonce := randomHex(16)
 	http.SetCookie(w, p.cookie(loginCookie, nonce, p.now().Add(time.Hour)))
-	v.Title = "Sign in"
+	v.Title, v.SSO = "Sign in", p.sso != nil
 	v.CSRF = p.mac("login", nonce)[:32]
 	p.render(w, r, status, "login", &v)
 }

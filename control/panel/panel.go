@@ -140,6 +140,9 @@ type Options struct {
 	// (--public-url), for the ping URL and snippets of a ping monitor;
 	// empty: the origin of the page's request.
 	PublicURL string
+	// SSO, when set, adds sign-in with an OpenID Connect provider (it
+	// needs PublicURL, where the provider sends people back to).
+	SSO *SSOOptions
 	// Key signs session cookies and CSRF tokens (cluster.PanelKey): the
 	// same on every node. At least 32 bytes.
 	Key []byte
@@ -173,8 +176,10 @@ type Panel struct {
 	// so that a process that never signs anyone in never pays for it.
 	dummyHash func() []byte
 	hub       *hub
-	stop      context.CancelFunc
-	wg        sync.WaitGroup
+	// sso is the client of the SSO provider (nil: no single sign-on).
+	sso  *sso
+	stop context.CancelFunc
+	wg   sync.WaitGroup
 }
 
 // Failed sign-ins are throttled per client address: 5 in a row, then one
@@ -213,6 +218,11 @@ func New(o Options) (*Panel, error) {
 		throttle:  ratelimit.NewThrottle(ratelimit.ThrottleOptions{Name: "panel_sign_in", Burst: signInBurst, PerSecond: signInRate, Metrics: o.Limits}),
 		dummyHash: sync.OnceValue(newDummyHash)}
 	p.hub = newHub(o.State, o.MaxStreams, o.MaxStreamsPerAccount, o.Metrics, p.log)
+	if o.SSO != nil {
+		if p.sso, err = newSSO(*o.SSO, o.PublicURL, p.now); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 

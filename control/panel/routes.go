@@ -17,7 +17,8 @@ import (
 type access int
 
 const (
-	// public routes need no session: sign-in, assets, invitation links.
+	// public routes need no session: sign-in (with SSO too), assets,
+	// invitation links.
 	public access = iota + 1
 	// viewer routes need a session of any role: pages that read.
 	viewer
@@ -105,6 +106,11 @@ func (p *Panel) routes() []route {
 		h("POST /users/{id}/role", owner, p.handleSetRole),
 		h("POST /users/{id}/remove", owner, p.handleRemoveUser),
 		h("POST /users/invites/{id}/revoke", owner, p.handleRevokeInvite),
+	}
+	if p.sso != nil {
+		rs = append(rs,
+			h("GET /login/sso", public, p.handleSSO),
+			h("GET /login/sso/callback", public, p.handleSSOCallback))
 	}
 	if p.o.Manage != nil {
 		rs = append(rs,
