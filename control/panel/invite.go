@@ -75,6 +75,7 @@ func (p *Panel) handleAcceptInvite(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	p.refresh(r)
 	inv, ok := p.invitePage(w, r)
 	if !ok {
 		return

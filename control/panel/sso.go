@@ -49,6 +49,9 @@ type SSOOptions struct {
 
 const (
 	ssoCookie = "lookout_sso"
+	// maxInviteToken bounds the invitation secret a flow carries (an
+	// iv_ secret is 55 characters), so that the cookie stays small.
+	maxInviteToken = 128
 	// ssoFlowTTL bounds the time from leaving for the provider to coming
 	// back.
 	ssoFlowTTL = 10 * time.Minute
@@ -162,7 +165,13 @@ func (p *Panel) handleSSO(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := ssoFlow{State: randomHex(16), Nonce: randomHex(16), Verifier: oauth2.GenerateVerifier(),
-		Next: safeNext(r.URL.Query().Get("next")), Invite: r.URL.Query().Get("invite"), Expires: p.now().Add(ssoFlowTTL).Unix()}
+		Next: safeNext(r.URL.Query().Get("next")), Expires: p.now().Add(ssoFlowTTL).Unix()}
+	if inv := r.URL.Query().Get("invite"); len(inv) <= maxInviteToken {
+		f.Invite = inv
+	}
+	if len(f.Next) > maxInviteToken*8 {
+		f.Next = "/"
+	}
 	http.SetCookie(w, p.flowCookie(f))
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, p.sso.config(prov).AuthCodeURL(f.State, oidc.Nonce(f.Nonce), oauth2.S256ChallengeOption(f.Verifier)), http.StatusSeeOther)
@@ -205,6 +214,7 @@ func (p *Panel) ssoUser(r *http.Request, f *ssoFlow) (*statev1.User, *ssoRefusal
 	if e := q.Get("error"); e != "" {
 		return nil, refuseSSO(http.StatusUnauthorized, "The identity provider did not sign you in ("+e+").", "provider error", "error", e, "description", q.Get("error_description"))
 	}
+	p.refresh(r) // the user or the invitation may be newer than this node's copy
 	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
 	defer cancel()
 	ctx = oidc.ClientContext(ctx, p.sso.o.HTTPClient)
