@@ -53,11 +53,10 @@ type Cluster interface {
 // State is what the panel reads of the node's copy of the state.
 type State interface {
 	Account(id string) (*statev1.Account, error)
-	// User and UserByEmail read one user (state.Store.User); Users all of
-	// an account's.
+	// User and UserByEmail read one user (state.Store.User): who a
+	// session is, who signs in.
 	User(accountID, userID string) (*statev1.User, error)
 	UserByEmail(email string) (*statev1.User, error)
-	Users(accountID string) ([]*statev1.User, error)
 	// SessionEnded tells whether a session (by its id, the nonce of its
 	// cookie) was signed out.
 	SessionEnded(id string) (bool, error)
