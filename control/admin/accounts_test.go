@@ -37,11 +37,11 @@ func TestCreateAccount(t *testing.T) {
 		t.Errorf("keys %q, %q lack their prefixes", got.IngestKey, got.ManagementKey)
 	}
 
-	acct, err := srv.Store.Account(got.ID)
-	if err != nil {
-		t.Fatal(err)
+	owner, err := srv.Store.UserByEmail("ops@example.com")
+	if err != nil || owner.GetAccountId() != got.ID || owner.GetRole() != "owner" {
+		t.Fatalf("the account's first owner: %v %v", owner, err)
 	}
-	if err := bcrypt.CompareHashAndPassword(acct.GetPasswordHash(), []byte("correct horse")); err != nil {
+	if err := bcrypt.CompareHashAndPassword(owner.GetPasswordHash(), []byte("correct horse")); err != nil {
 		t.Errorf("stored password hash: %v", err)
 	}
 	ingest, err := srv.Store.KeyByHash(apikey.Hash(got.IngestKey))
@@ -265,18 +265,18 @@ func TestSetPassword(t *testing.T) {
 	r.decode(t, &created)
 
 	do(t, srv, "PUT", "/admin/v1/accounts/"+created.ID+"/password", `{"password":"new password"}`).wantStatus(t, http.StatusNoContent)
-	acct, err := srv.Store.Account(created.ID)
+	owner, err := srv.Store.User(created.ID, created.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := bcrypt.CompareHashAndPassword(acct.GetPasswordHash(), []byte("new password")); err != nil {
+	if err := bcrypt.CompareHashAndPassword(owner.GetPasswordHash(), []byte("new password")); err != nil {
 		t.Fatalf("stored hash: %v", err)
 	}
 	do(t, srv, "PUT", "/admin/v1/accounts/"+created.ID+"/password", `{"password":"short"}`).wantError(t, 400, "invalid_request", "invalid field: password")
 	do(t, srv, "PUT", "/admin/v1/accounts/"+created.ID+"/password", `{}`).wantError(t, 400, "invalid_request", "invalid field: password")
 	do(t, srv, "PUT", "/admin/v1/accounts/nobody/password", `{"password":"new password"}`).wantStatus(t, http.StatusNotFound)
 	do(t, srv, "PUT", "/admin/v1/accounts/"+created.ID+"/password", `{"password":""}`).wantStatus(t, http.StatusNoContent)
-	if acct, _ := srv.Store.Account(created.ID); len(acct.GetPasswordHash()) != 0 {
+	if owner, _ := srv.Store.User(created.ID, created.ID); len(owner.GetPasswordHash()) != 0 {
 		t.Fatal("password not removed")
 	}
 }

@@ -1,4 +1,4 @@
-// Package admin is the operator API, /admin/v1: accounts, plans, keys,
+// Package admin is the operator API, /admin/v1: accounts, their users, plans, keys,
 // notification groups, alert channels, agent tokens and the cluster's
 // status. It is JSON over HTTP, authenticated by one operator token, and
 // is what the `lookout admin` commands call.
@@ -50,6 +50,14 @@ type State interface {
 	// AccountsAfter returns up to limit accounts in id order after the
 	// id after ("" from the first), and whether more follow.
 	AccountsAfter(after string, limit int) ([]*statev1.Account, bool, error)
+	// Users returns the account's users (an error wrapping
+	// state.ErrNotFound for an unknown account); User one of them.
+	Users(accountID string) ([]*statev1.User, error)
+	User(accountID, userID string) (*statev1.User, error)
+	// Invites returns the account's pending invitations (expired ones
+	// too); InviteByToken the one of a link's secret, by its hash.
+	Invites(accountID string) ([]*statev1.Invite, error)
+	InviteByToken(tokenHash []byte) (*statev1.Invite, error)
 	// Keys returns the account's keys in id order; KeysLastUsed the
 	// recorded last use (Unix ms) of those that were used, by key id.
 	Keys(accountID string) ([]*raftv1.Key, error)
@@ -157,6 +165,11 @@ func (a *API) Register(mux *http.ServeMux) {
 	routes.HandleFunc("GET /admin/v1/accounts/{id}", a.handleGetAccount)
 	routes.HandleFunc("PUT /admin/v1/accounts/{id}/plan", a.handleSetPlan)
 	routes.HandleFunc("PUT /admin/v1/accounts/{id}/password", a.handleSetPassword)
+	routes.HandleFunc("POST /admin/v1/accounts/{id}/users", a.handleAddUser)
+	routes.HandleFunc("GET /admin/v1/accounts/{id}/users", a.handleListUsers)
+	routes.HandleFunc("GET /admin/v1/accounts/{id}/users/{user_id}", a.handleGetUser)
+	routes.HandleFunc("PUT /admin/v1/accounts/{id}/users/{user_id}", a.handleUpdateUser)
+	routes.HandleFunc("DELETE /admin/v1/accounts/{id}/users/{user_id}", a.handleRemoveUser)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/keys", a.handleCreateKey)
 	routes.HandleFunc("GET /admin/v1/accounts/{id}/keys", a.handleListKeys)
 	routes.HandleFunc("DELETE /admin/v1/accounts/{id}/keys/{key_id}", a.handleRevokeKey)

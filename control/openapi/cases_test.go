@@ -86,6 +86,7 @@ func cases(f *fixture) []endpointCase {
 	certBefore := base64.RawURLEncoding.EncodeToString(append(binary.BigEndian.AppendUint64(nil, uint64(f.srv.Now.UnixMilli())), state.RegionControl...))
 	bundle := `{"manifest_version":1,"monitors":[{"kind":"ping","name":"backup","timeout_seconds":7200,"tags":["db"]},{"kind":"http_check","name":"applied","schedule":"1h","config":{"url":"https://example.org/","expected_content":"ok"}}]}`
 	acct := "/admin/v1/accounts/" + f.main.ID
+	users := "/admin/v1/accounts/" + f.other.ID + "/users"
 	unknownID := uuid.NewString()
 	huge := strings.Repeat("x", 1<<20)
 	mw := "/api/v1/maintenance-windows"
@@ -297,6 +298,40 @@ func cases(f *fixture) []endpointCase {
 		{name: "set password too large", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/password", headers: bearer(admin), body: `{"password":"another horse"}` + strings.Repeat(" ", 1<<20), status: 413},
 		{name: "set password storage failure", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/password", headers: bearer(admin), body: `{"password":""}`, status: 500, setup: failApply(broken)},
 		{name: "set password without leader", method: "PUT", path: "/admin/v1/accounts/" + f.other.ID + "/password", headers: bearer(admin), body: `{"password":""}`, status: 503, setup: failApply(noLeader)},
+
+		// Operator API: users.
+		{name: "add user", method: "POST", path: users, headers: bearer(admin), body: `{"email":"dev@example.com","role":"editor","password":"a long password"}`, status: 201, contains: `"password_set":true`},
+		{name: "add user without password", method: "POST", path: users, headers: bearer(admin), body: `{"email":"sso@example.com","role":"viewer","password":null}`, status: 201, contains: `"password_set":false`},
+		{name: "add user unknown role", method: "POST", path: users, headers: bearer(admin), body: `{"email":"x@example.com","role":"admin"}`, status: 400, contains: "invalid field: role", invalidRequest: true},
+		{name: "add user without role", method: "POST", path: users, headers: bearer(admin), body: `{"email":"x@example.com"}`, status: 400, contains: "invalid field: role", invalidRequest: true},
+		{name: "add user empty password", method: "POST", path: users, headers: bearer(admin), body: `{"email":"x@example.com","role":"viewer","password":""}`, status: 400, contains: "invalid field: password", invalidRequest: true},
+		{name: "create account e-mail of a user", method: "POST", path: "/admin/v1/accounts", headers: bearer(admin), body: `{"email":"viewer@example.com"}`, status: 409, contains: "user_exists"},
+		{name: "add user e-mail taken", method: "POST", path: users, headers: bearer(admin), body: `{"email":"DEV@example.com","role":"viewer"}`, status: 409, contains: "user_exists"},
+		{name: "add user account e-mail", method: "POST", path: users, headers: bearer(admin), body: `{"email":"` + f.main.Email + `","role":"viewer"}`, status: 409, contains: "user_exists"},
+		{name: "add user without token", method: "POST", path: users, body: `{"email":"x@example.com","role":"viewer"}`, status: 401},
+		{name: "add user unknown account", method: "POST", path: "/admin/v1/accounts/" + unknownID + "/users", headers: bearer(admin), body: `{"email":"x@example.com","role":"viewer"}`, status: 404},
+		{name: "add user too large", method: "POST", path: users, headers: bearer(admin), body: `{"email":"x@example.com","role":"viewer"}` + strings.Repeat(" ", 1<<20), status: 413},
+		{name: "add user storage failure", method: "POST", path: users, headers: bearer(admin), body: `{"email":"x@example.com","role":"viewer"}`, status: 500, setup: failApply(broken)},
+		{name: "add user without leader", method: "POST", path: users, headers: bearer(admin), body: `{"email":"x@example.com","role":"viewer"}`, status: 503, setup: failApply(noLeader)},
+		{name: "list users", method: "GET", path: users, headers: bearer(admin), status: 200, contains: `"role":"owner"`},
+		{name: "list users stale", method: "GET", path: users + "?stale=true", headers: bearer(admin), status: 200, contains: `"role":"viewer"`},
+		{name: "list users unknown account", method: "GET", path: "/admin/v1/accounts/" + unknownID + "/users", headers: bearer(admin), status: 404},
+		{name: "list users without leader", method: "GET", path: users, headers: bearer(admin), status: 503, setup: failReads(noLeader)},
+		{name: "get user", method: "GET", path: users + "/" + f.userID, headers: bearer(admin), status: 200, contains: `"email":"viewer@example.com"`},
+		{name: "get user unknown", method: "GET", path: users + "/" + unknownID, headers: bearer(admin), status: 404},
+		{name: "update user role", method: "PUT", path: users + "/" + f.userID, headers: bearer(admin), body: `{"role":"editor"}`, status: 200, contains: `"role":"editor"`},
+		{name: "update user password", method: "PUT", path: users + "/" + f.userID, headers: bearer(admin), body: `{"password":"a new password"}`, status: 200, contains: `"password_set":true`},
+		{name: "update user nothing", method: "PUT", path: users + "/" + f.userID, headers: bearer(admin), body: `{}`, status: 400, contains: "invalid field: role", invalidRequest: true},
+		{name: "update user unknown role", method: "PUT", path: users + "/" + f.userID, headers: bearer(admin), body: `{"role":"root"}`, status: 400, contains: "invalid field: role", invalidRequest: true},
+		{name: "update user last owner", method: "PUT", path: users + "/" + f.other.ID, headers: bearer(admin), body: `{"role":"viewer"}`, status: 409, contains: "last_owner"},
+		{name: "update user unknown", method: "PUT", path: users + "/" + unknownID, headers: bearer(admin), body: `{"role":"viewer"}`, status: 404},
+		{name: "update user storage failure", method: "PUT", path: users + "/" + f.userID, headers: bearer(admin), body: `{"role":"viewer"}`, status: 500, setup: failApply(broken)},
+		{name: "update user without leader", method: "PUT", path: users + "/" + f.userID, headers: bearer(admin), body: `{"role":"viewer"}`, status: 503, setup: failApply(noLeader)},
+		{name: "remove user last owner", method: "DELETE", path: users + "/" + f.other.ID, headers: bearer(admin), status: 409, contains: "last_owner"},
+		{name: "remove user storage failure", method: "DELETE", path: users + "/" + f.userID, headers: bearer(admin), status: 500, setup: failApply(broken)},
+		{name: "remove user without leader", method: "DELETE", path: users + "/" + f.userID, headers: bearer(admin), status: 503, setup: failApply(noLeader)},
+		{name: "remove user", method: "DELETE", path: users + "/" + f.userID, headers: bearer(admin), status: 204},
+		{name: "remove user again", method: "DELETE", path: users + "/" + f.userID, headers: bearer(admin), status: 404},
 
 		// Operator API: POST /admin/v1/accounts/{id}/keys.
 		{name: "create management key", method: "POST", path: acct + "/keys", headers: bearer(admin), body: `{"type":"management","name":"grafana","scopes":["delete","read"]}`, status: 201},

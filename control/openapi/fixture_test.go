@@ -63,6 +63,7 @@ type fixture struct {
 	readKey     string // a named management key of main with scope read
 	writeKey    string // a named management key of main with scope write
 	revokeKeyID string // id of an ingest key of main, for the revocation case
+	userID      string // id of a viewer of other, for the user cases
 	group       string // name of a notification group of main
 	groupID     string // its id
 	goodChannel string // a channel of main whose receiver accepts
@@ -224,6 +225,11 @@ func newFixture(t *testing.T) *fixture {
 	f.writeKey = key.Key
 	f.mustAdmin("POST", "/admin/v1/accounts/"+f.main.ID+"/keys", `{"type":"ingest","name":"to-revoke"}`, &key)
 	f.revokeKeyID = key.ID
+	var user struct {
+		ID string `json:"id"`
+	}
+	f.mustAdmin("POST", "/admin/v1/accounts/"+f.other.ID+"/users", `{"email":"viewer@example.com","role":"viewer"}`, &user)
+	f.userID = user.ID
 	f.mustAdmin("POST", "/admin/v1/accounts/"+f.main.ID+"/keys", `{"type":"management","name":"burst","scopes":["read"]}`, &key)
 	f.burstKey = key.Key
 	f.group = "on-call"

@@ -73,7 +73,7 @@ func newNode(t testing.TB, opts ...func(*panel.Options)) *node {
 	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
 	c := controltest.NewCluster(store, now)
 	mux := http.NewServeMux()
-	adminAPI := admin.New(admin.Options{Cluster: c, State: store, Token: controltest.Token, Channels: controltest.Channels(), PasswordCost: bcrypt.MinCost})
+	adminAPI := admin.New(admin.Options{Cluster: c, State: store, Token: controltest.Token, Channels: controltest.Channels(), PasswordCost: bcrypt.MinCost, Now: now})
 	adminAPI.Register(mux)
 	in := ingest.New(ingest.Options{Health: health{}, Cluster: c, State: store, RetentionCount: 1000, Now: now})
 	in.Register(mux)
@@ -165,6 +165,8 @@ type browser struct {
 	c    *http.Client
 	csrf string
 	from string
+	// who is the e-mail signed in with (signIn).
+	who string
 }
 
 func (n *node) browser() *browser {
@@ -229,6 +231,7 @@ func (b *browser) signIn(a account) {
 	if p.Status != http.StatusSeeOther || p.Location != "/" {
 		b.t.Fatalf("sign in: %d %s %s", p.Status, p.Location, p.Body)
 	}
+	b.who = a.Email
 	b.get("/") // for the session's CSRF token
 }
 

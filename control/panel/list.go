@@ -27,7 +27,7 @@ type monitorsView struct {
 	// The filters and the search (q) asked for.
 	Project, Tag, StateFilter, Query string
 	Filtered                         bool
-	// CanEdit: the panel has the monitor forms.
+	// CanEdit: the panel has the monitor forms and the user may use them.
 	CanEdit bool
 	// Matched counts the monitors the filters let through; the page
 	// shows those From to To (1-based) of them, page Page of Pages.
@@ -114,7 +114,7 @@ func (p *Panel) handleMonitors(w http.ResponseWriter, r *http.Request) {
 	v.pageLinks(q)
 	v.Projects, v.Tags, v.States = sortedKeys(projects), sortedKeys(tags), sortedKeys(states)
 	v.Title = listTitle(v.Down, v.Late)
-	v.CanEdit = p.o.Manage != nil
+	v.CanEdit = p.o.Manage != nil && editor.allows(s.Role)
 	v.Nav, v.CSRF, v.Account, v.Stale = "monitors", s.CSRF, s.Email, stale
 	if d := q.Get("deleted"); d != "" {
 		v.Flash = "Deleted " + d + "."

@@ -16,6 +16,7 @@ import (
 
 	"lookout/control/keyauth"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
 // newDummyHash makes the hash an unknown e-mail's password is compared
@@ -47,6 +48,8 @@ func safeNext(next string) string {
 type loginView struct {
 	baseView
 	Email, Next, Error string
+	// SSO: the node offers single sign-on.
+	SSO bool
 }
 
 // handleLoginPage serves GET /login: the form, with a fresh CSRF nonce in
@@ -63,12 +66,12 @@ func (p *Panel) handleLoginPage(w http.ResponseWriter, r *http.Request) {
 func (p *Panel) renderLogin(w http.ResponseWriter, r *http.Request, status int, v loginView) {
 	nonce := randomHex(16)
 	http.SetCookie(w, p.cookie(loginCookie, nonce, p.now().Add(time.Hour)))
-	v.Title = "Sign in"
+	v.Title, v.SSO = "Sign in", p.sso != nil
 	v.CSRF = p.mac("login", nonce)[:32]
 	p.render(w, r, status, "login", &v)
 }
 
-// handleLogin serves POST /login: e-mail and password. Wrong ones are
+// handleLogin serves POST /login: a user's e-mail and password. Wrong ones are
 // counted per client address; past the budget every attempt from the
 // address is refused (429) until it refills, a right one included. The
 // bcrypt comparison runs with no lock held (ratelimit.Throttle.Check).
@@ -83,18 +86,18 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 		p.renderLogin(w, r, http.StatusForbidden, v)
 		return
 	}
-	var accountID string
+	var user *statev1.User
 	var session *http.Cookie
 	ok, wait := p.throttle.Check(keyauth.ClientAddr(r), p.now(), func() bool {
-		acct, err := p.o.State.AccountByEmail(email)
-		hash := acct.GetPasswordHash()
+		u, err := p.o.State.UserByEmail(email)
+		hash := u.GetPasswordHash()
 		if err != nil || len(hash) == 0 {
 			hash = p.dummyHash()
 		}
-		if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil || len(acct.GetPasswordHash()) == 0 {
+		if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil || len(u.GetPasswordHash()) == 0 {
 			return false
 		}
-		accountID, session = acct.GetId(), p.newSessionCookie(acct)
+		user, session = u, p.newSessionCookie(u)
 		return true
 	})
 	switch {
@@ -108,7 +111,7 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 		p.renderLogin(w, r, http.StatusUnauthorized, v)
 		return
 	}
-	p.log.Debug("signed in", "account", accountID)
+	p.log.Debug("signed in", "account", user.GetAccountId(), "user", user.GetId())
 	http.SetCookie(w, session)
 	http.SetCookie(w, p.cookie(loginCookie, "", time.Time{}))
 	http.Redirect(w, r, v.Next, http.StatusSeeOther)

@@ -234,7 +234,7 @@ type monitorView struct {
 	SkipVerify bool
 	// DeleteError is why the last delete was refused.
 	DeleteError string
-	// CanEdit: the panel has the monitor forms.
+	// CanEdit: the panel has the monitor forms and the user may use them.
 	CanEdit bool
 	// Ping is how jobs ping a ping monitor (nil for checks); Check what
 	// a check checks (nil for ping monitors).
@@ -284,7 +284,7 @@ func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, 
 		v.Ping = newPingHelp(p.publicURL(r), m.GetName())
 	}
 	v.Check = newCheckInfo(m)
-	v.CanEdit = p.o.Manage != nil
+	v.CanEdit = p.o.Manage != nil && editor.allows(s.Role)
 	switch r.URL.Query().Get("done") {
 	case "created":
 		v.Flash = "Created " + v.M.Display + "."

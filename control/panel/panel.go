@@ -20,7 +20,6 @@ import (
 	"encoding/json"
 	"errors"
 	"html/template"
-	"io/fs"
 	"net/http"
 	"sync"
 	"time"
@@ -54,7 +53,10 @@ type Cluster interface {
 // State is what the panel reads of the node's copy of the state.
 type State interface {
 	Account(id string) (*statev1.Account, error)
-	AccountByEmail(email string) (*statev1.Account, error)
+	// User and UserByEmail read one user (state.Store.User): who a
+	// session is, who signs in.
+	User(accountID, userID string) (*statev1.User, error)
+	UserByEmail(email string) (*statev1.User, error)
 	// SessionEnded tells whether a session (by its id, the nonce of its
 	// cookie) was signed out.
 	SessionEnded(id string) (bool, error)
@@ -104,6 +106,17 @@ type Admin interface {
 	DeleteGroup(ctx context.Context, accountID, groupID string) error
 	TestChannel(ctx context.Context, accountID, channelID, panelURL string) error
 	ChannelTypes() []string
+	// Users, UpdateUser and RemoveUser read and change the account's
+	// users; the invitation calls make, list, revoke, read and accept
+	// invitation links.
+	Users(accountID string) ([]admin.User, error)
+	UpdateUser(ctx context.Context, accountID, userID string, up admin.UserUpdate) error
+	RemoveUser(ctx context.Context, accountID, userID string) error
+	CreateInvite(ctx context.Context, accountID, invitedBy, email, role string) (*admin.InviteCreated, error)
+	Invites(accountID string) ([]admin.Invite, error)
+	RevokeInvite(ctx context.Context, accountID, inviteID string) error
+	InviteByToken(token string) (*admin.Invite, *statev1.Invite, error)
+	AcceptInvite(ctx context.Context, token, email, password string) (*statev1.User, error)
 }
 
 // Manage is the Management API's monitor writes (manage.API): the forms
@@ -129,6 +142,9 @@ type Options struct {
 	// (--public-url), for the ping URL and snippets of a ping monitor;
 	// empty: the origin of the page's request.
 	PublicURL string
+	// SSO, when set, adds sign-in with an OpenID Connect provider (it
+	// needs PublicURL, where the provider sends people back to).
+	SSO *SSOOptions
 	// Key signs session cookies and CSRF tokens (cluster.PanelKey): the
 	// same on every node. At least 32 bytes.
 	Key []byte
@@ -162,8 +178,10 @@ type Panel struct {
 	// so that a process that never signs anyone in never pays for it.
 	dummyHash func() []byte
 	hub       *hub
-	stop      context.CancelFunc
-	wg        sync.WaitGroup
+	// sso is the client of the SSO provider (nil: no single sign-on).
+	sso  *sso
+	stop context.CancelFunc
+	wg   sync.WaitGroup
 }
 
 // Failed sign-ins are throttled per client address: 5 in a row, then one
@@ -202,6 +220,11 @@ func New(o Options) (*Panel, error) {
 		throttle:  ratelimit.NewThrottle(ratelimit.ThrottleOptions{Name: "panel_sign_in", Burst: signInBurst, PerSecond: signInRate, Metrics: o.Limits}),
 		dummyHash: sync.OnceValue(newDummyHash)}
 	p.hub = newHub(o.State, o.MaxStreams, o.MaxStreamsPerAccount, o.Metrics, p.log)
+	if o.SSO != nil {
+		if p.sso, err = newSSO(*o.SSO, o.PublicURL, p.now); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
@@ -222,52 +245,6 @@ func (p *Panel) Stop() {
 		p.stop()
 		p.wg.Wait()
 	}
-}
-
-// Register adds the panel's routes to mux, beside the APIs' (their paths
-// are more specific or method-bound, so neither shadows the other).
-func (p *Panel) Register(mux *http.ServeMux) {
-	static, _ := fs.Sub(staticFS, "static")
-	mux.Handle("GET /static/", http.StripPrefix("/static/", cacheFor(http.FileServerFS(static))))
-	mux.HandleFunc("GET /login", p.handleLoginPage)
-	mux.HandleFunc("POST /login", p.handleLogin)
-	mux.HandleFunc("POST /logout", p.signedIn(p.handleLogout))
-	mux.HandleFunc("GET /{$}", p.signedIn(p.handleMonitors))
-	mux.HandleFunc("GET /live", p.signedIn(p.handleListLive))
-	if p.o.Manage != nil {
-		mux.HandleFunc("GET /monitors/new", p.signedIn(p.handleNewMonitor))
-		mux.HandleFunc("POST /monitors/new", p.signedIn(p.handleCreateMonitor))
-		mux.HandleFunc("GET /monitors/{uuid}/edit", p.signedIn(p.handleEditMonitor))
-		mux.HandleFunc("POST /monitors/{uuid}/edit", p.signedIn(p.handleSaveMonitor))
-	}
-	mux.HandleFunc("GET /monitors/{uuid}", p.signedIn(p.handleMonitor))
-	mux.HandleFunc("GET /monitors/{uuid}/live", p.signedIn(p.handleMonitorLive))
-	mux.HandleFunc("POST /monitors/{uuid}/delete", p.signedIn(p.handleDelete))
-	mux.HandleFunc("GET /keys", p.signedIn(p.handleKeys))
-	mux.HandleFunc("POST /keys", p.signedIn(p.handleCreateKey))
-	mux.HandleFunc("POST /keys/{id}/revoke", p.signedIn(p.handleRevokeKey))
-	mux.HandleFunc("GET /channels", p.signedIn(p.handleChannels))
-	mux.HandleFunc("POST /channels", p.signedIn(p.handleCreateChannel))
-	mux.HandleFunc("GET /channels/{id}", p.signedIn(p.handleChannel))
-	mux.HandleFunc("POST /channels/{id}", p.signedIn(p.handleUpdateChannel))
-	mux.HandleFunc("POST /channels/{id}/delete", p.signedIn(p.handleDeleteChannel))
-	mux.HandleFunc("POST /channels/{id}/test", p.signedIn(p.handleTestChannel))
-	mux.HandleFunc("POST /groups", p.signedIn(p.handleCreateGroup))
-	mux.HandleFunc("GET /groups/{id}", p.signedIn(p.handleGroup))
-	mux.HandleFunc("POST /groups/{id}", p.signedIn(p.handleUpdateGroup))
-	mux.HandleFunc("POST /groups/{id}/delete", p.signedIn(p.handleDeleteGroup))
-	mux.HandleFunc("GET /account", p.signedIn(p.handleAccount))
-	mux.HandleFunc("POST /account/badge-key", p.signedIn(p.handleRegenerateBadgeKey))
-	mux.HandleFunc("POST /account/status-page", p.signedIn(p.handleStatusPage))
-	p.registerQuiet(mux)
-}
-
-// cacheFor lets browsers keep the embedded assets for an hour.
-func cacheFor(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "public, max-age=3600")
-		h.ServeHTTP(w, r)
-	})
 }
 
 // refresh brings the node's copy up to date with the leader before a page

@@ -64,15 +64,6 @@ func (p *Panel) quietOf(m *statev1.Monitor, nowMs int64) quietView {
 // resumed).
 var pauseChoices = map[string]time.Duration{"": 0, "1h": time.Hour, "4h": 4 * time.Hour, "24h": 24 * time.Hour, "168h": 7 * 24 * time.Hour}
 
-// registerQuiet adds the routes of the alert rules.
-func (p *Panel) registerQuiet(mux *http.ServeMux) {
-	mux.HandleFunc("POST /monitors/{uuid}/pause", p.signedIn(p.handlePause))
-	mux.HandleFunc("POST /monitors/{uuid}/resume", p.signedIn(p.handleResume))
-	mux.HandleFunc("GET /maintenance", p.signedIn(p.handleMaintenance))
-	mux.HandleFunc("POST /maintenance", p.signedIn(p.handleCreateWindow))
-	mux.HandleFunc("POST /maintenance/{id}/delete", p.signedIn(p.handleDeleteWindow))
-}
-
 // handlePause serves POST /monitors/{uuid}/pause (form: for, reason).
 func (p *Panel) handlePause(w http.ResponseWriter, r *http.Request) {
 	d, ok := pauseChoices[r.PostFormValue("for")]

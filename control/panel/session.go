@@ -17,15 +17,18 @@ import (
 )
 
 // Sessions are signed cookies, not server-side records: the cookie holds
-// the account id, the expiry, a tag of the account's password hash and a
-// random nonce, signed with HMAC-SHA256 under the panel key every node
-// derives from the cluster secret (cluster.PanelKey). So every node
-// accepts every session without a raft write per sign-in, and a failover
-// signs nobody out. Changing the password changes the tag and ends every
-// session of the account. Signing out is the one raft write: EndSession
-// records the session's nonce (its id) until the session would have
-// expired, and every node refuses a cookie whose nonce it holds, so a
-// copy of the cookie stops working everywhere too.
+// the account id, the user id, the expiry, a tag of the user's password
+// hash and a random nonce, signed with HMAC-SHA256 under the panel key
+// every node derives from the cluster secret (cluster.PanelKey). So every
+// node accepts every session without a raft write per sign-in, and a
+// failover signs nobody out. Every request reads the user's record from
+// the node's copy of the state: a removed user (no record) is refused on
+// every node as soon as the removal is applied there, a changed role
+// counts at once, and a changed password changes the tag and ends the
+// user's sessions. Signing out is the one raft write: EndSession records
+// the session's nonce (its id) until the session would have expired, and
+// every node refuses a cookie whose nonce it holds, so a copy of the
+// cookie stops working everywhere too.
 //
 // CSRF: every form carries a token. Signed in, it is an HMAC of the
 // session's nonce; on the sign-in form (no session yet) it is an HMAC of a
@@ -39,12 +42,19 @@ const (
 	maxFormBytes = 512 << 10
 )
 
-// session is a signed-in visitor.
+// session is a signed-in user. A handler reads it with
+// sessionFrom(r.Context()).
 type session struct {
 	AccountID string
-	Email     string
-	Expires   time.Time
-	nonce     string
+	// UserID and Email name the signed-in user (an account made before
+	// users has one, its owner, whose id is the account's).
+	UserID string
+	Email  string
+	// Role is the user's role as the node's copy of the state has it now:
+	// state.RoleOwner, RoleEditor or RoleViewer.
+	Role    string
+	Expires time.Time
+	nonce   string
 	// CSRF is the token the session's forms carry.
 	CSRF string
 }
@@ -65,8 +75,8 @@ func (p *Panel) mac(parts ...string) string {
 }
 
 // passwordTag ties a session to the password it was signed in with.
-func (p *Panel) passwordTag(acct *statev1.Account) string {
-	return p.mac("password", string(acct.GetPasswordHash()))[:16]
+func (p *Panel) passwordTag(u *statev1.User) string {
+	return p.mac("password", string(u.GetPasswordHash()))[:16]
 }
 
 func randomHex(n int) string {
@@ -75,10 +85,10 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// newSessionCookie signs a session of acct from now.
-func (p *Panel) newSessionCookie(acct *statev1.Account) *http.Cookie {
+// newSessionCookie signs a session of user u from now.
+func (p *Panel) newSessionCookie(u *statev1.User) *http.Cookie {
 	exp := p.now().Add(p.o.SessionTTL)
-	payload := strings.Join([]string{"v1", acct.GetId(), strconv.FormatInt(exp.Unix(), 10), p.passwordTag(acct), randomHex(16)}, ".")
+	payload := strings.Join([]string{"v2", u.GetAccountId(), u.GetId(), strconv.FormatInt(exp.Unix(), 10), p.passwordTag(u), randomHex(16)}, ".")
 	value := base64.RawURLEncoding.EncodeToString([]byte(payload)) + "." + p.mac("session", payload)
 	return p.cookie(sessionCookie, value, exp)
 }
@@ -98,7 +108,10 @@ func (p *Panel) cookie(name, value string, exp time.Time) *http.Cookie {
 var errNoSession = errors.New("no valid session")
 
 // readSession checks the session cookie of r: its signature, its expiry,
-// its account, the account's password, and that it was not signed out.
+// its user (still one of the account's), the user's password, and that it
+// was not signed out. A cookie signed before users ("v1": account, expiry,
+// tag, nonce) is the session of the account's first owner, whose id is
+// the account's.
 func (p *Panel) readSession(r *http.Request) (*session, error) {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil {
@@ -117,28 +130,36 @@ func (p *Panel) readSession(r *http.Request) (*session, error) {
 		return nil, errNoSession
 	}
 	f := strings.Split(payload, ".")
-	if len(f) != 5 || f[0] != "v1" {
+	switch {
+	case len(f) == 5 && f[0] == "v1":
+		f = []string{"v2", f[1], f[1], f[2], f[3], f[4]}
+	case len(f) != 6 || f[0] != "v2":
 		return nil, errNoSession
 	}
-	exp, err := strconv.ParseInt(f[2], 10, 64)
+	accountID, userID, tag, nonce := f[1], f[2], f[4], f[5]
+	exp, err := strconv.ParseInt(f[3], 10, 64)
 	if err != nil || p.now().Unix() >= exp {
 		return nil, errNoSession
 	}
-	acct, err := p.o.State.Account(f[1])
-	if err != nil || len(acct.GetPasswordHash()) == 0 || !hmac.Equal([]byte(f[3]), []byte(p.passwordTag(acct))) {
+	u, err := p.o.State.User(accountID, userID)
+	if err != nil || u.GetAccountId() != accountID || !hmac.Equal([]byte(tag), []byte(p.passwordTag(u))) {
 		return nil, errNoSession
 	}
-	if ended, err := p.o.State.SessionEnded(f[4]); err != nil || ended {
+	if ended, err := p.o.State.SessionEnded(nonce); err != nil || ended {
 		return nil, errNoSession
 	}
-	return &session{AccountID: f[1], Email: acct.GetEmail(), Expires: time.Unix(exp, 0), nonce: f[4], CSRF: p.mac("csrf", f[1], f[4])[:32]}, nil
+	return &session{AccountID: accountID, UserID: userID, Email: u.GetEmail(), Role: u.GetRole(),
+		Expires: time.Unix(exp, 0), nonce: nonce, CSRF: p.mac("csrf", accountID, nonce)[:32]}, nil
 }
 
-// signedIn runs h for a signed-in visitor whose unsafe requests carry the
-// session's CSRF token; others are sent to /login (a page) or answered
-// 401 (a stream) or 403 (a form without the right token).
-func (p *Panel) signedIn(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+// signedIn runs h for a signed-in user whose role allows need and whose
+// unsafe requests carry the session's CSRF token. Without a session a page
+// is sent to /login and anything else (a form, a stream) is answered 401;
+// a role that does not allow need is answered 403, whatever the page's
+// forms show, before the form is read; a form without the right token is
+// answered 403.
+func (p *Panel) signedIn(need access, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s, err := p.readSession(r)
 		if err != nil {
 			if r.Method == http.MethodGet && r.Header.Get("Accept") != "text/event-stream" {
@@ -148,6 +169,11 @@ func (p *Panel) signedIn(h http.HandlerFunc) http.HandlerFunc {
 			p.errorPage(w, r, http.StatusUnauthorized, "Please sign in again.")
 			return
 		}
+		r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, s))
+		if !need.allows(s.Role) {
+			p.errorPage(w, r, http.StatusForbidden, forbiddenMessage(s.Role, need))
+			return
+		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 			if !hmac.Equal([]byte(r.PostFormValue(csrfField)), []byte(s.CSRF)) {
@@ -155,6 +181,11 @@ func (p *Panel) signedIn(h http.HandlerFunc) http.HandlerFunc {
 				return
 			}
 		}
-		h(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, s)))
-	}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// forbiddenMessage says why a role may not do something.
+func forbiddenMessage(role string, need access) string {
+	return "Your role in this account is " + role + ": this needs the " + need.String() + " role. An owner of the account can change your role."
 }

@@ -13,7 +13,7 @@ import (
 
 // pageNames are the templates under templates/, each a page built on
 // layout.html (login has its own frame).
-var pageNames = []string{"login", "monitors", "monitor", "form", "keys", "channels", "account", "error", "maintenance"}
+var pageNames = []string{"login", "monitors", "monitor", "form", "keys", "channels", "account", "users", "invite", "error", "maintenance"}
 
 // baseView is what every page's layout needs.
 type baseView struct {
@@ -22,8 +22,11 @@ type baseView struct {
 	Nav string
 	// CSRF is the token the page's forms carry.
 	CSRF string
-	// Email is the signed-in account's (empty on the sign-in page).
+	// Account is the signed-in user's e-mail (empty on the sign-in page).
 	Account string
+	// Role is the signed-in user's (render sets it): the page shows the
+	// forms the role may use (IsEditor, IsOwner); the routes check it.
+	Role string
 	// Stale: the page was read from this node's copy without a leader.
 	Stale bool
 	// Flash is a one-line notice at the top.
@@ -31,6 +34,14 @@ type baseView struct {
 }
 
 func (b *baseView) base() *baseView { return b }
+
+// IsEditor tells whether the signed-in user may change monitors, channels
+// and groups.
+func (b *baseView) IsEditor() bool { return editor.allows(b.Role) }
+
+// IsOwner tells whether the signed-in user may manage keys, users and the
+// account.
+func (b *baseView) IsOwner() bool { return owner.allows(b.Role) }
 
 type view interface{ base() *baseView }
 
@@ -78,6 +89,9 @@ func parsePages() (map[string]*template.Template, error) {
 // render writes the page; a template error is a 500 (the page is rendered
 // to a buffer first, so nothing half-written goes out).
 func (p *Panel) render(w http.ResponseWriter, r *http.Request, status int, name string, v view) {
+	if s, ok := r.Context().Value(ctxKey{}).(*session); ok {
+		v.base().Role = s.Role
+	}
 	var buf bytes.Buffer
 	if err := p.pages[name].ExecuteTemplate(&buf, "page", v); err != nil {
 		p.log.Error("render page", "page", name, "error", err)

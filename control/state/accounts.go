@@ -12,8 +12,10 @@ import (
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
-// applyCreateAccount stores a new account, its e-mail index and its two
-// personal keys. A taken e-mail is a conflict and changes nothing.
+// applyCreateAccount stores a new account, its e-mail index, its first
+// owner (the account's e-mail and password; the user's id is the
+// account's) and its two personal keys. A taken e-mail (an account's, or
+// a user's) is a conflict and changes nothing.
 func applyCreateAccount(txn *badger.Txn, now int64, c *raftv1.CreateAccount) (*raftv1.Result, error) {
 	if c.GetAccountId() == "" || c.GetEmail() == "" || c.GetPlan() == nil {
 		return invalid("create account: id, e-mail and plan are required"), nil
@@ -21,6 +23,9 @@ func applyCreateAccount(txn *badger.Txn, now int64, c *raftv1.CreateAccount) (*r
 	emailKey := k(prefixEmail, strings.ToLower(c.GetEmail()))
 	if taken, err := exists(txn, emailKey); err != nil || taken {
 		return conflict("an account with e-mail %s exists", c.GetEmail()), err
+	}
+	if taken, err := emailHasUser(txn, c.GetEmail()); err != nil || taken {
+		return &raftv1.Result{Status: raftv1.Status_STATUS_CONFLICT, Code: CodeUserExists, Message: "the e-mail " + c.GetEmail() + " already has a user"}, err
 	}
 	if taken, err := exists(txn, k(prefixAccount, c.GetAccountId())); err != nil || taken {
 		return conflict("account %s exists", c.GetAccountId()), err
@@ -40,11 +45,16 @@ func applyCreateAccount(txn *badger.Txn, now int64, c *raftv1.CreateAccount) (*r
 	acct := &statev1.Account{
 		Id:            c.GetAccountId(),
 		Email:         c.GetEmail(),
-		PasswordHash:  c.GetPasswordHash(),
 		Plan:          c.GetPlan(),
 		CreatedUnixMs: now,
 	}
 	if err := setProto(txn, k(prefixAccount, acct.Id), acct); err != nil {
+		return nil, err
+	}
+	// The account's e-mail is its first owner, with the password.
+	owner := &statev1.User{Id: acct.Id, AccountId: acct.Id, Email: acct.Email, Role: RoleOwner,
+		PasswordHash: c.GetPasswordHash(), CreatedUnixMs: now}
+	if err := putUser(txn, owner); err != nil {
 		return nil, err
 	}
 	if err := txn.Set(emailKey, []byte(acct.Id)); err != nil {
@@ -84,19 +94,28 @@ func applySetPlan(txn *badger.Txn, now int64, c *raftv1.SetPlan) (*raftv1.Result
 // 60 bytes).
 const MaxPasswordHashBytes = 128
 
-// applySetPassword replaces an account's password hash; an empty hash
-// removes the password.
+// applySetPassword replaces the password hash of the account's user
+// whose e-mail is the account's (its first owner); an empty hash removes
+// the password. NOT_FOUND when the account has no such user any more.
 func applySetPassword(txn *badger.Txn, c *raftv1.SetPassword) (*raftv1.Result, error) {
-	var acct statev1.Account
-	err := getProto(txn, k(prefixAccount, c.GetAccountId()), &acct)
-	if errors.Is(err, ErrNotFound) {
-		return notFound("account %s not found", c.GetAccountId()), nil
+	acct, res, err := readAccount(txn, c.GetAccountId())
+	if res != nil || err != nil {
+		return res, err
 	}
+	if err := ensureUsers(txn, acct); err != nil {
+		return nil, err
+	}
+	users, err := accountUsers(txn, acct.GetId())
 	if err != nil {
 		return nil, err
 	}
-	acct.PasswordHash = c.GetPasswordHash()
-	return ok(), setProto(txn, k(prefixAccount, acct.Id), &acct)
+	for _, u := range users {
+		if strings.EqualFold(u.GetEmail(), acct.GetEmail()) {
+			u.PasswordHash = c.GetPasswordHash()
+			return ok(), setProto(txn, userKey(u.GetAccountId(), u.GetId()), u)
+		}
+	}
+	return notFound("account %s has no user with its e-mail %s: set a user's password instead", acct.GetId(), acct.GetEmail()), nil
 }
 
 // Account returns the account with id.
@@ -115,7 +134,8 @@ func (s *Store) Account(id string) (*statev1.Account, error) {
 	return &acct, nil
 }
 
-// AccountByEmail returns the account whose e-mail is email (any case).
+// AccountByEmail returns the account whose e-mail is email (any case):
+// the account's own e-mail, not its users' (UserByEmail).
 func (s *Store) AccountByEmail(email string) (*statev1.Account, error) {
 	var acct statev1.Account
 	err := s.view(func(txn *badger.Txn) error {

@@ -228,6 +228,18 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applySetPassword(txn, op.SetPassword)
 	case *raftv1.Command_EndSession:
 		return applyEndSession(txn, now, op.EndSession)
+	case *raftv1.Command_AddUser:
+		return applyAddUser(txn, now, op.AddUser)
+	case *raftv1.Command_UpdateUser:
+		return applyUpdateUser(txn, op.UpdateUser)
+	case *raftv1.Command_RemoveUser:
+		return applyRemoveUser(txn, op.RemoveUser)
+	case *raftv1.Command_CreateInvite:
+		return applyCreateInvite(txn, now, op.CreateInvite)
+	case *raftv1.Command_AcceptInvite:
+		return applyAcceptInvite(txn, now, op.AcceptInvite)
+	case *raftv1.Command_RevokeInvite:
+		return applyRevokeInvite(txn, op.RevokeInvite)
 	case *raftv1.Command_CreateKey:
 		return applyCreateKey(txn, now, op.CreateKey.GetKey())
 	case *raftv1.Command_RevokeKey:

@@ -92,9 +92,14 @@ func TestApplyCreateAccount(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if acct.GetEmail() != "Ann@Example.com" || string(acct.GetPasswordHash()) != "bcrypt-a" ||
+				if acct.GetEmail() != "Ann@Example.com" || len(acct.GetPasswordHash()) != 0 ||
 					acct.GetCreatedUnixMs() != t0 || !proto.Equal(acct.GetPlan(), plan("free")) {
 					t.Errorf("account %v", acct)
+				}
+				// The password is its first owner's.
+				owner, err := s.User("a", "a")
+				if err != nil || owner.GetEmail() != "Ann@Example.com" || owner.GetRole() != RoleOwner || string(owner.GetPasswordHash()) != "bcrypt-a" || owner.GetCreatedUnixMs() != t0 {
+					t.Errorf("owner %v %v", owner, err)
 				}
 				if ids := keyIDs(t, s, "a"); !equalStrings(ids, []string{"ik", "mk"}) {
 					t.Errorf("keys %v", ids)

@@ -7,10 +7,10 @@ import (
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
-// authCache keeps the keys and accounts that every authenticated request
-// reads (KeyByHash, Account) in memory, and whether the panel sessions
+// authCache keeps the keys, accounts and users that every authenticated
+// request reads (KeyByHash, Account, User) in memory, and whether the panel sessions
 // seen were ended (SessionEnded). It is dropped after every applied entry
-// that could change them (account, plan, key and session commands, a
+// that could change them (account, plan, key, user and session commands, a
 // restore), before the applied index moves, so a revocation or a sign-out
 // takes effect on this node as soon as it is applied. Lookups of keys and
 // accounts that miss are not cached, so random keys cannot grow it; it
@@ -24,6 +24,7 @@ type authCache struct {
 	gen      uint64 // bumped by every invalidation
 	keys     map[string]*raftv1.Key
 	accts    map[string]*statev1.Account
+	users    map[string]*statev1.User
 	sessions map[string]bool
 }
 
@@ -31,7 +32,7 @@ type authCache struct {
 const maxCachedSessions = 100_000
 
 func newAuthCache() *authCache {
-	return &authCache{keys: map[string]*raftv1.Key{}, accts: map[string]*statev1.Account{}, sessions: map[string]bool{}}
+	return &authCache{keys: map[string]*raftv1.Key{}, accts: map[string]*statev1.Account{}, users: map[string]*statev1.User{}, sessions: map[string]bool{}}
 }
 
 func (c *authCache) sessionEnded(id string) (ended, ok bool) {
@@ -90,6 +91,26 @@ func (c *authCache) putAccount(gen uint64, a *statev1.Account) {
 	}
 }
 
+func userCacheKey(accountID, userID string) string { return accountID + "\x00" + userID }
+
+func (c *authCache) user(accountID, userID string) (*statev1.User, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	u, ok := c.users[userCacheKey(accountID, userID)]
+	return u, ok
+}
+
+// putUser caches a user read at generation gen. Users are read only for
+// sessions whose signed cookie checked out, so the map holds at most every
+// user.
+func (c *authCache) putUser(gen uint64, u *statev1.User) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen == gen {
+		c.users[userCacheKey(u.GetAccountId(), u.GetId())] = u
+	}
+}
+
 // invalidate drops everything.
 func (c *authCache) invalidate() {
 	c.mu.Lock()
@@ -97,6 +118,7 @@ func (c *authCache) invalidate() {
 	c.gen++
 	clear(c.keys)
 	clear(c.accts)
+	clear(c.users)
 	clear(c.sessions)
 }
 
@@ -104,7 +126,11 @@ func (c *authCache) invalidate() {
 func changesAuth(cmd *raftv1.Command) bool {
 	switch cmd.GetOp().(type) {
 	case *raftv1.Command_CreateAccount, *raftv1.Command_SetPlan, *raftv1.Command_SetPassword, *raftv1.Command_CreateKey, *raftv1.Command_RevokeKey,
-		*raftv1.Command_EndSession, *raftv1.Command_SetBadgeKey:
+		*raftv1.Command_EndSession, *raftv1.Command_SetBadgeKey,
+		*raftv1.Command_AddUser, *raftv1.Command_UpdateUser, *raftv1.Command_RemoveUser, *raftv1.Command_AcceptInvite,
+		// These two may write the first owner of an account made before
+		// users (ensureUsers), which changes the account record.
+		*raftv1.Command_CreateInvite, *raftv1.Command_RevokeInvite:
 		return true
 	}
 	return false

@@ -99,6 +99,13 @@ import (
 //	session-end:<session id>              -> statev1.EndedSession
 //	session-end-time:<uint64 ms><session id>
 //	                                      -> empty; expiry order of session-end:
+//
+// Users and invitations (users.go, invites.go):
+//
+//	user:<account id>:<user id>           -> statev1.User
+//	user-email:<lower-case e-mail>        -> <account id>:<user id>
+//	invite:<sha-256 of the link's secret> -> statev1.Invite
+//	invite-acct:<account id>:<invite id>  -> sha-256 of the link's secret
 var (
 	keyApplied         = []byte("meta:applied")
 	prefixAccount      = []byte("acct:")
@@ -148,6 +155,11 @@ var (
 
 	prefixSessionEnd     = []byte("session-end:")
 	prefixSessionEndTime = []byte("session-end-time:")
+
+	prefixUser       = []byte("user:")
+	prefixUserEmail  = []byte("user-email:")
+	prefixInvite     = []byte("invite:")
+	prefixInviteAcct = []byte("invite-acct:")
 )
 
 // k joins a prefix and parts with ':' between the parts.

@@ -49,6 +49,11 @@ import (
 //     MaxCommandBytes; each may raise one alert.
 //   - PruneAlerts deletes two keys per alert (no value read), at most
 //     MaxPruneAlerts alerts.
+//   - The user and invite commands write a user (and the first owner of an
+//     account made before users), its e-mail index and the account, or an
+//     invite and its index; CreateInvite and AcceptInvite also read and
+//     may delete the account's invites, at most MaxAccountInvites (two
+//     keys each), and count its users (MaxAccountUsers, read only).
 //   - SetBadgeKey rewrites one account and two index keys; PutStatusPage
 //     writes one page of at most MaxStatusPageMatch match entries (within
 //     MaxCommandBytes) and two slug keys.
@@ -135,6 +140,33 @@ func CheckCommand(cmd *raftv1.Command) error {
 	case *raftv1.Command_EndSession:
 		c := op.EndSession
 		return checkSmall("end session", c, c.GetSessionId(), c.GetAccountId())
+	case *raftv1.Command_AddUser:
+		c := op.AddUser
+		if err := checkHash(c.GetPasswordHash()); err != nil {
+			return err
+		}
+		return checkSmall("add user", c, c.GetAccountId(), c.GetUserId(), c.GetEmail())
+	case *raftv1.Command_UpdateUser:
+		c := op.UpdateUser
+		if err := checkHash(c.GetPasswordHash()); err != nil {
+			return err
+		}
+		return checkSmall("update user", c, c.GetAccountId(), c.GetUserId())
+	case *raftv1.Command_RemoveUser:
+		c := op.RemoveUser
+		return checkSmall("remove user", c, c.GetAccountId(), c.GetUserId())
+	case *raftv1.Command_CreateInvite:
+		c := op.CreateInvite
+		return checkSmall("create invite", c, c.GetAccountId(), c.GetInviteId(), string(c.GetTokenHash()), c.GetEmail())
+	case *raftv1.Command_AcceptInvite:
+		c := op.AcceptInvite
+		if err := checkHash(c.GetPasswordHash()); err != nil {
+			return err
+		}
+		return checkSmall("accept invite", c, string(c.GetTokenHash()), c.GetAccountId(), c.GetEmail(), c.GetUserId())
+	case *raftv1.Command_RevokeInvite:
+		c := op.RevokeInvite
+		return checkSmall("revoke invite", c, c.GetAccountId(), c.GetInviteId())
 	case *raftv1.Command_CreateKey:
 		return checkSmall("create key", op.CreateKey, keyParts(op.CreateKey.GetKey())...)
 	case *raftv1.Command_RevokeKey:
@@ -235,6 +267,14 @@ func CheckCommand(cmd *raftv1.Command) error {
 		return checkSmall("delete maintenance window", c, c.GetAccountId(), c.GetId())
 	case *raftv1.Command_MarkAlive:
 		return checkSmall("mark alive", op.MarkAlive)
+	}
+	return nil
+}
+
+// checkHash bounds a password hash.
+func checkHash(hash []byte) error {
+	if n := len(hash); n > MaxPasswordHashBytes {
+		return fmt.Errorf("password hash of %d bytes, at most %d", n, MaxPasswordHashBytes)
 	}
 	return nil
 }

@@ -259,6 +259,7 @@ func worstCases() map[string]worstCase {
 		"mark_alive":                markAliveWorstCase(),
 	}
 	maps.Copy(cases, channelWorstCases())
+	maps.Copy(cases, userWorstCases())
 	return cases
 }
 

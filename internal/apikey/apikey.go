@@ -1,5 +1,6 @@
 // Package apikey makes and hashes the secrets Lookout hands out: ingest keys
-// (ck_), management keys (mk_) and agent tokens (at_).
+// (ck_), management keys (mk_), agent tokens (at_) and the secrets of
+// invitation links (iv_).
 //
 // A secret is a prefix followed by 32 random bytes in lower-case base32
 // without padding (256 bits). Only its SHA-256 hash is stored; the secret is
@@ -16,7 +17,7 @@ import (
 	"strings"
 )
 
-// The prefixes of the three kinds of secret.
+// The prefixes of the kinds of secret.
 const (
 	// Ingest keys authenticate pings.
 	Ingest = "ck_"
@@ -24,6 +25,8 @@ const (
 	Management = "mk_"
 	// Agent tokens authenticate edge agents.
 	Agent = "at_"
+	// Invite secrets make an invitation link to an account.
+	Invite = "iv_"
 )
 
 // randomBytes is the number of random bytes in a secret.

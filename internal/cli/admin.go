@@ -142,7 +142,7 @@ func adminCommands() []adminCommand {
 		{name: "cluster", about: "show the cluster as the node sees it (works without a leader)", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) { return c.ClusterStatus(ctx) }
 		}},
-	}, append(channelCommands(), snapshotCommands()...)...)
+	}, append(append(userCommands(), channelCommands()...), snapshotCommands()...)...)
 }
 
 // runAdmin runs lookout admin with the process environment.

@@ -321,8 +321,8 @@ func TestAdminAccountPassword(t *testing.T) {
 		PasswordSet bool   `json:"password_set"`
 	}
 	mustRunAdmin(t, srv, &out, "account", "password", created.ID, "--password", "a panel password")
-	acct, err := srv.Store.Account(created.ID)
-	if err != nil || !out.PasswordSet || bcrypt.CompareHashAndPassword(acct.GetPasswordHash(), []byte("a panel password")) != nil {
+	owner, err := srv.Store.User(created.ID, created.ID)
+	if err != nil || !out.PasswordSet || bcrypt.CompareHashAndPassword(owner.GetPasswordHash(), []byte("a panel password")) != nil {
 		t.Fatalf("after account password: %+v, %v", out, err)
 	}
 	if _, err := runAdminTest(t, adminEnv(srv), "account", "password", created.ID); ExitCode(err) != 2 {
@@ -332,7 +332,7 @@ func TestAdminAccountPassword(t *testing.T) {
 		t.Fatalf("short password: %v", err)
 	}
 	mustRunAdmin(t, srv, &out, "account", "password", created.ID, "--password", "")
-	if acct, _ := srv.Store.Account(created.ID); out.PasswordSet || len(acct.GetPasswordHash()) != 0 {
+	if owner, _ := srv.Store.User(created.ID, created.ID); out.PasswordSet || len(owner.GetPasswordHash()) != 0 {
 		t.Fatalf("password not removed: %+v", out)
 	}
 }

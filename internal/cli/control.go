@@ -90,6 +90,8 @@ type controlConfig struct {
 	trustedProxies []netip.Prefix
 	// Per-account shares of the leader's check workers and alert slots.
 	checkShare, alertShare *shareFlag
+	// oidc: the panel's single sign-on.
+	oidc *oidcFlags
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
@@ -134,6 +136,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.BoolVar(&c.allowPrivate, "allow-private-targets", false, "let checks without regions and alert channels reach loopback, private, link-local (cloud metadata) and other internal addresses (default: refused, \"target not allowed\"; on with --dev unless given false)")
 	c.checkShare = defineShare(fs, "account-check-share", "checks the leader runs (of its 64 workers; retry waits included)")
 	c.alertShare = defineShare(fs, "account-alert-share", "alert deliveries the leader has under way (of its 16 slots)")
+	c.oidc = defineOIDC(fs)
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		return nil, err
 	}
@@ -155,6 +158,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 		return nil, usageError{"--tls-ca needs --tls-cert and --tls-key (the certificate the node presents to its peers)"}
 	}
 	if err := checkSMTP(c.smtp); err != nil {
+		return nil, err
+	}
+	if err := c.oidc.check(c.publicURL); err != nil {
 		return nil, err
 	}
 	switch {
@@ -346,13 +352,14 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	// The web panel at /, its sessions signed with a key every node
 	// derives from the cluster secret; its monitor forms write through
 	// the Management API's own code; its ping snippets name --public-url
-	// (else the origin the page was asked at).
+	// (else the origin the page was asked at); with --oidc-issuer it signs
+	// people in with the company's SSO too.
 	panelKey, err := cluster.PanelKey([]byte(cfg.adminToken))
 	if err != nil {
 		return err
 	}
 	webPanel, err := panel.New(panel.Options{Cluster: node, State: st, Admin: adminAPI, Manage: manageAPI, Publishing: manageAPI,
-		PublicURL: cfg.publicURL, Key: panelKey, Secure: certs != nil, Limits: limitMetrics, Metrics: met.Panel, Logger: log.Named("panel")})
+		PublicURL: cfg.publicURL, SSO: cfg.oidc.options(), Key: panelKey, Secure: certs != nil, Limits: limitMetrics, Metrics: met.Panel, Logger: log.Named("panel")})
 	if err != nil {
 		return err
 	}

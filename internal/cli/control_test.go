@@ -70,6 +70,11 @@ func TestParseControl(t *testing.T) {
 		{"trusted proxy not a CIDR", []string{"--dev", "--trusted-proxies", "10.0.0.0/8,lb.example"}, nil, "--trusted-proxies"},
 		{"smtp address not host:port", []string{"--dev", "--smtp-addr", "smtp.example.com"}, nil, "--smtp-addr"},
 		{"smtp starttls unknown", []string{"--dev", "--smtp-starttls", "always"}, nil, "--smtp-starttls \"always\" must be opportunistic, required or off"},
+		{"oidc without a client", []string{"--dev", "--public-url", "https://lookout.example.com", "--oidc-issuer", "https://idp.example.com"}, nil, "--oidc-issuer needs --oidc-client-id and --oidc-client-secret"},
+		{"oidc without the public URL", []string{"--dev", "--oidc-issuer", "https://idp.example.com", "--oidc-client-id", "c"}, map[string]string{"LOOKOUT_OIDC_CLIENT_SECRET": "s"}, "--oidc-issuer needs --public-url"},
+		{"oidc issuer not a URL", []string{"--dev", "--oidc-issuer", "idp.example.com"}, nil, "--oidc-issuer must be an http(s) URL"},
+		{"oidc client without an issuer", []string{"--dev", "--oidc-client-id", "c"}, nil, "need --oidc-issuer"},
+		{"oidc domain with an at", []string{"--dev", "--public-url", "https://l.example.com", "--oidc-issuer", "https://idp.example.com", "--oidc-client-id", "c", "--oidc-client-secret", "s", "--oidc-allowed-domains", "a@b.com"}, nil, "--oidc-allowed-domains takes domains"},
 		{"smtp password in clear", []string{"--dev", "--smtp-addr", "smtp.example.com:587", "--smtp-user", "u", "--smtp-starttls", "off"}, nil, "only sent over TLS"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +84,20 @@ func TestParseControl(t *testing.T) {
 			}
 		})
 	}
+	t.Run("single sign-on", func(t *testing.T) {
+		c, err := parseControl([]string{"--dev", "--public-url", "https://lookout.example.com", "--oidc-issuer", "https://idp.example.com/realms/acme",
+			"--oidc-client-id", "lookout", "--oidc-allowed-domains", "example.com,@corp.example"}, env(map[string]string{"LOOKOUT_OIDC_CLIENT_SECRET": "s3cret"}), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := c.oidc.options()
+		if o == nil || o.Issuer != "https://idp.example.com/realms/acme" || o.ClientID != "lookout" || o.ClientSecret != "s3cret" || strings.Join(o.AllowedDomains, "|") != "example.com|@corp.example" {
+			t.Fatalf("%+v", o)
+		}
+		if c, _ := parseControl([]string{"--dev"}, env(nil), io.Discard); c.oidc.options() != nil {
+			t.Fatal("single sign-on without --oidc-issuer")
+		}
+	})
 	var ue usageError
 	_, err := parseControl([]string{"--admin-token", "t"}, env(nil), io.Discard)
 	if !errors.As(err, &ue) || ExitCode(err) != 2 {

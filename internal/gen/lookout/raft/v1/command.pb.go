@@ -264,6 +264,12 @@ type Command struct {
 	//	*Command_PutMaintenanceWindow
 	//	*Command_DeleteMaintenanceWindow
 	//	*Command_MarkAlive
+	//	*Command_AddUser
+	//	*Command_UpdateUser
+	//	*Command_RemoveUser
+	//	*Command_CreateInvite
+	//	*Command_AcceptInvite
+	//	*Command_RevokeInvite
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -624,6 +630,60 @@ func (x *Command) GetMarkAlive() *MarkAlive {
 	return nil
 }
 
+func (x *Command) GetAddUser() *AddUser {
+	if x != nil {
+		if x, ok := x.Op.(*Command_AddUser); ok {
+			return x.AddUser
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetUpdateUser() *UpdateUser {
+	if x != nil {
+		if x, ok := x.Op.(*Command_UpdateUser); ok {
+			return x.UpdateUser
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetRemoveUser() *RemoveUser {
+	if x != nil {
+		if x, ok := x.Op.(*Command_RemoveUser); ok {
+			return x.RemoveUser
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetCreateInvite() *CreateInvite {
+	if x != nil {
+		if x, ok := x.Op.(*Command_CreateInvite); ok {
+			return x.CreateInvite
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetAcceptInvite() *AcceptInvite {
+	if x != nil {
+		if x, ok := x.Op.(*Command_AcceptInvite); ok {
+			return x.AcceptInvite
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetRevokeInvite() *RevokeInvite {
+	if x != nil {
+		if x, ok := x.Op.(*Command_RevokeInvite); ok {
+			return x.RevokeInvite
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -760,6 +820,30 @@ type Command_MarkAlive struct {
 	MarkAlive *MarkAlive `protobuf:"bytes,274,opt,name=mark_alive,json=markAlive,proto3,oneof"`
 }
 
+type Command_AddUser struct {
+	AddUser *AddUser `protobuf:"bytes,285,opt,name=add_user,json=addUser,proto3,oneof"`
+}
+
+type Command_UpdateUser struct {
+	UpdateUser *UpdateUser `protobuf:"bytes,286,opt,name=update_user,json=updateUser,proto3,oneof"`
+}
+
+type Command_RemoveUser struct {
+	RemoveUser *RemoveUser `protobuf:"bytes,287,opt,name=remove_user,json=removeUser,proto3,oneof"`
+}
+
+type Command_CreateInvite struct {
+	CreateInvite *CreateInvite `protobuf:"bytes,288,opt,name=create_invite,json=createInvite,proto3,oneof"`
+}
+
+type Command_AcceptInvite struct {
+	AcceptInvite *AcceptInvite `protobuf:"bytes,289,opt,name=accept_invite,json=acceptInvite,proto3,oneof"`
+}
+
+type Command_RevokeInvite struct {
+	RevokeInvite *RevokeInvite `protobuf:"bytes,290,opt,name=revoke_invite,json=revokeInvite,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -825,6 +909,18 @@ func (*Command_PutMaintenanceWindow) isCommand_Op() {}
 func (*Command_DeleteMaintenanceWindow) isCommand_Op() {}
 
 func (*Command_MarkAlive) isCommand_Op() {}
+
+func (*Command_AddUser) isCommand_Op() {}
+
+func (*Command_UpdateUser) isCommand_Op() {}
+
+func (*Command_RemoveUser) isCommand_Op() {}
+
+func (*Command_CreateInvite) isCommand_Op() {}
+
+func (*Command_AcceptInvite) isCommand_Op() {}
+
+func (*Command_RevokeInvite) isCommand_Op() {}
 
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
@@ -1286,6 +1382,458 @@ func (x *EndSession) GetExpiresUnixMs() int64 {
 	return 0
 }
 
+// AddUser adds a user to an account. An e-mail has at most one user in
+// the whole cluster (it is what signs in): one that has is refused with
+// code user_exists. An account made before users has its e-mail as its
+// one owner until the first user command materializes it (users.go).
+type AddUser struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AccountId string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	UserId    string                 `protobuf:"bytes,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	Email     string                 `protobuf:"bytes,3,opt,name=email,proto3" json:"email,omitempty"`
+	// role is owner, editor or viewer.
+	Role string `protobuf:"bytes,4,opt,name=role,proto3" json:"role,omitempty"`
+	// password_hash is a bcrypt hash; empty: no password (single sign-on,
+	// or one set later).
+	PasswordHash  []byte `protobuf:"bytes,5,opt,name=password_hash,json=passwordHash,proto3" json:"password_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddUser) Reset() {
+	*x = AddUser{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddUser) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddUser) ProtoMessage() {}
+
+func (x *AddUser) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddUser.ProtoReflect.Descriptor instead.
+func (*AddUser) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *AddUser) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *AddUser) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *AddUser) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *AddUser) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *AddUser) GetPasswordHash() []byte {
+	if x != nil {
+		return x.PasswordHash
+	}
+	return nil
+}
+
+// UpdateUser changes a user's role, password, or both. Taking the owner
+// role from an account's last owner is refused (code last_owner).
+type UpdateUser struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AccountId string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	UserId    string                 `protobuf:"bytes,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// role, when not empty, is the new role.
+	Role string `protobuf:"bytes,3,opt,name=role,proto3" json:"role,omitempty"`
+	// set_password replaces the password hash with password_hash (empty
+	// removes the password). The user's sessions end either way.
+	SetPassword   bool   `protobuf:"varint,4,opt,name=set_password,json=setPassword,proto3" json:"set_password,omitempty"`
+	PasswordHash  []byte `protobuf:"bytes,5,opt,name=password_hash,json=passwordHash,proto3" json:"password_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateUser) Reset() {
+	*x = UpdateUser{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateUser) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateUser) ProtoMessage() {}
+
+func (x *UpdateUser) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateUser.ProtoReflect.Descriptor instead.
+func (*UpdateUser) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *UpdateUser) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *UpdateUser) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *UpdateUser) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *UpdateUser) GetSetPassword() bool {
+	if x != nil {
+		return x.SetPassword
+	}
+	return false
+}
+
+func (x *UpdateUser) GetPasswordHash() []byte {
+	if x != nil {
+		return x.PasswordHash
+	}
+	return nil
+}
+
+// RemoveUser removes a user from an account: the user's sessions end on
+// every node as the entry is applied (a session names its user, whose
+// record is gone). An account's last owner cannot be removed (code
+// last_owner).
+type RemoveUser struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	UserId        string                 `protobuf:"bytes,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveUser) Reset() {
+	*x = RemoveUser{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveUser) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveUser) ProtoMessage() {}
+
+func (x *RemoveUser) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveUser.ProtoReflect.Descriptor instead.
+func (*RemoveUser) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *RemoveUser) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *RemoveUser) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+// CreateInvite records an invitation to an account, for one e-mail and
+// role: the link's secret is known only to the owner who made it, the
+// state keeps its SHA-256. A newer invite for the same e-mail replaces the
+// older one; expired ones are dropped as new ones are made.
+type CreateInvite struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	AccountId string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	InviteId  string                 `protobuf:"bytes,2,opt,name=invite_id,json=inviteId,proto3" json:"invite_id,omitempty"`
+	TokenHash []byte                 `protobuf:"bytes,3,opt,name=token_hash,json=tokenHash,proto3" json:"token_hash,omitempty"`
+	Email     string                 `protobuf:"bytes,4,opt,name=email,proto3" json:"email,omitempty"`
+	Role      string                 `protobuf:"bytes,5,opt,name=role,proto3" json:"role,omitempty"`
+	// expires_unix_ms is when the link stops working (leader time).
+	ExpiresUnixMs int64 `protobuf:"varint,6,opt,name=expires_unix_ms,json=expiresUnixMs,proto3" json:"expires_unix_ms,omitempty"`
+	// invited_by is the id of the user who made it.
+	InvitedBy     string `protobuf:"bytes,7,opt,name=invited_by,json=invitedBy,proto3" json:"invited_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateInvite) Reset() {
+	*x = CreateInvite{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateInvite) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateInvite) ProtoMessage() {}
+
+func (x *CreateInvite) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateInvite.ProtoReflect.Descriptor instead.
+func (*CreateInvite) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CreateInvite) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *CreateInvite) GetInviteId() string {
+	if x != nil {
+		return x.InviteId
+	}
+	return ""
+}
+
+func (x *CreateInvite) GetTokenHash() []byte {
+	if x != nil {
+		return x.TokenHash
+	}
+	return nil
+}
+
+func (x *CreateInvite) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *CreateInvite) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *CreateInvite) GetExpiresUnixMs() int64 {
+	if x != nil {
+		return x.ExpiresUnixMs
+	}
+	return 0
+}
+
+func (x *CreateInvite) GetInvitedBy() string {
+	if x != nil {
+		return x.InvitedBy
+	}
+	return ""
+}
+
+// AcceptInvite turns an invitation into a user, once: the invite named by
+// token_hash must be the account's, for email (any case), and unexpired at
+// the command's time. The invite is deleted.
+type AcceptInvite struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	TokenHash []byte                 `protobuf:"bytes,1,opt,name=token_hash,json=tokenHash,proto3" json:"token_hash,omitempty"`
+	AccountId string                 `protobuf:"bytes,2,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Email     string                 `protobuf:"bytes,3,opt,name=email,proto3" json:"email,omitempty"`
+	UserId    string                 `protobuf:"bytes,4,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	// password_hash is the new user's bcrypt hash; empty for a user who
+	// signed in with single sign-on.
+	PasswordHash  []byte `protobuf:"bytes,5,opt,name=password_hash,json=passwordHash,proto3" json:"password_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptInvite) Reset() {
+	*x = AcceptInvite{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptInvite) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptInvite) ProtoMessage() {}
+
+func (x *AcceptInvite) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptInvite.ProtoReflect.Descriptor instead.
+func (*AcceptInvite) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *AcceptInvite) GetTokenHash() []byte {
+	if x != nil {
+		return x.TokenHash
+	}
+	return nil
+}
+
+func (x *AcceptInvite) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *AcceptInvite) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *AcceptInvite) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *AcceptInvite) GetPasswordHash() []byte {
+	if x != nil {
+		return x.PasswordHash
+	}
+	return nil
+}
+
+// RevokeInvite deletes an invitation: its link stops working.
+type RevokeInvite struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	InviteId      string                 `protobuf:"bytes,2,opt,name=invite_id,json=inviteId,proto3" json:"invite_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeInvite) Reset() {
+	*x = RevokeInvite{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeInvite) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeInvite) ProtoMessage() {}
+
+func (x *RevokeInvite) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeInvite.ProtoReflect.Descriptor instead.
+func (*RevokeInvite) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RevokeInvite) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *RevokeInvite) GetInviteId() string {
+	if x != nil {
+		return x.InviteId
+	}
+	return ""
+}
+
 // SetBadgeKey gives an account a new badge key (the secret part of its
 // public badge URLs), drawn by the proposer; the old key stops working.
 // With if_none, an account that has a key keeps it (the key made for an
@@ -1302,7 +1850,7 @@ type SetBadgeKey struct {
 
 func (x *SetBadgeKey) Reset() {
 	*x = SetBadgeKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1314,7 +1862,7 @@ func (x *SetBadgeKey) String() string {
 func (*SetBadgeKey) ProtoMessage() {}
 
 func (x *SetBadgeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1327,7 +1875,7 @@ func (x *SetBadgeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetBadgeKey.ProtoReflect.Descriptor instead.
 func (*SetBadgeKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{7}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SetBadgeKey) GetAccountId() string {
@@ -1367,7 +1915,7 @@ type PutStatusPage struct {
 
 func (x *PutStatusPage) Reset() {
 	*x = PutStatusPage{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1379,7 +1927,7 @@ func (x *PutStatusPage) String() string {
 func (*PutStatusPage) ProtoMessage() {}
 
 func (x *PutStatusPage) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1392,7 +1940,7 @@ func (x *PutStatusPage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutStatusPage.ProtoReflect.Descriptor instead.
 func (*PutStatusPage) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{8}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *PutStatusPage) GetAccountId() string {
@@ -1444,7 +1992,7 @@ type StatusPageMatch struct {
 
 func (x *StatusPageMatch) Reset() {
 	*x = StatusPageMatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1456,7 +2004,7 @@ func (x *StatusPageMatch) String() string {
 func (*StatusPageMatch) ProtoMessage() {}
 
 func (x *StatusPageMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1469,7 +2017,7 @@ func (x *StatusPageMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusPageMatch.ProtoReflect.Descriptor instead.
 func (*StatusPageMatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *StatusPageMatch) GetMonitors() []string {
@@ -1503,7 +2051,7 @@ type CreateKey struct {
 
 func (x *CreateKey) Reset() {
 	*x = CreateKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1515,7 +2063,7 @@ func (x *CreateKey) String() string {
 func (*CreateKey) ProtoMessage() {}
 
 func (x *CreateKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1528,7 +2076,7 @@ func (x *CreateKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKey.ProtoReflect.Descriptor instead.
 func (*CreateKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateKey) GetKey() *Key {
@@ -1549,7 +2097,7 @@ type RevokeKey struct {
 
 func (x *RevokeKey) Reset() {
 	*x = RevokeKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1561,7 +2109,7 @@ func (x *RevokeKey) String() string {
 func (*RevokeKey) ProtoMessage() {}
 
 func (x *RevokeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1574,7 +2122,7 @@ func (x *RevokeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeKey.ProtoReflect.Descriptor instead.
 func (*RevokeKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *RevokeKey) GetAccountId() string {
@@ -1607,7 +2155,7 @@ type RecordKeyUsed struct {
 
 func (x *RecordKeyUsed) Reset() {
 	*x = RecordKeyUsed{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1619,7 +2167,7 @@ func (x *RecordKeyUsed) String() string {
 func (*RecordKeyUsed) ProtoMessage() {}
 
 func (x *RecordKeyUsed) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1632,7 +2180,7 @@ func (x *RecordKeyUsed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKeyUsed.ProtoReflect.Descriptor instead.
 func (*RecordKeyUsed) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RecordKeyUsed) GetAccountId() string {
@@ -1663,7 +2211,7 @@ type CreateNotificationGroup struct {
 
 func (x *CreateNotificationGroup) Reset() {
 	*x = CreateNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1675,7 +2223,7 @@ func (x *CreateNotificationGroup) String() string {
 func (*CreateNotificationGroup) ProtoMessage() {}
 
 func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1688,7 +2236,7 @@ func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateNotificationGroup.ProtoReflect.Descriptor instead.
 func (*CreateNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateNotificationGroup) GetAccountId() string {
@@ -1736,7 +2284,7 @@ type CreateAgentToken struct {
 
 func (x *CreateAgentToken) Reset() {
 	*x = CreateAgentToken{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1748,7 +2296,7 @@ func (x *CreateAgentToken) String() string {
 func (*CreateAgentToken) ProtoMessage() {}
 
 func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1761,7 +2309,7 @@ func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAgentToken.ProtoReflect.Descriptor instead.
 func (*CreateAgentToken) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateAgentToken) GetId() string {
@@ -1810,7 +2358,7 @@ type RevokeAgentToken struct {
 
 func (x *RevokeAgentToken) Reset() {
 	*x = RevokeAgentToken{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1822,7 +2370,7 @@ func (x *RevokeAgentToken) String() string {
 func (*RevokeAgentToken) ProtoMessage() {}
 
 func (x *RevokeAgentToken) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1835,7 +2383,7 @@ func (x *RevokeAgentToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeAgentToken.ProtoReflect.Descriptor instead.
 func (*RevokeAgentToken) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RevokeAgentToken) GetId() string {
@@ -1860,7 +2408,7 @@ type IngestBatch struct {
 
 func (x *IngestBatch) Reset() {
 	*x = IngestBatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1872,7 +2420,7 @@ func (x *IngestBatch) String() string {
 func (*IngestBatch) ProtoMessage() {}
 
 func (x *IngestBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1885,7 +2433,7 @@ func (x *IngestBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestBatch.ProtoReflect.Descriptor instead.
 func (*IngestBatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *IngestBatch) GetEvents() []*Event {
@@ -1943,7 +2491,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1955,7 +2503,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1968,7 +2516,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Event) GetAccountId() string {
@@ -2095,7 +2643,7 @@ type PruneEvents struct {
 
 func (x *PruneEvents) Reset() {
 	*x = PruneEvents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2107,7 +2655,7 @@ func (x *PruneEvents) String() string {
 func (*PruneEvents) ProtoMessage() {}
 
 func (x *PruneEvents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2120,7 +2668,7 @@ func (x *PruneEvents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneEvents.ProtoReflect.Descriptor instead.
 func (*PruneEvents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *PruneEvents) GetBeforeUnixMs() int64 {
@@ -2148,7 +2696,7 @@ type DeleteMonitor struct {
 
 func (x *DeleteMonitor) Reset() {
 	*x = DeleteMonitor{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2160,7 +2708,7 @@ func (x *DeleteMonitor) String() string {
 func (*DeleteMonitor) ProtoMessage() {}
 
 func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2173,7 +2721,7 @@ func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMonitor.ProtoReflect.Descriptor instead.
 func (*DeleteMonitor) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DeleteMonitor) GetAccountId() string {
@@ -2241,7 +2789,7 @@ type CheckConfig struct {
 
 func (x *CheckConfig) Reset() {
 	*x = CheckConfig{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2253,7 +2801,7 @@ func (x *CheckConfig) String() string {
 func (*CheckConfig) ProtoMessage() {}
 
 func (x *CheckConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2266,7 +2814,7 @@ func (x *CheckConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConfig.ProtoReflect.Descriptor instead.
 func (*CheckConfig) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CheckConfig) GetUrl() string {
@@ -2476,7 +3024,7 @@ type HTTPHeader struct {
 
 func (x *HTTPHeader) Reset() {
 	*x = HTTPHeader{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2488,7 +3036,7 @@ func (x *HTTPHeader) String() string {
 func (*HTTPHeader) ProtoMessage() {}
 
 func (x *HTTPHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2501,7 +3049,7 @@ func (x *HTTPHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HTTPHeader.ProtoReflect.Descriptor instead.
 func (*HTTPHeader) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *HTTPHeader) GetName() string {
@@ -2529,7 +3077,7 @@ type HTTPBasicAuth struct {
 
 func (x *HTTPBasicAuth) Reset() {
 	*x = HTTPBasicAuth{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2541,7 +3089,7 @@ func (x *HTTPBasicAuth) String() string {
 func (*HTTPBasicAuth) ProtoMessage() {}
 
 func (x *HTTPBasicAuth) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2554,7 +3102,7 @@ func (x *HTTPBasicAuth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HTTPBasicAuth.ProtoReflect.Descriptor instead.
 func (*HTTPBasicAuth) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *HTTPBasicAuth) GetUsername() string {
@@ -2583,7 +3131,7 @@ type JSONPathAssertion struct {
 
 func (x *JSONPathAssertion) Reset() {
 	*x = JSONPathAssertion{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2595,7 +3143,7 @@ func (x *JSONPathAssertion) String() string {
 func (*JSONPathAssertion) ProtoMessage() {}
 
 func (x *JSONPathAssertion) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2608,7 +3156,7 @@ func (x *JSONPathAssertion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JSONPathAssertion.ProtoReflect.Descriptor instead.
 func (*JSONPathAssertion) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *JSONPathAssertion) GetPath() string {
@@ -2665,7 +3213,7 @@ type MonitorSpec struct {
 
 func (x *MonitorSpec) Reset() {
 	*x = MonitorSpec{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2677,7 +3225,7 @@ func (x *MonitorSpec) String() string {
 func (*MonitorSpec) ProtoMessage() {}
 
 func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2690,7 +3238,7 @@ func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MonitorSpec.ProtoReflect.Descriptor instead.
 func (*MonitorSpec) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *MonitorSpec) GetUuid() string {
@@ -2837,7 +3385,7 @@ type Dependency struct {
 
 func (x *Dependency) Reset() {
 	*x = Dependency{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2849,7 +3397,7 @@ func (x *Dependency) String() string {
 func (*Dependency) ProtoMessage() {}
 
 func (x *Dependency) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2862,7 +3410,7 @@ func (x *Dependency) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Dependency.ProtoReflect.Descriptor instead.
 func (*Dependency) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Dependency) GetKind() string {
@@ -2896,7 +3444,7 @@ type PutMonitors struct {
 
 func (x *PutMonitors) Reset() {
 	*x = PutMonitors{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2908,7 +3456,7 @@ func (x *PutMonitors) String() string {
 func (*PutMonitors) ProtoMessage() {}
 
 func (x *PutMonitors) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2921,7 +3469,7 @@ func (x *PutMonitors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMonitors.ProtoReflect.Descriptor instead.
 func (*PutMonitors) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *PutMonitors) GetAccountId() string {
@@ -2963,7 +3511,7 @@ type CreateChannel struct {
 
 func (x *CreateChannel) Reset() {
 	*x = CreateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2975,7 +3523,7 @@ func (x *CreateChannel) String() string {
 func (*CreateChannel) ProtoMessage() {}
 
 func (x *CreateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2988,7 +3536,7 @@ func (x *CreateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateChannel.ProtoReflect.Descriptor instead.
 func (*CreateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CreateChannel) GetAccountId() string {
@@ -3050,7 +3598,7 @@ type UpdateChannel struct {
 
 func (x *UpdateChannel) Reset() {
 	*x = UpdateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3062,7 +3610,7 @@ func (x *UpdateChannel) String() string {
 func (*UpdateChannel) ProtoMessage() {}
 
 func (x *UpdateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3075,7 +3623,7 @@ func (x *UpdateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateChannel.ProtoReflect.Descriptor instead.
 func (*UpdateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *UpdateChannel) GetAccountId() string {
@@ -3135,7 +3683,7 @@ type DeleteChannel struct {
 
 func (x *DeleteChannel) Reset() {
 	*x = DeleteChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3147,7 +3695,7 @@ func (x *DeleteChannel) String() string {
 func (*DeleteChannel) ProtoMessage() {}
 
 func (x *DeleteChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3160,7 +3708,7 @@ func (x *DeleteChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteChannel.ProtoReflect.Descriptor instead.
 func (*DeleteChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *DeleteChannel) GetAccountId() string {
@@ -3193,7 +3741,7 @@ type UpdateNotificationGroup struct {
 
 func (x *UpdateNotificationGroup) Reset() {
 	*x = UpdateNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3205,7 +3753,7 @@ func (x *UpdateNotificationGroup) String() string {
 func (*UpdateNotificationGroup) ProtoMessage() {}
 
 func (x *UpdateNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3218,7 +3766,7 @@ func (x *UpdateNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateNotificationGroup.ProtoReflect.Descriptor instead.
 func (*UpdateNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *UpdateNotificationGroup) GetAccountId() string {
@@ -3261,7 +3809,7 @@ type DeleteNotificationGroup struct {
 
 func (x *DeleteNotificationGroup) Reset() {
 	*x = DeleteNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3273,7 +3821,7 @@ func (x *DeleteNotificationGroup) String() string {
 func (*DeleteNotificationGroup) ProtoMessage() {}
 
 func (x *DeleteNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3286,7 +3834,7 @@ func (x *DeleteNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteNotificationGroup.ProtoReflect.Descriptor instead.
 func (*DeleteNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *DeleteNotificationGroup) GetAccountId() string {
@@ -3319,7 +3867,7 @@ type FireDeadline struct {
 
 func (x *FireDeadline) Reset() {
 	*x = FireDeadline{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3331,7 +3879,7 @@ func (x *FireDeadline) String() string {
 func (*FireDeadline) ProtoMessage() {}
 
 func (x *FireDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3344,7 +3892,7 @@ func (x *FireDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
 func (*FireDeadline) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *FireDeadline) GetAccountId() string {
@@ -3397,7 +3945,7 @@ type RecordDelivery struct {
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3409,7 +3957,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3422,7 +3970,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -3492,7 +4040,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3504,7 +4052,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3517,7 +4065,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -3569,7 +4117,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3581,7 +4129,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3594,7 +4142,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -3726,7 +4274,7 @@ type ExecutionTCP struct {
 
 func (x *ExecutionTCP) Reset() {
 	*x = ExecutionTCP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3738,7 +4286,7 @@ func (x *ExecutionTCP) String() string {
 func (*ExecutionTCP) ProtoMessage() {}
 
 func (x *ExecutionTCP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3751,7 +4299,7 @@ func (x *ExecutionTCP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionTCP.ProtoReflect.Descriptor instead.
 func (*ExecutionTCP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ExecutionTCP) GetConnectMs() int64 {
@@ -3774,7 +4322,7 @@ type ExecutionDNS struct {
 
 func (x *ExecutionDNS) Reset() {
 	*x = ExecutionDNS{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3786,7 +4334,7 @@ func (x *ExecutionDNS) String() string {
 func (*ExecutionDNS) ProtoMessage() {}
 
 func (x *ExecutionDNS) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3799,7 +4347,7 @@ func (x *ExecutionDNS) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionDNS.ProtoReflect.Descriptor instead.
 func (*ExecutionDNS) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *ExecutionDNS) GetAnswers() []string {
@@ -3832,7 +4380,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3844,7 +4392,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3857,7 +4405,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -3927,7 +4475,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3939,7 +4487,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3952,7 +4500,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -4026,7 +4574,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4038,7 +4586,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4051,7 +4599,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -4093,7 +4641,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4105,7 +4653,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4118,7 +4666,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -4212,7 +4760,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4224,7 +4772,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4237,7 +4785,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{42}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -4298,7 +4846,7 @@ type ForgetAgents struct {
 
 func (x *ForgetAgents) Reset() {
 	*x = ForgetAgents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4310,7 +4858,7 @@ func (x *ForgetAgents) String() string {
 func (*ForgetAgents) ProtoMessage() {}
 
 func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4323,7 +4871,7 @@ func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForgetAgents.ProtoReflect.Descriptor instead.
 func (*ForgetAgents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{43}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ForgetAgents) GetAgentIds() []string {
@@ -4367,7 +4915,7 @@ type PauseMonitor struct {
 
 func (x *PauseMonitor) Reset() {
 	*x = PauseMonitor{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4379,7 +4927,7 @@ func (x *PauseMonitor) String() string {
 func (*PauseMonitor) ProtoMessage() {}
 
 func (x *PauseMonitor) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4392,7 +4940,7 @@ func (x *PauseMonitor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseMonitor.ProtoReflect.Descriptor instead.
 func (*PauseMonitor) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{44}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *PauseMonitor) GetAccountId() string {
@@ -4445,7 +4993,7 @@ type JudgeAfresh struct {
 
 func (x *JudgeAfresh) Reset() {
 	*x = JudgeAfresh{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4457,7 +5005,7 @@ func (x *JudgeAfresh) String() string {
 func (*JudgeAfresh) ProtoMessage() {}
 
 func (x *JudgeAfresh) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4470,7 +5018,7 @@ func (x *JudgeAfresh) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JudgeAfresh.ProtoReflect.Descriptor instead.
 func (*JudgeAfresh) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{45}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *JudgeAfresh) GetMonitorUuids() []string {
@@ -4504,7 +5052,7 @@ type MaintenanceWindow struct {
 
 func (x *MaintenanceWindow) Reset() {
 	*x = MaintenanceWindow{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4516,7 +5064,7 @@ func (x *MaintenanceWindow) String() string {
 func (*MaintenanceWindow) ProtoMessage() {}
 
 func (x *MaintenanceWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4529,7 +5077,7 @@ func (x *MaintenanceWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaintenanceWindow.ProtoReflect.Descriptor instead.
 func (*MaintenanceWindow) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{46}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *MaintenanceWindow) GetId() string {
@@ -4623,7 +5171,7 @@ type WindowMatch struct {
 
 func (x *WindowMatch) Reset() {
 	*x = WindowMatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4635,7 +5183,7 @@ func (x *WindowMatch) String() string {
 func (*WindowMatch) ProtoMessage() {}
 
 func (x *WindowMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4648,7 +5196,7 @@ func (x *WindowMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowMatch.ProtoReflect.Descriptor instead.
 func (*WindowMatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{47}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *WindowMatch) GetMonitors() []string {
@@ -4686,7 +5234,7 @@ type PutMaintenanceWindow struct {
 
 func (x *PutMaintenanceWindow) Reset() {
 	*x = PutMaintenanceWindow{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4698,7 +5246,7 @@ func (x *PutMaintenanceWindow) String() string {
 func (*PutMaintenanceWindow) ProtoMessage() {}
 
 func (x *PutMaintenanceWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4711,7 +5259,7 @@ func (x *PutMaintenanceWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMaintenanceWindow.ProtoReflect.Descriptor instead.
 func (*PutMaintenanceWindow) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{48}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *PutMaintenanceWindow) GetWindow() *MaintenanceWindow {
@@ -4740,7 +5288,7 @@ type DeleteMaintenanceWindow struct {
 
 func (x *DeleteMaintenanceWindow) Reset() {
 	*x = DeleteMaintenanceWindow{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4752,7 +5300,7 @@ func (x *DeleteMaintenanceWindow) String() string {
 func (*DeleteMaintenanceWindow) ProtoMessage() {}
 
 func (x *DeleteMaintenanceWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4765,7 +5313,7 @@ func (x *DeleteMaintenanceWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMaintenanceWindow.ProtoReflect.Descriptor instead.
 func (*DeleteMaintenanceWindow) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{49}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *DeleteMaintenanceWindow) GetAccountId() string {
@@ -4799,7 +5347,7 @@ type MarkAlive struct {
 
 func (x *MarkAlive) Reset() {
 	*x = MarkAlive{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4811,7 +5359,7 @@ func (x *MarkAlive) String() string {
 func (*MarkAlive) ProtoMessage() {}
 
 func (x *MarkAlive) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4824,7 +5372,7 @@ func (x *MarkAlive) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MarkAlive.ProtoReflect.Descriptor instead.
 func (*MarkAlive) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{50}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *MarkAlive) GetTermStart() bool {
@@ -4852,7 +5400,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4864,7 +5412,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4877,7 +5425,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{51}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -4911,7 +5459,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4923,7 +5471,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4936,7 +5484,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{52}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -4985,7 +5533,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4997,7 +5545,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5010,7 +5558,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{53}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -5079,7 +5627,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5091,7 +5639,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5104,7 +5652,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{54}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *Result) GetStatus() Status {
@@ -5182,7 +5730,7 @@ type PruneCounts struct {
 
 func (x *PruneCounts) Reset() {
 	*x = PruneCounts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5194,7 +5742,7 @@ func (x *PruneCounts) String() string {
 func (*PruneCounts) ProtoMessage() {}
 
 func (x *PruneCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5207,7 +5755,7 @@ func (x *PruneCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneCounts.ProtoReflect.Descriptor instead.
 func (*PruneCounts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{55}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *PruneCounts) GetRequestIds() int64 {
@@ -5242,7 +5790,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xb5\x14\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xc4\x17\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -5286,7 +5834,15 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x16put_maintenance_window\x18\x90\x02 \x01(\v2%.lookout.raft.v1.PutMaintenanceWindowH\x00R\x14putMaintenanceWindow\x12g\n" +
 	"\x19delete_maintenance_window\x18\x91\x02 \x01(\v2(.lookout.raft.v1.DeleteMaintenanceWindowH\x00R\x17deleteMaintenanceWindow\x12<\n" +
 	"\n" +
-	"mark_alive\x18\x92\x02 \x01(\v2\x1a.lookout.raft.v1.MarkAliveH\x00R\tmarkAliveB\x04\n" +
+	"mark_alive\x18\x92\x02 \x01(\v2\x1a.lookout.raft.v1.MarkAliveH\x00R\tmarkAlive\x126\n" +
+	"\badd_user\x18\x9d\x02 \x01(\v2\x18.lookout.raft.v1.AddUserH\x00R\aaddUser\x12?\n" +
+	"\vupdate_user\x18\x9e\x02 \x01(\v2\x1b.lookout.raft.v1.UpdateUserH\x00R\n" +
+	"updateUser\x12?\n" +
+	"\vremove_user\x18\x9f\x02 \x01(\v2\x1b.lookout.raft.v1.RemoveUserH\x00R\n" +
+	"removeUser\x12E\n" +
+	"\rcreate_invite\x18\xa0\x02 \x01(\v2\x1d.lookout.raft.v1.CreateInviteH\x00R\fcreateInvite\x12E\n" +
+	"\raccept_invite\x18\xa1\x02 \x01(\v2\x1d.lookout.raft.v1.AcceptInviteH\x00R\facceptInvite\x12E\n" +
+	"\rrevoke_invite\x18\xa2\x02 \x01(\v2\x1d.lookout.raft.v1.RevokeInviteH\x00R\frevokeInviteB\x04\n" +
 	"\x02op\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
@@ -5332,7 +5888,50 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x02 \x01(\tR\taccountId\x12&\n" +
-	"\x0fexpires_unix_ms\x18\x03 \x01(\x03R\rexpiresUnixMs\"b\n" +
+	"\x0fexpires_unix_ms\x18\x03 \x01(\x03R\rexpiresUnixMs\"\x90\x01\n" +
+	"\aAddUser\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x17\n" +
+	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x14\n" +
+	"\x05email\x18\x03 \x01(\tR\x05email\x12\x12\n" +
+	"\x04role\x18\x04 \x01(\tR\x04role\x12#\n" +
+	"\rpassword_hash\x18\x05 \x01(\fR\fpasswordHash\"\xa0\x01\n" +
+	"\n" +
+	"UpdateUser\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x17\n" +
+	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x12\n" +
+	"\x04role\x18\x03 \x01(\tR\x04role\x12!\n" +
+	"\fset_password\x18\x04 \x01(\bR\vsetPassword\x12#\n" +
+	"\rpassword_hash\x18\x05 \x01(\fR\fpasswordHash\"D\n" +
+	"\n" +
+	"RemoveUser\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x17\n" +
+	"\auser_id\x18\x02 \x01(\tR\x06userId\"\xda\x01\n" +
+	"\fCreateInvite\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1b\n" +
+	"\tinvite_id\x18\x02 \x01(\tR\binviteId\x12\x1d\n" +
+	"\n" +
+	"token_hash\x18\x03 \x01(\fR\ttokenHash\x12\x14\n" +
+	"\x05email\x18\x04 \x01(\tR\x05email\x12\x12\n" +
+	"\x04role\x18\x05 \x01(\tR\x04role\x12&\n" +
+	"\x0fexpires_unix_ms\x18\x06 \x01(\x03R\rexpiresUnixMs\x12\x1d\n" +
+	"\n" +
+	"invited_by\x18\a \x01(\tR\tinvitedBy\"\xa0\x01\n" +
+	"\fAcceptInvite\x12\x1d\n" +
+	"\n" +
+	"token_hash\x18\x01 \x01(\fR\ttokenHash\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x02 \x01(\tR\taccountId\x12\x14\n" +
+	"\x05email\x18\x03 \x01(\tR\x05email\x12\x17\n" +
+	"\auser_id\x18\x04 \x01(\tR\x06userId\x12#\n" +
+	"\rpassword_hash\x18\x05 \x01(\fR\fpasswordHash\"J\n" +
+	"\fRevokeInvite\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1b\n" +
+	"\tinvite_id\x18\x02 \x01(\tR\binviteId\"b\n" +
 	"\vSetBadgeKey\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1b\n" +
@@ -5726,7 +6325,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -5738,123 +6337,135 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*SetPlan)(nil),                 // 7: lookout.raft.v1.SetPlan
 	(*SetPassword)(nil),             // 8: lookout.raft.v1.SetPassword
 	(*EndSession)(nil),              // 9: lookout.raft.v1.EndSession
-	(*SetBadgeKey)(nil),             // 10: lookout.raft.v1.SetBadgeKey
-	(*PutStatusPage)(nil),           // 11: lookout.raft.v1.PutStatusPage
-	(*StatusPageMatch)(nil),         // 12: lookout.raft.v1.StatusPageMatch
-	(*CreateKey)(nil),               // 13: lookout.raft.v1.CreateKey
-	(*RevokeKey)(nil),               // 14: lookout.raft.v1.RevokeKey
-	(*RecordKeyUsed)(nil),           // 15: lookout.raft.v1.RecordKeyUsed
-	(*CreateNotificationGroup)(nil), // 16: lookout.raft.v1.CreateNotificationGroup
-	(*CreateAgentToken)(nil),        // 17: lookout.raft.v1.CreateAgentToken
-	(*RevokeAgentToken)(nil),        // 18: lookout.raft.v1.RevokeAgentToken
-	(*IngestBatch)(nil),             // 19: lookout.raft.v1.IngestBatch
-	(*Event)(nil),                   // 20: lookout.raft.v1.Event
-	(*PruneEvents)(nil),             // 21: lookout.raft.v1.PruneEvents
-	(*DeleteMonitor)(nil),           // 22: lookout.raft.v1.DeleteMonitor
-	(*CheckConfig)(nil),             // 23: lookout.raft.v1.CheckConfig
-	(*HTTPHeader)(nil),              // 24: lookout.raft.v1.HTTPHeader
-	(*HTTPBasicAuth)(nil),           // 25: lookout.raft.v1.HTTPBasicAuth
-	(*JSONPathAssertion)(nil),       // 26: lookout.raft.v1.JSONPathAssertion
-	(*MonitorSpec)(nil),             // 27: lookout.raft.v1.MonitorSpec
-	(*Dependency)(nil),              // 28: lookout.raft.v1.Dependency
-	(*PutMonitors)(nil),             // 29: lookout.raft.v1.PutMonitors
-	(*CreateChannel)(nil),           // 30: lookout.raft.v1.CreateChannel
-	(*UpdateChannel)(nil),           // 31: lookout.raft.v1.UpdateChannel
-	(*DeleteChannel)(nil),           // 32: lookout.raft.v1.DeleteChannel
-	(*UpdateNotificationGroup)(nil), // 33: lookout.raft.v1.UpdateNotificationGroup
-	(*DeleteNotificationGroup)(nil), // 34: lookout.raft.v1.DeleteNotificationGroup
-	(*FireDeadline)(nil),            // 35: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 36: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 37: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 38: lookout.raft.v1.Execution
-	(*ExecutionTCP)(nil),            // 39: lookout.raft.v1.ExecutionTCP
-	(*ExecutionDNS)(nil),            // 40: lookout.raft.v1.ExecutionDNS
-	(*ExecutionHTTP)(nil),           // 41: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 42: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 43: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 44: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 45: lookout.raft.v1.SetRegionState
-	(*ForgetAgents)(nil),            // 46: lookout.raft.v1.ForgetAgents
-	(*PauseMonitor)(nil),            // 47: lookout.raft.v1.PauseMonitor
-	(*JudgeAfresh)(nil),             // 48: lookout.raft.v1.JudgeAfresh
-	(*MaintenanceWindow)(nil),       // 49: lookout.raft.v1.MaintenanceWindow
-	(*WindowMatch)(nil),             // 50: lookout.raft.v1.WindowMatch
-	(*PutMaintenanceWindow)(nil),    // 51: lookout.raft.v1.PutMaintenanceWindow
-	(*DeleteMaintenanceWindow)(nil), // 52: lookout.raft.v1.DeleteMaintenanceWindow
-	(*MarkAlive)(nil),               // 53: lookout.raft.v1.MarkAlive
-	(*RegionAccount)(nil),           // 54: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 55: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 56: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 57: lookout.raft.v1.Result
-	(*PruneCounts)(nil),             // 58: lookout.raft.v1.PruneCounts
+	(*AddUser)(nil),                 // 10: lookout.raft.v1.AddUser
+	(*UpdateUser)(nil),              // 11: lookout.raft.v1.UpdateUser
+	(*RemoveUser)(nil),              // 12: lookout.raft.v1.RemoveUser
+	(*CreateInvite)(nil),            // 13: lookout.raft.v1.CreateInvite
+	(*AcceptInvite)(nil),            // 14: lookout.raft.v1.AcceptInvite
+	(*RevokeInvite)(nil),            // 15: lookout.raft.v1.RevokeInvite
+	(*SetBadgeKey)(nil),             // 16: lookout.raft.v1.SetBadgeKey
+	(*PutStatusPage)(nil),           // 17: lookout.raft.v1.PutStatusPage
+	(*StatusPageMatch)(nil),         // 18: lookout.raft.v1.StatusPageMatch
+	(*CreateKey)(nil),               // 19: lookout.raft.v1.CreateKey
+	(*RevokeKey)(nil),               // 20: lookout.raft.v1.RevokeKey
+	(*RecordKeyUsed)(nil),           // 21: lookout.raft.v1.RecordKeyUsed
+	(*CreateNotificationGroup)(nil), // 22: lookout.raft.v1.CreateNotificationGroup
+	(*CreateAgentToken)(nil),        // 23: lookout.raft.v1.CreateAgentToken
+	(*RevokeAgentToken)(nil),        // 24: lookout.raft.v1.RevokeAgentToken
+	(*IngestBatch)(nil),             // 25: lookout.raft.v1.IngestBatch
+	(*Event)(nil),                   // 26: lookout.raft.v1.Event
+	(*PruneEvents)(nil),             // 27: lookout.raft.v1.PruneEvents
+	(*DeleteMonitor)(nil),           // 28: lookout.raft.v1.DeleteMonitor
+	(*CheckConfig)(nil),             // 29: lookout.raft.v1.CheckConfig
+	(*HTTPHeader)(nil),              // 30: lookout.raft.v1.HTTPHeader
+	(*HTTPBasicAuth)(nil),           // 31: lookout.raft.v1.HTTPBasicAuth
+	(*JSONPathAssertion)(nil),       // 32: lookout.raft.v1.JSONPathAssertion
+	(*MonitorSpec)(nil),             // 33: lookout.raft.v1.MonitorSpec
+	(*Dependency)(nil),              // 34: lookout.raft.v1.Dependency
+	(*PutMonitors)(nil),             // 35: lookout.raft.v1.PutMonitors
+	(*CreateChannel)(nil),           // 36: lookout.raft.v1.CreateChannel
+	(*UpdateChannel)(nil),           // 37: lookout.raft.v1.UpdateChannel
+	(*DeleteChannel)(nil),           // 38: lookout.raft.v1.DeleteChannel
+	(*UpdateNotificationGroup)(nil), // 39: lookout.raft.v1.UpdateNotificationGroup
+	(*DeleteNotificationGroup)(nil), // 40: lookout.raft.v1.DeleteNotificationGroup
+	(*FireDeadline)(nil),            // 41: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 42: lookout.raft.v1.RecordDelivery
+	(*RecordExecutions)(nil),        // 43: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 44: lookout.raft.v1.Execution
+	(*ExecutionTCP)(nil),            // 45: lookout.raft.v1.ExecutionTCP
+	(*ExecutionDNS)(nil),            // 46: lookout.raft.v1.ExecutionDNS
+	(*ExecutionHTTP)(nil),           // 47: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 48: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 49: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 50: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 51: lookout.raft.v1.SetRegionState
+	(*ForgetAgents)(nil),            // 52: lookout.raft.v1.ForgetAgents
+	(*PauseMonitor)(nil),            // 53: lookout.raft.v1.PauseMonitor
+	(*JudgeAfresh)(nil),             // 54: lookout.raft.v1.JudgeAfresh
+	(*MaintenanceWindow)(nil),       // 55: lookout.raft.v1.MaintenanceWindow
+	(*WindowMatch)(nil),             // 56: lookout.raft.v1.WindowMatch
+	(*PutMaintenanceWindow)(nil),    // 57: lookout.raft.v1.PutMaintenanceWindow
+	(*DeleteMaintenanceWindow)(nil), // 58: lookout.raft.v1.DeleteMaintenanceWindow
+	(*MarkAlive)(nil),               // 59: lookout.raft.v1.MarkAlive
+	(*RegionAccount)(nil),           // 60: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 61: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 62: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 63: lookout.raft.v1.Result
+	(*PruneCounts)(nil),             // 64: lookout.raft.v1.PruneCounts
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
 	7,  // 1: lookout.raft.v1.Command.set_plan:type_name -> lookout.raft.v1.SetPlan
-	13, // 2: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
-	14, // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
-	16, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
-	17, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
-	19, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
-	21, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
-	22, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
-	29, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
-	30, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	35, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	36, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	37, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	43, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
-	18, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
-	44, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	45, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
-	46, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
+	19, // 2: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
+	20, // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
+	22, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
+	23, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
+	25, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
+	27, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
+	28, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
+	35, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
+	36, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
+	41, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	42, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	43, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	49, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	24, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
+	50, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	51, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	52, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
 	8,  // 19: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
 	9,  // 20: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
-	31, // 21: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
-	32, // 22: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
-	33, // 23: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
-	34, // 24: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
-	10, // 25: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
-	11, // 26: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
-	15, // 27: lookout.raft.v1.Command.record_key_used:type_name -> lookout.raft.v1.RecordKeyUsed
-	47, // 28: lookout.raft.v1.Command.pause_monitor:type_name -> lookout.raft.v1.PauseMonitor
-	48, // 29: lookout.raft.v1.Command.judge_afresh:type_name -> lookout.raft.v1.JudgeAfresh
-	51, // 30: lookout.raft.v1.Command.put_maintenance_window:type_name -> lookout.raft.v1.PutMaintenanceWindow
-	52, // 31: lookout.raft.v1.Command.delete_maintenance_window:type_name -> lookout.raft.v1.DeleteMaintenanceWindow
-	53, // 32: lookout.raft.v1.Command.mark_alive:type_name -> lookout.raft.v1.MarkAlive
-	0,  // 33: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 34: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 35: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 36: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 37: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	12, // 38: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
-	5,  // 39: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	20, // 40: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	24, // 41: lookout.raft.v1.CheckConfig.headers:type_name -> lookout.raft.v1.HTTPHeader
-	25, // 42: lookout.raft.v1.CheckConfig.basic_auth:type_name -> lookout.raft.v1.HTTPBasicAuth
-	26, // 43: lookout.raft.v1.CheckConfig.json_path:type_name -> lookout.raft.v1.JSONPathAssertion
-	23, // 44: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	28, // 45: lookout.raft.v1.MonitorSpec.depends_on:type_name -> lookout.raft.v1.Dependency
-	27, // 46: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	27, // 47: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	38, // 48: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	41, // 49: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	42, // 50: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	39, // 51: lookout.raft.v1.Execution.tcp:type_name -> lookout.raft.v1.ExecutionTCP
-	40, // 52: lookout.raft.v1.Execution.dns:type_name -> lookout.raft.v1.ExecutionDNS
-	54, // 53: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	50, // 54: lookout.raft.v1.MaintenanceWindow.match:type_name -> lookout.raft.v1.WindowMatch
-	49, // 55: lookout.raft.v1.PutMaintenanceWindow.window:type_name -> lookout.raft.v1.MaintenanceWindow
-	1,  // 56: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	55, // 57: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 58: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	56, // 59: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	58, // 60: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
-	61, // [61:61] is the sub-list for method output_type
-	61, // [61:61] is the sub-list for method input_type
-	61, // [61:61] is the sub-list for extension type_name
-	61, // [61:61] is the sub-list for extension extendee
-	0,  // [0:61] is the sub-list for field type_name
+	37, // 21: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
+	38, // 22: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
+	39, // 23: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
+	40, // 24: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
+	16, // 25: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
+	17, // 26: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
+	21, // 27: lookout.raft.v1.Command.record_key_used:type_name -> lookout.raft.v1.RecordKeyUsed
+	53, // 28: lookout.raft.v1.Command.pause_monitor:type_name -> lookout.raft.v1.PauseMonitor
+	54, // 29: lookout.raft.v1.Command.judge_afresh:type_name -> lookout.raft.v1.JudgeAfresh
+	57, // 30: lookout.raft.v1.Command.put_maintenance_window:type_name -> lookout.raft.v1.PutMaintenanceWindow
+	58, // 31: lookout.raft.v1.Command.delete_maintenance_window:type_name -> lookout.raft.v1.DeleteMaintenanceWindow
+	59, // 32: lookout.raft.v1.Command.mark_alive:type_name -> lookout.raft.v1.MarkAlive
+	10, // 33: lookout.raft.v1.Command.add_user:type_name -> lookout.raft.v1.AddUser
+	11, // 34: lookout.raft.v1.Command.update_user:type_name -> lookout.raft.v1.UpdateUser
+	12, // 35: lookout.raft.v1.Command.remove_user:type_name -> lookout.raft.v1.RemoveUser
+	13, // 36: lookout.raft.v1.Command.create_invite:type_name -> lookout.raft.v1.CreateInvite
+	14, // 37: lookout.raft.v1.Command.accept_invite:type_name -> lookout.raft.v1.AcceptInvite
+	15, // 38: lookout.raft.v1.Command.revoke_invite:type_name -> lookout.raft.v1.RevokeInvite
+	0,  // 39: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	4,  // 40: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	5,  // 41: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	5,  // 42: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	4,  // 43: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	18, // 44: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	5,  // 45: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	26, // 46: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	30, // 47: lookout.raft.v1.CheckConfig.headers:type_name -> lookout.raft.v1.HTTPHeader
+	31, // 48: lookout.raft.v1.CheckConfig.basic_auth:type_name -> lookout.raft.v1.HTTPBasicAuth
+	32, // 49: lookout.raft.v1.CheckConfig.json_path:type_name -> lookout.raft.v1.JSONPathAssertion
+	29, // 50: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	34, // 51: lookout.raft.v1.MonitorSpec.depends_on:type_name -> lookout.raft.v1.Dependency
+	33, // 52: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	33, // 53: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	44, // 54: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	47, // 55: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	48, // 56: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	45, // 57: lookout.raft.v1.Execution.tcp:type_name -> lookout.raft.v1.ExecutionTCP
+	46, // 58: lookout.raft.v1.Execution.dns:type_name -> lookout.raft.v1.ExecutionDNS
+	60, // 59: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	56, // 60: lookout.raft.v1.MaintenanceWindow.match:type_name -> lookout.raft.v1.WindowMatch
+	55, // 61: lookout.raft.v1.PutMaintenanceWindow.window:type_name -> lookout.raft.v1.MaintenanceWindow
+	1,  // 62: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	61, // 63: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 64: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	62, // 65: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	64, // 66: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
+	67, // [67:67] is the sub-list for method output_type
+	67, // [67:67] is the sub-list for method input_type
+	67, // [67:67] is the sub-list for extension type_name
+	67, // [67:67] is the sub-list for extension extendee
+	0,  // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -5896,19 +6507,25 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_PutMaintenanceWindow)(nil),
 		(*Command_DeleteMaintenanceWindow)(nil),
 		(*Command_MarkAlive)(nil),
+		(*Command_AddUser)(nil),
+		(*Command_UpdateUser)(nil),
+		(*Command_RemoveUser)(nil),
+		(*Command_CreateInvite)(nil),
+		(*Command_AcceptInvite)(nil),
+		(*Command_RevokeInvite)(nil),
 	}
 	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[20].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[24].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[52].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[23].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[26].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[30].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[58].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   56,
+			NumMessages:   62,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

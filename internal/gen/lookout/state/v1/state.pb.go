@@ -2294,6 +2294,196 @@ func (x *EndedSession) GetEndedUnixMs() int64 {
 	return 0
 }
 
+// User is a person who signs in to an account's panel
+// (user:<account id>:<user id>), with a role: owner, editor or viewer.
+type User struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Id        string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	AccountId string                 `protobuf:"bytes,2,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Email     string                 `protobuf:"bytes,3,opt,name=email,proto3" json:"email,omitempty"`
+	Role      string                 `protobuf:"bytes,4,opt,name=role,proto3" json:"role,omitempty"`
+	// password_hash is a bcrypt hash; empty: no password sign-in.
+	PasswordHash  []byte `protobuf:"bytes,5,opt,name=password_hash,json=passwordHash,proto3" json:"password_hash,omitempty"`
+	CreatedUnixMs int64  `protobuf:"varint,6,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *User) Reset() {
+	*x = User{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *User) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*User) ProtoMessage() {}
+
+func (x *User) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use User.ProtoReflect.Descriptor instead.
+func (*User) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *User) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *User) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *User) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *User) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *User) GetPasswordHash() []byte {
+	if x != nil {
+		return x.PasswordHash
+	}
+	return nil
+}
+
+func (x *User) GetCreatedUnixMs() int64 {
+	if x != nil {
+		return x.CreatedUnixMs
+	}
+	return 0
+}
+
+// Invite is an invitation to an account that was not yet accepted
+// (invite:<sha-256 of the link's secret>).
+type Invite struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	AccountId     string                 `protobuf:"bytes,2,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Email         string                 `protobuf:"bytes,3,opt,name=email,proto3" json:"email,omitempty"`
+	Role          string                 `protobuf:"bytes,4,opt,name=role,proto3" json:"role,omitempty"`
+	TokenHash     []byte                 `protobuf:"bytes,5,opt,name=token_hash,json=tokenHash,proto3" json:"token_hash,omitempty"`
+	CreatedUnixMs int64                  `protobuf:"varint,6,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
+	ExpiresUnixMs int64                  `protobuf:"varint,7,opt,name=expires_unix_ms,json=expiresUnixMs,proto3" json:"expires_unix_ms,omitempty"`
+	// invited_by is the id of the user who made it.
+	InvitedBy     string `protobuf:"bytes,8,opt,name=invited_by,json=invitedBy,proto3" json:"invited_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Invite) Reset() {
+	*x = Invite{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Invite) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Invite) ProtoMessage() {}
+
+func (x *Invite) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Invite.ProtoReflect.Descriptor instead.
+func (*Invite) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *Invite) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Invite) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *Invite) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *Invite) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *Invite) GetTokenHash() []byte {
+	if x != nil {
+		return x.TokenHash
+	}
+	return nil
+}
+
+func (x *Invite) GetCreatedUnixMs() int64 {
+	if x != nil {
+		return x.CreatedUnixMs
+	}
+	return 0
+}
+
+func (x *Invite) GetExpiresUnixMs() int64 {
+	if x != nil {
+		return x.ExpiresUnixMs
+	}
+	return 0
+}
+
+func (x *Invite) GetInvitedBy() string {
+	if x != nil {
+		return x.InvitedBy
+	}
+	return ""
+}
+
 // Uptime is a monitor's state history as its uptime needs it
 // (uptime:<monitor uuid>), written only when the state it counts as
 // changes (control/state/uptime.go).
@@ -2315,7 +2505,7 @@ type Uptime struct {
 
 func (x *Uptime) Reset() {
 	*x = Uptime{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2327,7 +2517,7 @@ func (x *Uptime) String() string {
 func (*Uptime) ProtoMessage() {}
 
 func (x *Uptime) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2340,7 +2530,7 @@ func (x *Uptime) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Uptime.ProtoReflect.Descriptor instead.
 func (*Uptime) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{22}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Uptime) GetFlips() []*UptimeFlip {
@@ -2375,7 +2565,7 @@ type UptimeFlip struct {
 
 func (x *UptimeFlip) Reset() {
 	*x = UptimeFlip{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2387,7 +2577,7 @@ func (x *UptimeFlip) String() string {
 func (*UptimeFlip) ProtoMessage() {}
 
 func (x *UptimeFlip) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2400,7 +2590,7 @@ func (x *UptimeFlip) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UptimeFlip.ProtoReflect.Descriptor instead.
 func (*UptimeFlip) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{23}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *UptimeFlip) GetAtUnixMs() int64 {
@@ -2430,7 +2620,7 @@ type UptimeDay struct {
 
 func (x *UptimeDay) Reset() {
 	*x = UptimeDay{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2442,7 +2632,7 @@ func (x *UptimeDay) String() string {
 func (*UptimeDay) ProtoMessage() {}
 
 func (x *UptimeDay) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2455,7 +2645,7 @@ func (x *UptimeDay) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UptimeDay.ProtoReflect.Descriptor instead.
 func (*UptimeDay) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{24}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UptimeDay) GetDay() int64 {
@@ -2494,7 +2684,7 @@ type StatusPage struct {
 
 func (x *StatusPage) Reset() {
 	*x = StatusPage{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[25]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2506,7 +2696,7 @@ func (x *StatusPage) String() string {
 func (*StatusPage) ProtoMessage() {}
 
 func (x *StatusPage) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[25]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2519,7 +2709,7 @@ func (x *StatusPage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusPage.ProtoReflect.Descriptor instead.
 func (*StatusPage) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{25}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *StatusPage) GetEnabled() bool {
@@ -2571,7 +2761,7 @@ type ServiceLife struct {
 
 func (x *ServiceLife) Reset() {
 	*x = ServiceLife{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[26]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2583,7 +2773,7 @@ func (x *ServiceLife) String() string {
 func (*ServiceLife) ProtoMessage() {}
 
 func (x *ServiceLife) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[26]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2596,7 +2786,7 @@ func (x *ServiceLife) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServiceLife.ProtoReflect.Descriptor instead.
 func (*ServiceLife) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{26}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ServiceLife) GetAliveUnixMs() int64 {
@@ -2625,7 +2815,7 @@ type Outage struct {
 
 func (x *Outage) Reset() {
 	*x = Outage{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[27]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2637,7 +2827,7 @@ func (x *Outage) String() string {
 func (*Outage) ProtoMessage() {}
 
 func (x *Outage) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[27]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2650,7 +2840,7 @@ func (x *Outage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Outage.ProtoReflect.Descriptor instead.
 func (*Outage) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{27}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Outage) GetFromUnixMs() int64 {
@@ -2888,7 +3078,27 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12&\n" +
 	"\x0fexpires_unix_ms\x18\x02 \x01(\x03R\rexpiresUnixMs\x12\"\n" +
-	"\rended_unix_ms\x18\x03 \x01(\x03R\vendedUnixMs\"\x9e\x01\n" +
+	"\rended_unix_ms\x18\x03 \x01(\x03R\vendedUnixMs\"\xac\x01\n" +
+	"\x04User\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x02 \x01(\tR\taccountId\x12\x14\n" +
+	"\x05email\x18\x03 \x01(\tR\x05email\x12\x12\n" +
+	"\x04role\x18\x04 \x01(\tR\x04role\x12#\n" +
+	"\rpassword_hash\x18\x05 \x01(\fR\fpasswordHash\x12&\n" +
+	"\x0fcreated_unix_ms\x18\x06 \x01(\x03R\rcreatedUnixMs\"\xef\x01\n" +
+	"\x06Invite\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x02 \x01(\tR\taccountId\x12\x14\n" +
+	"\x05email\x18\x03 \x01(\tR\x05email\x12\x12\n" +
+	"\x04role\x18\x04 \x01(\tR\x04role\x12\x1d\n" +
+	"\n" +
+	"token_hash\x18\x05 \x01(\fR\ttokenHash\x12&\n" +
+	"\x0fcreated_unix_ms\x18\x06 \x01(\x03R\rcreatedUnixMs\x12&\n" +
+	"\x0fexpires_unix_ms\x18\a \x01(\x03R\rexpiresUnixMs\x12\x1d\n" +
+	"\n" +
+	"invited_by\x18\b \x01(\tR\tinvitedBy\"\x9e\x01\n" +
 	"\x06Uptime\x122\n" +
 	"\x05flips\x18\x01 \x03(\v2\x1c.lookout.state.v1.UptimeFlipR\x05flips\x12/\n" +
 	"\x04days\x18\x02 \x03(\v2\x1b.lookout.state.v1.UptimeDayR\x04days\x12/\n" +
@@ -2937,7 +3147,7 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_state_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(UptimeState)(0),           // 0: lookout.state.v1.UptimeState
 	(*Account)(nil),            // 1: lookout.state.v1.Account
@@ -2962,37 +3172,39 @@ var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*Region)(nil),             // 20: lookout.state.v1.Region
 	(*AlertedAccount)(nil),     // 21: lookout.state.v1.AlertedAccount
 	(*EndedSession)(nil),       // 22: lookout.state.v1.EndedSession
-	(*Uptime)(nil),             // 23: lookout.state.v1.Uptime
-	(*UptimeFlip)(nil),         // 24: lookout.state.v1.UptimeFlip
-	(*UptimeDay)(nil),          // 25: lookout.state.v1.UptimeDay
-	(*StatusPage)(nil),         // 26: lookout.state.v1.StatusPage
-	(*ServiceLife)(nil),        // 27: lookout.state.v1.ServiceLife
-	(*Outage)(nil),             // 28: lookout.state.v1.Outage
-	(*v1.Plan)(nil),            // 29: lookout.raft.v1.Plan
-	(*v1.Result)(nil),          // 30: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),     // 31: lookout.raft.v1.CheckConfig
-	(*v1.Dependency)(nil),      // 32: lookout.raft.v1.Dependency
-	(*v1.Execution)(nil),       // 33: lookout.raft.v1.Execution
-	(*v1.Event)(nil),           // 34: lookout.raft.v1.Event
-	(*v1.StatusPageMatch)(nil), // 35: lookout.raft.v1.StatusPageMatch
+	(*User)(nil),               // 23: lookout.state.v1.User
+	(*Invite)(nil),             // 24: lookout.state.v1.Invite
+	(*Uptime)(nil),             // 25: lookout.state.v1.Uptime
+	(*UptimeFlip)(nil),         // 26: lookout.state.v1.UptimeFlip
+	(*UptimeDay)(nil),          // 27: lookout.state.v1.UptimeDay
+	(*StatusPage)(nil),         // 28: lookout.state.v1.StatusPage
+	(*ServiceLife)(nil),        // 29: lookout.state.v1.ServiceLife
+	(*Outage)(nil),             // 30: lookout.state.v1.Outage
+	(*v1.Plan)(nil),            // 31: lookout.raft.v1.Plan
+	(*v1.Result)(nil),          // 32: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),     // 33: lookout.raft.v1.CheckConfig
+	(*v1.Dependency)(nil),      // 34: lookout.raft.v1.Dependency
+	(*v1.Execution)(nil),       // 35: lookout.raft.v1.Execution
+	(*v1.Event)(nil),           // 36: lookout.raft.v1.Event
+	(*v1.StatusPageMatch)(nil), // 37: lookout.raft.v1.StatusPageMatch
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	29, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	30, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	31, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	32, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
 	12, // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	31, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	33, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
 	7,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
 	6,  // 5: lookout.state.v1.Monitor.quiet:type_name -> lookout.state.v1.QuietState
-	32, // 6: lookout.state.v1.Monitor.depends_on:type_name -> lookout.raft.v1.Dependency
+	34, // 6: lookout.state.v1.Monitor.depends_on:type_name -> lookout.raft.v1.Dependency
 	14, // 7: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
 	8,  // 8: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
-	33, // 9: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
-	34, // 10: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
-	24, // 11: lookout.state.v1.Uptime.flips:type_name -> lookout.state.v1.UptimeFlip
-	25, // 12: lookout.state.v1.Uptime.days:type_name -> lookout.state.v1.UptimeDay
+	35, // 9: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
+	36, // 10: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	26, // 11: lookout.state.v1.Uptime.flips:type_name -> lookout.state.v1.UptimeFlip
+	27, // 12: lookout.state.v1.Uptime.days:type_name -> lookout.state.v1.UptimeDay
 	0,  // 13: lookout.state.v1.UptimeFlip.state:type_name -> lookout.state.v1.UptimeState
-	35, // 14: lookout.state.v1.StatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
-	28, // 15: lookout.state.v1.ServiceLife.outages:type_name -> lookout.state.v1.Outage
+	37, // 14: lookout.state.v1.StatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	30, // 15: lookout.state.v1.ServiceLife.outages:type_name -> lookout.state.v1.Outage
 	16, // [16:16] is the sub-list for method output_type
 	16, // [16:16] is the sub-list for method input_type
 	16, // [16:16] is the sub-list for extension type_name
@@ -3015,7 +3227,7 @@ func file_lookout_state_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   28,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
