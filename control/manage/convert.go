@@ -1,49 +1,15 @@
 package manage
 
 import (
+	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/manifest"
 )
 
-// toManifest turns a stored monitor into its manifest (with uuid).
-func toManifest(m *statev1.Monitor) manifest.Manifest {
-	out := manifest.Manifest{
-		UUID:              m.GetUuid(),
-		ManifestVersion:   1,
-		Kind:              m.GetKind(),
-		Name:              m.GetName(),
-		Enabled:           m.GetEnabled(),
-		Tags:              m.GetTags(),
-		NotificationGroup: m.GetNotificationGroup(),
-	}
-	switch m.GetKind() {
-	case manifest.KindPing:
-		out.TimeoutSeconds = m.GetTimeoutSeconds()
-		out.ExpectedIntervalSeconds = m.ExpectedIntervalSeconds
-		out.Schedule, out.Timezone = m.GetSchedule(), m.GetTimezone()
-		out.GraceSeconds = m.GraceSeconds
-		out.DisplayName = m.GetDisplayName()
-		if p := m.GetProject(); p != "" {
-			out.Project = &p
-		}
-	default:
-		out.Schedule, out.Timezone = m.GetSchedule(), m.GetTimezone()
-		out.Regions = m.GetRegions()
-		out.ConfirmRegions = m.GetConfirmRegions()
-		c := m.GetConfig()
-		out.Config = manifest.Config{
-			URL: c.GetUrl(), Method: c.GetMethod(), Timeout: int(c.GetTimeout()),
-			ExpectedContent: c.GetExpectedContent(), Domain: c.GetDomain(),
-			WarningDays: int(c.GetWarningDays()), AlertDays: int(c.GetAlertDays()),
-		}
-		if c != nil && c.ExpectedStatus != nil {
-			s := int(c.GetExpectedStatus())
-			out.Config.ExpectedStatus = &s
-		}
-	}
-	return manifest.Canonical(out)
-}
+// toManifest turns a stored monitor into its manifest (with uuid): the
+// state's own conversion, which the audit log's diffs use too.
+func toManifest(m *statev1.Monitor) manifest.Manifest { return state.MonitorManifest(m) }
 
 // toSpec turns a resolved manifest into what the state stores. keepProject
 // leaves the stored project as it is (the request had no project key).

@@ -193,7 +193,15 @@ func (s *Store) applyOnce(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*
 			return nil, err
 		}
 	}
+	prior, err := auditBefore(txn, ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
 	res, err := dispatch(txn, ctx, cmd)
+	if err == nil && res.GetStatus() == raftv1.Status_STATUS_OK {
+		// The change's audit entries, in its transaction (audit.go).
+		err = auditAfter(txn, ctx, cmd, res, prior)
+	}
 	if err != nil || rid == "" {
 		return res, err
 	}
@@ -273,6 +281,8 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applySetBadgeKey(txn, op.SetBadgeKey)
 	case *raftv1.Command_PutStatusPage:
 		return applyPutStatusPage(txn, ctx, op.PutStatusPage)
+	case *raftv1.Command_RecordSignIn:
+		return applyRecordSignIn(txn, cmd)
 	default:
 		return invalid("command has no known operation"), nil
 	}

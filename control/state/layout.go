@@ -95,6 +95,14 @@ import (
 //	session-end:<session id>              -> statev1.EndedSession
 //	session-end-time:<uint64 ms><session id>
 //	                                      -> empty; expiry order of session-end:
+//
+// The audit log (audit.go):
+//
+//	audit:<account id>:<uint64 raft index><uint32 position>
+//	                                      -> statev1.AuditEntry
+//	audit-n:<account id>                  -> uint64, the account's entries
+//	audit-due:<uint64 ms><account id>     -> empty; at or before the time of the
+//	                                         account's oldest entry (pruning)
 var (
 	keyApplied         = []byte("meta:applied")
 	prefixAccount      = []byte("acct:")
@@ -144,6 +152,10 @@ var (
 
 	prefixSessionEnd     = []byte("session-end:")
 	prefixSessionEndTime = []byte("session-end-time:")
+
+	prefixAudit      = []byte("audit:")
+	prefixAuditCount = []byte("audit-n:")
+	prefixAuditDue   = []byte("audit-due:")
 )
 
 // k joins a prefix and parts with ':' between the parts.

@@ -254,6 +254,7 @@ func worstCases() map[string]worstCase {
 		"put_status_page": statusPageWorstCase(),
 	}
 	maps.Copy(cases, channelWorstCases())
+	maps.Copy(cases, auditWorstCases(cases))
 	return cases
 }
 

@@ -229,6 +229,13 @@ type Command struct {
 	// time_unix_ms is stamped by the leader when it proposes the entry. The
 	// state machine never reads the clock; it uses this time.
 	TimeUnixMs int64 `protobuf:"varint,3,opt,name=time_unix_ms,json=timeUnixMs,proto3" json:"time_unix_ms,omitempty"`
+	// actor is who asked for the change, set by the API layer that proposed
+	// the command from how its request was authenticated (a management key,
+	// the operator token, a panel user); the state machine records it in
+	// the account's audit log. Absent on the leader's own work (deadlines,
+	// deliveries, pruning ...). Field numbers 2850+ are the audit log's
+	// range of the envelope.
+	Actor *Actor `protobuf:"bytes,2850,opt,name=actor,proto3" json:"actor,omitempty"`
 	// Types that are valid to be assigned to Op:
 	//
 	//	*Command_CreateAccount
@@ -259,6 +266,7 @@ type Command struct {
 	//	*Command_SetBadgeKey
 	//	*Command_PutStatusPage
 	//	*Command_RecordKeyUsed
+	//	*Command_RecordSignIn
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -313,6 +321,13 @@ func (x *Command) GetTimeUnixMs() int64 {
 		return x.TimeUnixMs
 	}
 	return 0
+}
+
+func (x *Command) GetActor() *Actor {
+	if x != nil {
+		return x.Actor
+	}
+	return nil
 }
 
 func (x *Command) GetOp() isCommand_Op {
@@ -574,6 +589,15 @@ func (x *Command) GetRecordKeyUsed() *RecordKeyUsed {
 	return nil
 }
 
+func (x *Command) GetRecordSignIn() *RecordSignIn {
+	if x != nil {
+		if x, ok := x.Op.(*Command_RecordSignIn); ok {
+			return x.RecordSignIn
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -690,6 +714,10 @@ type Command_RecordKeyUsed struct {
 	RecordKeyUsed *RecordKeyUsed `protobuf:"bytes,1250,opt,name=record_key_used,json=recordKeyUsed,proto3,oneof"`
 }
 
+type Command_RecordSignIn struct {
+	RecordSignIn *RecordSignIn `protobuf:"bytes,2851,opt,name=record_sign_in,json=recordSignIn,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -746,6 +774,127 @@ func (*Command_PutStatusPage) isCommand_Op() {}
 
 func (*Command_RecordKeyUsed) isCommand_Op() {}
 
+func (*Command_RecordSignIn) isCommand_Op() {}
+
+// Actor is who made a change, as the audit log records it: a panel user
+// (type "user", the user's id and e-mail), a key (type "key", the key's
+// id and name: a management key, or the ingest key whose ping created a
+// monitor), or the operator (type "operator").
+type Actor struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Actor) Reset() {
+	*x = Actor{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Actor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Actor) ProtoMessage() {}
+
+func (x *Actor) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Actor.ProtoReflect.Descriptor instead.
+func (*Actor) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Actor) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *Actor) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Actor) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// RecordSignIn records in the account's audit log that the command's actor
+// signed in to the panel; it changes nothing else. method says how
+// (password).
+type RecordSignIn struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Method        string                 `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordSignIn) Reset() {
+	*x = RecordSignIn{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordSignIn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordSignIn) ProtoMessage() {}
+
+func (x *RecordSignIn) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordSignIn.ProtoReflect.Descriptor instead.
+func (*RecordSignIn) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *RecordSignIn) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *RecordSignIn) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
@@ -766,7 +915,7 @@ type Plan struct {
 
 func (x *Plan) Reset() {
 	*x = Plan{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[1]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -778,7 +927,7 @@ func (x *Plan) String() string {
 func (*Plan) ProtoMessage() {}
 
 func (x *Plan) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[1]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -791,7 +940,7 @@ func (x *Plan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Plan.ProtoReflect.Descriptor instead.
 func (*Plan) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{1}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Plan) GetName() string {
@@ -869,7 +1018,7 @@ type Key struct {
 
 func (x *Key) Reset() {
 	*x = Key{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[2]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -881,7 +1030,7 @@ func (x *Key) String() string {
 func (*Key) ProtoMessage() {}
 
 func (x *Key) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[2]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -894,7 +1043,7 @@ func (x *Key) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Key.ProtoReflect.Descriptor instead.
 func (*Key) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{2}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Key) GetId() string {
@@ -962,7 +1111,7 @@ type CreateAccount struct {
 
 func (x *CreateAccount) Reset() {
 	*x = CreateAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[3]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -974,7 +1123,7 @@ func (x *CreateAccount) String() string {
 func (*CreateAccount) ProtoMessage() {}
 
 func (x *CreateAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[3]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -987,7 +1136,7 @@ func (x *CreateAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAccount.ProtoReflect.Descriptor instead.
 func (*CreateAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{3}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CreateAccount) GetAccountId() string {
@@ -1043,7 +1192,7 @@ type SetPlan struct {
 
 func (x *SetPlan) Reset() {
 	*x = SetPlan{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[4]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1055,7 +1204,7 @@ func (x *SetPlan) String() string {
 func (*SetPlan) ProtoMessage() {}
 
 func (x *SetPlan) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[4]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1068,7 +1217,7 @@ func (x *SetPlan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPlan.ProtoReflect.Descriptor instead.
 func (*SetPlan) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{4}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SetPlan) GetAccountId() string {
@@ -1097,7 +1246,7 @@ type SetPassword struct {
 
 func (x *SetPassword) Reset() {
 	*x = SetPassword{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[5]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1109,7 +1258,7 @@ func (x *SetPassword) String() string {
 func (*SetPassword) ProtoMessage() {}
 
 func (x *SetPassword) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[5]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1122,7 +1271,7 @@ func (x *SetPassword) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPassword.ProtoReflect.Descriptor instead.
 func (*SetPassword) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{5}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SetPassword) GetAccountId() string {
@@ -1157,7 +1306,7 @@ type EndSession struct {
 
 func (x *EndSession) Reset() {
 	*x = EndSession{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[6]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1169,7 +1318,7 @@ func (x *EndSession) String() string {
 func (*EndSession) ProtoMessage() {}
 
 func (x *EndSession) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[6]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1182,7 +1331,7 @@ func (x *EndSession) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSession.ProtoReflect.Descriptor instead.
 func (*EndSession) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{6}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *EndSession) GetSessionId() string {
@@ -1222,7 +1371,7 @@ type SetBadgeKey struct {
 
 func (x *SetBadgeKey) Reset() {
 	*x = SetBadgeKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1234,7 +1383,7 @@ func (x *SetBadgeKey) String() string {
 func (*SetBadgeKey) ProtoMessage() {}
 
 func (x *SetBadgeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1247,7 +1396,7 @@ func (x *SetBadgeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetBadgeKey.ProtoReflect.Descriptor instead.
 func (*SetBadgeKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{7}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SetBadgeKey) GetAccountId() string {
@@ -1287,7 +1436,7 @@ type PutStatusPage struct {
 
 func (x *PutStatusPage) Reset() {
 	*x = PutStatusPage{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1299,7 +1448,7 @@ func (x *PutStatusPage) String() string {
 func (*PutStatusPage) ProtoMessage() {}
 
 func (x *PutStatusPage) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1312,7 +1461,7 @@ func (x *PutStatusPage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutStatusPage.ProtoReflect.Descriptor instead.
 func (*PutStatusPage) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{8}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PutStatusPage) GetAccountId() string {
@@ -1364,7 +1513,7 @@ type StatusPageMatch struct {
 
 func (x *StatusPageMatch) Reset() {
 	*x = StatusPageMatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1376,7 +1525,7 @@ func (x *StatusPageMatch) String() string {
 func (*StatusPageMatch) ProtoMessage() {}
 
 func (x *StatusPageMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1389,7 +1538,7 @@ func (x *StatusPageMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusPageMatch.ProtoReflect.Descriptor instead.
 func (*StatusPageMatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *StatusPageMatch) GetMonitors() []string {
@@ -1423,7 +1572,7 @@ type CreateKey struct {
 
 func (x *CreateKey) Reset() {
 	*x = CreateKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1435,7 +1584,7 @@ func (x *CreateKey) String() string {
 func (*CreateKey) ProtoMessage() {}
 
 func (x *CreateKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1448,7 +1597,7 @@ func (x *CreateKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKey.ProtoReflect.Descriptor instead.
 func (*CreateKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateKey) GetKey() *Key {
@@ -1469,7 +1618,7 @@ type RevokeKey struct {
 
 func (x *RevokeKey) Reset() {
 	*x = RevokeKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1481,7 +1630,7 @@ func (x *RevokeKey) String() string {
 func (*RevokeKey) ProtoMessage() {}
 
 func (x *RevokeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1494,7 +1643,7 @@ func (x *RevokeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeKey.ProtoReflect.Descriptor instead.
 func (*RevokeKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *RevokeKey) GetAccountId() string {
@@ -1527,7 +1676,7 @@ type RecordKeyUsed struct {
 
 func (x *RecordKeyUsed) Reset() {
 	*x = RecordKeyUsed{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1539,7 +1688,7 @@ func (x *RecordKeyUsed) String() string {
 func (*RecordKeyUsed) ProtoMessage() {}
 
 func (x *RecordKeyUsed) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1552,7 +1701,7 @@ func (x *RecordKeyUsed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKeyUsed.ProtoReflect.Descriptor instead.
 func (*RecordKeyUsed) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RecordKeyUsed) GetAccountId() string {
@@ -1583,7 +1732,7 @@ type CreateNotificationGroup struct {
 
 func (x *CreateNotificationGroup) Reset() {
 	*x = CreateNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1595,7 +1744,7 @@ func (x *CreateNotificationGroup) String() string {
 func (*CreateNotificationGroup) ProtoMessage() {}
 
 func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1608,7 +1757,7 @@ func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateNotificationGroup.ProtoReflect.Descriptor instead.
 func (*CreateNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CreateNotificationGroup) GetAccountId() string {
@@ -1656,7 +1805,7 @@ type CreateAgentToken struct {
 
 func (x *CreateAgentToken) Reset() {
 	*x = CreateAgentToken{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1668,7 +1817,7 @@ func (x *CreateAgentToken) String() string {
 func (*CreateAgentToken) ProtoMessage() {}
 
 func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1681,7 +1830,7 @@ func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAgentToken.ProtoReflect.Descriptor instead.
 func (*CreateAgentToken) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateAgentToken) GetId() string {
@@ -1730,7 +1879,7 @@ type RevokeAgentToken struct {
 
 func (x *RevokeAgentToken) Reset() {
 	*x = RevokeAgentToken{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1742,7 +1891,7 @@ func (x *RevokeAgentToken) String() string {
 func (*RevokeAgentToken) ProtoMessage() {}
 
 func (x *RevokeAgentToken) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1755,7 +1904,7 @@ func (x *RevokeAgentToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeAgentToken.ProtoReflect.Descriptor instead.
 func (*RevokeAgentToken) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *RevokeAgentToken) GetId() string {
@@ -1780,7 +1929,7 @@ type IngestBatch struct {
 
 func (x *IngestBatch) Reset() {
 	*x = IngestBatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1792,7 +1941,7 @@ func (x *IngestBatch) String() string {
 func (*IngestBatch) ProtoMessage() {}
 
 func (x *IngestBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1805,7 +1954,7 @@ func (x *IngestBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestBatch.ProtoReflect.Descriptor instead.
 func (*IngestBatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *IngestBatch) GetEvents() []*Event {
@@ -1863,7 +2012,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1875,7 +2024,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1888,7 +2037,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Event) GetAccountId() string {
@@ -2006,16 +2155,19 @@ func (x *Event) GetRegion() string {
 // PruneEvents drops events received before before_unix_ms, at most max of
 // them (the leader proposes it again until nothing is left).
 type PruneEvents struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	BeforeUnixMs  int64                  `protobuf:"varint,1,opt,name=before_unix_ms,json=beforeUnixMs,proto3" json:"before_unix_ms,omitempty"`
-	Max           int64                  `protobuf:"varint,2,opt,name=max,proto3" json:"max,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	BeforeUnixMs int64                  `protobuf:"varint,1,opt,name=before_unix_ms,json=beforeUnixMs,proto3" json:"before_unix_ms,omitempty"`
+	Max          int64                  `protobuf:"varint,2,opt,name=max,proto3" json:"max,omitempty"`
+	// audit_before_unix_ms: audit log entries made before it are deleted too
+	// (0: none).
+	AuditBeforeUnixMs int64 `protobuf:"varint,2850,opt,name=audit_before_unix_ms,json=auditBeforeUnixMs,proto3" json:"audit_before_unix_ms,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *PruneEvents) Reset() {
 	*x = PruneEvents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2027,7 +2179,7 @@ func (x *PruneEvents) String() string {
 func (*PruneEvents) ProtoMessage() {}
 
 func (x *PruneEvents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2040,7 +2192,7 @@ func (x *PruneEvents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneEvents.ProtoReflect.Descriptor instead.
 func (*PruneEvents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *PruneEvents) GetBeforeUnixMs() int64 {
@@ -2057,6 +2209,13 @@ func (x *PruneEvents) GetMax() int64 {
 	return 0
 }
 
+func (x *PruneEvents) GetAuditBeforeUnixMs() int64 {
+	if x != nil {
+		return x.AuditBeforeUnixMs
+	}
+	return 0
+}
+
 // DeleteMonitor removes a monitor with its events, runs and name.
 type DeleteMonitor struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2068,7 +2227,7 @@ type DeleteMonitor struct {
 
 func (x *DeleteMonitor) Reset() {
 	*x = DeleteMonitor{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2080,7 +2239,7 @@ func (x *DeleteMonitor) String() string {
 func (*DeleteMonitor) ProtoMessage() {}
 
 func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2093,7 +2252,7 @@ func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMonitor.ProtoReflect.Descriptor instead.
 func (*DeleteMonitor) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DeleteMonitor) GetAccountId() string {
@@ -2127,7 +2286,7 @@ type CheckConfig struct {
 
 func (x *CheckConfig) Reset() {
 	*x = CheckConfig{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2139,7 +2298,7 @@ func (x *CheckConfig) String() string {
 func (*CheckConfig) ProtoMessage() {}
 
 func (x *CheckConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2152,7 +2311,7 @@ func (x *CheckConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConfig.ProtoReflect.Descriptor instead.
 func (*CheckConfig) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CheckConfig) GetUrl() string {
@@ -2242,7 +2401,7 @@ type MonitorSpec struct {
 
 func (x *MonitorSpec) Reset() {
 	*x = MonitorSpec{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2254,7 +2413,7 @@ func (x *MonitorSpec) String() string {
 func (*MonitorSpec) ProtoMessage() {}
 
 func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2267,7 +2426,7 @@ func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MonitorSpec.ProtoReflect.Descriptor instead.
 func (*MonitorSpec) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *MonitorSpec) GetUuid() string {
@@ -2392,14 +2551,17 @@ type PutMonitors struct {
 	Creates []*MonitorSpec `protobuf:"bytes,2,rep,name=creates,proto3" json:"creates,omitempty"`
 	// updates replace existing monitors (by uuid) wholesale; kind and a
 	// ping's name cannot change.
-	Updates       []*MonitorSpec `protobuf:"bytes,3,rep,name=updates,proto3" json:"updates,omitempty"`
+	Updates []*MonitorSpec `protobuf:"bytes,3,rep,name=updates,proto3" json:"updates,omitempty"`
+	// apply marks the PutMonitors of an apply (POST /api/v1/monitors/apply):
+	// its audit entries say apply rather than create or update.
+	Apply         bool `protobuf:"varint,2850,opt,name=apply,proto3" json:"apply,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PutMonitors) Reset() {
 	*x = PutMonitors{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2411,7 +2573,7 @@ func (x *PutMonitors) String() string {
 func (*PutMonitors) ProtoMessage() {}
 
 func (x *PutMonitors) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2424,7 +2586,7 @@ func (x *PutMonitors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMonitors.ProtoReflect.Descriptor instead.
 func (*PutMonitors) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *PutMonitors) GetAccountId() string {
@@ -2448,6 +2610,13 @@ func (x *PutMonitors) GetUpdates() []*MonitorSpec {
 	return nil
 }
 
+func (x *PutMonitors) GetApply() bool {
+	if x != nil {
+		return x.Apply
+	}
+	return false
+}
+
 // CreateChannel adds an alert channel to an account. Default channels get
 // the alerts of monitors without a notification group.
 type CreateChannel struct {
@@ -2466,7 +2635,7 @@ type CreateChannel struct {
 
 func (x *CreateChannel) Reset() {
 	*x = CreateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2478,7 +2647,7 @@ func (x *CreateChannel) String() string {
 func (*CreateChannel) ProtoMessage() {}
 
 func (x *CreateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2491,7 +2660,7 @@ func (x *CreateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateChannel.ProtoReflect.Descriptor instead.
 func (*CreateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *CreateChannel) GetAccountId() string {
@@ -2553,7 +2722,7 @@ type UpdateChannel struct {
 
 func (x *UpdateChannel) Reset() {
 	*x = UpdateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2565,7 +2734,7 @@ func (x *UpdateChannel) String() string {
 func (*UpdateChannel) ProtoMessage() {}
 
 func (x *UpdateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2578,7 +2747,7 @@ func (x *UpdateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateChannel.ProtoReflect.Descriptor instead.
 func (*UpdateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UpdateChannel) GetAccountId() string {
@@ -2638,7 +2807,7 @@ type DeleteChannel struct {
 
 func (x *DeleteChannel) Reset() {
 	*x = DeleteChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2650,7 +2819,7 @@ func (x *DeleteChannel) String() string {
 func (*DeleteChannel) ProtoMessage() {}
 
 func (x *DeleteChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2663,7 +2832,7 @@ func (x *DeleteChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteChannel.ProtoReflect.Descriptor instead.
 func (*DeleteChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DeleteChannel) GetAccountId() string {
@@ -2696,7 +2865,7 @@ type UpdateNotificationGroup struct {
 
 func (x *UpdateNotificationGroup) Reset() {
 	*x = UpdateNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2708,7 +2877,7 @@ func (x *UpdateNotificationGroup) String() string {
 func (*UpdateNotificationGroup) ProtoMessage() {}
 
 func (x *UpdateNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2721,7 +2890,7 @@ func (x *UpdateNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateNotificationGroup.ProtoReflect.Descriptor instead.
 func (*UpdateNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UpdateNotificationGroup) GetAccountId() string {
@@ -2764,7 +2933,7 @@ type DeleteNotificationGroup struct {
 
 func (x *DeleteNotificationGroup) Reset() {
 	*x = DeleteNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2776,7 +2945,7 @@ func (x *DeleteNotificationGroup) String() string {
 func (*DeleteNotificationGroup) ProtoMessage() {}
 
 func (x *DeleteNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2789,7 +2958,7 @@ func (x *DeleteNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteNotificationGroup.ProtoReflect.Descriptor instead.
 func (*DeleteNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DeleteNotificationGroup) GetAccountId() string {
@@ -2822,7 +2991,7 @@ type FireDeadline struct {
 
 func (x *FireDeadline) Reset() {
 	*x = FireDeadline{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2834,7 +3003,7 @@ func (x *FireDeadline) String() string {
 func (*FireDeadline) ProtoMessage() {}
 
 func (x *FireDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2847,7 +3016,7 @@ func (x *FireDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
 func (*FireDeadline) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *FireDeadline) GetAccountId() string {
@@ -2900,7 +3069,7 @@ type RecordDelivery struct {
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2912,7 +3081,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2925,7 +3094,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -2995,7 +3164,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3007,7 +3176,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3020,7 +3189,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -3070,7 +3239,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3082,7 +3251,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3095,7 +3264,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -3219,7 +3388,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3231,7 +3400,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3244,7 +3413,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -3314,7 +3483,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3326,7 +3495,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3339,7 +3508,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -3413,7 +3582,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3425,7 +3594,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3438,7 +3607,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -3480,7 +3649,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3492,7 +3661,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3505,7 +3674,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -3599,7 +3768,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3611,7 +3780,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3624,7 +3793,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -3685,7 +3854,7 @@ type ForgetAgents struct {
 
 func (x *ForgetAgents) Reset() {
 	*x = ForgetAgents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3697,7 +3866,7 @@ func (x *ForgetAgents) String() string {
 func (*ForgetAgents) ProtoMessage() {}
 
 func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3710,7 +3879,7 @@ func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForgetAgents.ProtoReflect.Descriptor instead.
 func (*ForgetAgents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ForgetAgents) GetAgentIds() []string {
@@ -3745,7 +3914,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3757,7 +3926,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3770,7 +3939,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -3804,7 +3973,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3816,7 +3985,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3829,7 +3998,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -3878,7 +4047,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3890,7 +4059,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3903,7 +4072,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -3972,7 +4141,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3984,7 +4153,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3997,7 +4166,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Result) GetStatus() Status {
@@ -4068,14 +4237,16 @@ type PruneCounts struct {
 	Sessions int64 `protobuf:"varint,3,opt,name=sessions,proto3" json:"sessions,omitempty"`
 	// events: events past the retention age, and events of deleted
 	// monitors.
-	Events        int64 `protobuf:"varint,4,opt,name=events,proto3" json:"events,omitempty"`
+	Events int64 `protobuf:"varint,4,opt,name=events,proto3" json:"events,omitempty"`
+	// audit: audit log entries past their retention age.
+	Audit         int64 `protobuf:"varint,2850,opt,name=audit,proto3" json:"audit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PruneCounts) Reset() {
 	*x = PruneCounts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4087,7 +4258,7 @@ func (x *PruneCounts) String() string {
 func (*PruneCounts) ProtoMessage() {}
 
 func (x *PruneCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4100,7 +4271,7 @@ func (x *PruneCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneCounts.ProtoReflect.Descriptor instead.
 func (*PruneCounts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{42}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *PruneCounts) GetRequestIds() int64 {
@@ -4131,17 +4302,25 @@ func (x *PruneCounts) GetEvents() int64 {
 	return 0
 }
 
+func (x *PruneCounts) GetAudit() int64 {
+	if x != nil {
+		return x.Audit
+	}
+	return 0
+}
+
 var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xa3\x11\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\x9a\x12\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x02 \x01(\tR\trequestId\x12 \n" +
 	"\ftime_unix_ms\x18\x03 \x01(\x03R\n" +
-	"timeUnixMs\x12G\n" +
+	"timeUnixMs\x12-\n" +
+	"\x05actor\x18\xa2\x16 \x01(\v2\x16.lookout.raft.v1.ActorR\x05actor\x12G\n" +
 	"\x0ecreate_account\x18\n" +
 	" \x01(\v2\x1e.lookout.raft.v1.CreateAccountH\x00R\rcreateAccount\x125\n" +
 	"\bset_plan\x18\v \x01(\v2\x18.lookout.raft.v1.SetPlanH\x00R\asetPlan\x12;\n" +
@@ -4173,8 +4352,17 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x19delete_notification_group\x18\x87\x02 \x01(\v2(.lookout.raft.v1.DeleteNotificationGroupH\x00R\x17deleteNotificationGroup\x12C\n" +
 	"\rset_badge_key\x18\x93\x02 \x01(\v2\x1c.lookout.raft.v1.SetBadgeKeyH\x00R\vsetBadgeKey\x12I\n" +
 	"\x0fput_status_page\x18\x94\x02 \x01(\v2\x1e.lookout.raft.v1.PutStatusPageH\x00R\rputStatusPage\x12I\n" +
-	"\x0frecord_key_used\x18\xe2\t \x01(\v2\x1e.lookout.raft.v1.RecordKeyUsedH\x00R\rrecordKeyUsedB\x04\n" +
-	"\x02op\"\xb5\x03\n" +
+	"\x0frecord_key_used\x18\xe2\t \x01(\v2\x1e.lookout.raft.v1.RecordKeyUsedH\x00R\rrecordKeyUsed\x12F\n" +
+	"\x0erecord_sign_in\x18\xa3\x16 \x01(\v2\x1d.lookout.raft.v1.RecordSignInH\x00R\frecordSignInB\x04\n" +
+	"\x02op\"?\n" +
+	"\x05Actor\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\"E\n" +
+	"\fRecordSignIn\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x16\n" +
+	"\x06method\x18\x02 \x01(\tR\x06method\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
 	"\rmonitor_limit\x18\x02 \x01(\x03H\x00R\fmonitorLimit\x88\x01\x01\x123\n" +
@@ -4287,10 +4475,11 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
 	"_exit_codeB\f\n" +
 	"\n" +
-	"_timestamp\"E\n" +
+	"_timestamp\"w\n" +
 	"\vPruneEvents\x12$\n" +
 	"\x0ebefore_unix_ms\x18\x01 \x01(\x03R\fbeforeUnixMs\x12\x10\n" +
-	"\x03max\x18\x02 \x01(\x03R\x03max\"Q\n" +
+	"\x03max\x18\x02 \x01(\x03R\x03max\x120\n" +
+	"\x14audit_before_unix_ms\x18\xa2\x16 \x01(\x03R\x11auditBeforeUnixMs\"Q\n" +
 	"\rDeleteMonitor\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12!\n" +
@@ -4328,12 +4517,13 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\b_projectB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
 	"\x0e_grace_secondsB\x12\n" +
-	"\x10_confirm_regions\"\x9c\x01\n" +
+	"\x10_confirm_regions\"\xb3\x01\n" +
 	"\vPutMonitors\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x126\n" +
 	"\acreates\x18\x02 \x03(\v2\x1c.lookout.raft.v1.MonitorSpecR\acreates\x126\n" +
-	"\aupdates\x18\x03 \x03(\v2\x1c.lookout.raft.v1.MonitorSpecR\aupdates\"\xb5\x01\n" +
+	"\aupdates\x18\x03 \x03(\v2\x1c.lookout.raft.v1.MonitorSpecR\aupdates\x12\x15\n" +
+	"\x05apply\x18\xa2\x16 \x01(\bR\x05apply\"\xb5\x01\n" +
 	"\rCreateChannel\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
@@ -4481,13 +4671,14 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x05entry\x18\x05 \x01(\x03R\x05entry\x12\x15\n" +
 	"\x05stale\x18\xa0\x01 \x01(\bR\x05stale\x12\x19\n" +
 	"\adeleted\x18\xa1\x01 \x01(\x03R\adeleted\x125\n" +
-	"\x06pruned\x18\xe2\t \x01(\v2\x1c.lookout.raft.v1.PruneCountsR\x06pruned\"\x7f\n" +
+	"\x06pruned\x18\xe2\t \x01(\v2\x1c.lookout.raft.v1.PruneCountsR\x06pruned\"\x96\x01\n" +
 	"\vPruneCounts\x12\x1f\n" +
 	"\vrequest_ids\x18\x01 \x01(\x03R\n" +
 	"requestIds\x12\x1b\n" +
 	"\tevent_ids\x18\x02 \x01(\x03R\beventIds\x12\x1a\n" +
 	"\bsessions\x18\x03 \x01(\x03R\bsessions\x12\x16\n" +
-	"\x06events\x18\x04 \x01(\x03R\x06events*Q\n" +
+	"\x06events\x18\x04 \x01(\x03R\x06events\x12\x15\n" +
+	"\x05audit\x18\xa2\x16 \x01(\x03R\x05audit*Q\n" +
 	"\aKeyType\x12\x18\n" +
 	"\x14KEY_TYPE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fKEY_TYPE_INGEST\x10\x01\x12\x17\n" +
@@ -4522,109 +4713,113 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
 	(Status)(0),                     // 2: lookout.raft.v1.Status
 	(*Command)(nil),                 // 3: lookout.raft.v1.Command
-	(*Plan)(nil),                    // 4: lookout.raft.v1.Plan
-	(*Key)(nil),                     // 5: lookout.raft.v1.Key
-	(*CreateAccount)(nil),           // 6: lookout.raft.v1.CreateAccount
-	(*SetPlan)(nil),                 // 7: lookout.raft.v1.SetPlan
-	(*SetPassword)(nil),             // 8: lookout.raft.v1.SetPassword
-	(*EndSession)(nil),              // 9: lookout.raft.v1.EndSession
-	(*SetBadgeKey)(nil),             // 10: lookout.raft.v1.SetBadgeKey
-	(*PutStatusPage)(nil),           // 11: lookout.raft.v1.PutStatusPage
-	(*StatusPageMatch)(nil),         // 12: lookout.raft.v1.StatusPageMatch
-	(*CreateKey)(nil),               // 13: lookout.raft.v1.CreateKey
-	(*RevokeKey)(nil),               // 14: lookout.raft.v1.RevokeKey
-	(*RecordKeyUsed)(nil),           // 15: lookout.raft.v1.RecordKeyUsed
-	(*CreateNotificationGroup)(nil), // 16: lookout.raft.v1.CreateNotificationGroup
-	(*CreateAgentToken)(nil),        // 17: lookout.raft.v1.CreateAgentToken
-	(*RevokeAgentToken)(nil),        // 18: lookout.raft.v1.RevokeAgentToken
-	(*IngestBatch)(nil),             // 19: lookout.raft.v1.IngestBatch
-	(*Event)(nil),                   // 20: lookout.raft.v1.Event
-	(*PruneEvents)(nil),             // 21: lookout.raft.v1.PruneEvents
-	(*DeleteMonitor)(nil),           // 22: lookout.raft.v1.DeleteMonitor
-	(*CheckConfig)(nil),             // 23: lookout.raft.v1.CheckConfig
-	(*MonitorSpec)(nil),             // 24: lookout.raft.v1.MonitorSpec
-	(*PutMonitors)(nil),             // 25: lookout.raft.v1.PutMonitors
-	(*CreateChannel)(nil),           // 26: lookout.raft.v1.CreateChannel
-	(*UpdateChannel)(nil),           // 27: lookout.raft.v1.UpdateChannel
-	(*DeleteChannel)(nil),           // 28: lookout.raft.v1.DeleteChannel
-	(*UpdateNotificationGroup)(nil), // 29: lookout.raft.v1.UpdateNotificationGroup
-	(*DeleteNotificationGroup)(nil), // 30: lookout.raft.v1.DeleteNotificationGroup
-	(*FireDeadline)(nil),            // 31: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 32: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 33: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 34: lookout.raft.v1.Execution
-	(*ExecutionHTTP)(nil),           // 35: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 36: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 37: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 38: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 39: lookout.raft.v1.SetRegionState
-	(*ForgetAgents)(nil),            // 40: lookout.raft.v1.ForgetAgents
-	(*RegionAccount)(nil),           // 41: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 42: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 43: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 44: lookout.raft.v1.Result
-	(*PruneCounts)(nil),             // 45: lookout.raft.v1.PruneCounts
+	(*Actor)(nil),                   // 4: lookout.raft.v1.Actor
+	(*RecordSignIn)(nil),            // 5: lookout.raft.v1.RecordSignIn
+	(*Plan)(nil),                    // 6: lookout.raft.v1.Plan
+	(*Key)(nil),                     // 7: lookout.raft.v1.Key
+	(*CreateAccount)(nil),           // 8: lookout.raft.v1.CreateAccount
+	(*SetPlan)(nil),                 // 9: lookout.raft.v1.SetPlan
+	(*SetPassword)(nil),             // 10: lookout.raft.v1.SetPassword
+	(*EndSession)(nil),              // 11: lookout.raft.v1.EndSession
+	(*SetBadgeKey)(nil),             // 12: lookout.raft.v1.SetBadgeKey
+	(*PutStatusPage)(nil),           // 13: lookout.raft.v1.PutStatusPage
+	(*StatusPageMatch)(nil),         // 14: lookout.raft.v1.StatusPageMatch
+	(*CreateKey)(nil),               // 15: lookout.raft.v1.CreateKey
+	(*RevokeKey)(nil),               // 16: lookout.raft.v1.RevokeKey
+	(*RecordKeyUsed)(nil),           // 17: lookout.raft.v1.RecordKeyUsed
+	(*CreateNotificationGroup)(nil), // 18: lookout.raft.v1.CreateNotificationGroup
+	(*CreateAgentToken)(nil),        // 19: lookout.raft.v1.CreateAgentToken
+	(*RevokeAgentToken)(nil),        // 20: lookout.raft.v1.RevokeAgentToken
+	(*IngestBatch)(nil),             // 21: lookout.raft.v1.IngestBatch
+	(*Event)(nil),                   // 22: lookout.raft.v1.Event
+	(*PruneEvents)(nil),             // 23: lookout.raft.v1.PruneEvents
+	(*DeleteMonitor)(nil),           // 24: lookout.raft.v1.DeleteMonitor
+	(*CheckConfig)(nil),             // 25: lookout.raft.v1.CheckConfig
+	(*MonitorSpec)(nil),             // 26: lookout.raft.v1.MonitorSpec
+	(*PutMonitors)(nil),             // 27: lookout.raft.v1.PutMonitors
+	(*CreateChannel)(nil),           // 28: lookout.raft.v1.CreateChannel
+	(*UpdateChannel)(nil),           // 29: lookout.raft.v1.UpdateChannel
+	(*DeleteChannel)(nil),           // 30: lookout.raft.v1.DeleteChannel
+	(*UpdateNotificationGroup)(nil), // 31: lookout.raft.v1.UpdateNotificationGroup
+	(*DeleteNotificationGroup)(nil), // 32: lookout.raft.v1.DeleteNotificationGroup
+	(*FireDeadline)(nil),            // 33: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 34: lookout.raft.v1.RecordDelivery
+	(*RecordExecutions)(nil),        // 35: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 36: lookout.raft.v1.Execution
+	(*ExecutionHTTP)(nil),           // 37: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 38: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 39: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 40: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 41: lookout.raft.v1.SetRegionState
+	(*ForgetAgents)(nil),            // 42: lookout.raft.v1.ForgetAgents
+	(*RegionAccount)(nil),           // 43: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 44: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 45: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 46: lookout.raft.v1.Result
+	(*PruneCounts)(nil),             // 47: lookout.raft.v1.PruneCounts
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
-	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
-	7,  // 1: lookout.raft.v1.Command.set_plan:type_name -> lookout.raft.v1.SetPlan
-	13, // 2: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
-	14, // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
-	16, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
-	17, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
-	19, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
-	21, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
-	22, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
-	25, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
-	26, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	31, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	32, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	33, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	37, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
-	18, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
-	38, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	39, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
-	40, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
-	8,  // 19: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
-	9,  // 20: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
-	27, // 21: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
-	28, // 22: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
-	29, // 23: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
-	30, // 24: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
-	10, // 25: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
-	11, // 26: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
-	15, // 27: lookout.raft.v1.Command.record_key_used:type_name -> lookout.raft.v1.RecordKeyUsed
-	0,  // 28: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 29: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 30: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 31: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 32: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	12, // 33: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
-	5,  // 34: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	20, // 35: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	23, // 36: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	24, // 37: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	24, // 38: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	34, // 39: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	35, // 40: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	36, // 41: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	41, // 42: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	1,  // 43: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	42, // 44: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 45: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	43, // 46: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	45, // 47: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
-	48, // [48:48] is the sub-list for method output_type
-	48, // [48:48] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	4,  // 0: lookout.raft.v1.Command.actor:type_name -> lookout.raft.v1.Actor
+	8,  // 1: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
+	9,  // 2: lookout.raft.v1.Command.set_plan:type_name -> lookout.raft.v1.SetPlan
+	15, // 3: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
+	16, // 4: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
+	18, // 5: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
+	19, // 6: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
+	21, // 7: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
+	23, // 8: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
+	24, // 9: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
+	27, // 10: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
+	28, // 11: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
+	33, // 12: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	34, // 13: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	35, // 14: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	39, // 15: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	20, // 16: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
+	40, // 17: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	41, // 18: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	42, // 19: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
+	10, // 20: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
+	11, // 21: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
+	29, // 22: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
+	30, // 23: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
+	31, // 24: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
+	32, // 25: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
+	12, // 26: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
+	13, // 27: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
+	17, // 28: lookout.raft.v1.Command.record_key_used:type_name -> lookout.raft.v1.RecordKeyUsed
+	5,  // 29: lookout.raft.v1.Command.record_sign_in:type_name -> lookout.raft.v1.RecordSignIn
+	0,  // 30: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	6,  // 31: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	7,  // 32: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	7,  // 33: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	6,  // 34: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	14, // 35: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	7,  // 36: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	22, // 37: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	25, // 38: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	26, // 39: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	26, // 40: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	36, // 41: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	37, // 42: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	38, // 43: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	43, // 44: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	1,  // 45: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	44, // 46: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 47: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	45, // 48: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	47, // 49: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
+	50, // [50:50] is the sub-list for method output_type
+	50, // [50:50] is the sub-list for method input_type
+	50, // [50:50] is the sub-list for extension type_name
+	50, // [50:50] is the sub-list for extension extendee
+	0,  // [0:50] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -4661,19 +4856,20 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_SetBadgeKey)(nil),
 		(*Command_PutStatusPage)(nil),
 		(*Command_RecordKeyUsed)(nil),
+		(*Command_RecordSignIn)(nil),
 	}
-	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[17].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[20].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[21].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[39].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[3].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[19].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[22].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[23].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[41].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   43,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
