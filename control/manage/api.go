@@ -1,7 +1,7 @@
 // Package manage is the Management API (/api/v1) of a control node:
 // monitors as manifests (list, get, create, replace, delete, export, apply
 // with dry run), the account (with its badge key), its public status page,
-// and a monitor's event history, authenticated
+// a monitor's event history and the account's audit log, authenticated
 // by management keys (mk_) with scopes and limited to 60 requests a minute
 // per key. Validation is internal/manifest's; every write is one raft
 // command, so an apply is all or nothing.
@@ -55,6 +55,8 @@ type State interface {
 	// region is offline.
 	InOfflineRegion(m *statev1.Monitor) (bool, error)
 	StatusPage(accountID string) (*statev1.StatusPage, error)
+	// AuditLog reads a page of the account's audit log, newest first.
+	AuditLog(accountID string, before *state.AuditPos, f state.AuditFilter, limit int) ([]*statev1.AuditEntry, error)
 }
 
 // Options configures the Management API.
@@ -94,7 +96,7 @@ func New(o Options) *API {
 		o.Now = time.Now
 	}
 	return &API{
-		cluster: o.Cluster, state: o.State, keys: keyauth.New(o.State, o.Cluster, o.KeyCheckTimeout),
+		cluster: stampActor{o.Cluster}, state: o.State, keys: keyauth.New(o.State, o.Cluster, o.KeyCheckTimeout),
 		log: o.Logger, now: o.Now, panel: o.PanelURL, limits: newLimiters(o.Limits),
 		uses: newKeyUses(o.Cluster, o.State, o.Logger, o.Now),
 	}
@@ -114,6 +116,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/monitors/{uuid}/executions", a.auth(scopeRead, a.handleExecutions))
 	mux.Handle("GET /api/v1/status-page", a.auth(scopeRead, a.handleGetStatusPage))
 	mux.Handle("PUT /api/v1/status-page", a.auth(scopeWrite, a.handlePutStatusPage))
+	mux.Handle("GET /api/v1/audit", a.auth(scopeRead, a.handleAudit))
 	// Anything else under /api/v1: a JSON 404, rate limited like the rest.
 	mux.Handle("/api/v1/", a.auth(anyScope, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)

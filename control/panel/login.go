@@ -16,6 +16,7 @@ import (
 
 	"lookout/control/keyauth"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
 // newDummyHash makes the hash an unknown e-mail's password is compared
@@ -71,7 +72,9 @@ func (p *Panel) renderLogin(w http.ResponseWriter, r *http.Request, status int, 
 // handleLogin serves POST /login: e-mail and password. Wrong ones are
 // counted per client address; past the budget every attempt from the
 // address is refused (429) until it refills, a right one included. The
-// bcrypt comparison runs with no lock held (ratelimit.Throttle.Check).
+// bcrypt comparison runs with no lock held (ratelimit.Throttle.Check). A
+// sign-in is recorded in the account's audit log (recordSignIn) before its
+// session cookie is set.
 func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	email := strings.TrimSpace(r.PostFormValue("email"))
@@ -83,7 +86,7 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 		p.renderLogin(w, r, http.StatusForbidden, v)
 		return
 	}
-	var accountID string
+	var account *statev1.Account
 	var session *http.Cookie
 	ok, wait := p.throttle.Check(keyauth.ClientAddr(r), p.now(), func() bool {
 		acct, err := p.o.State.AccountByEmail(email)
@@ -94,7 +97,7 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 		if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || err != nil || len(acct.GetPasswordHash()) == 0 {
 			return false
 		}
-		accountID, session = acct.GetId(), p.newSessionCookie(acct)
+		account, session = acct, p.newSessionCookie(acct)
 		return true
 	})
 	switch {
@@ -108,7 +111,16 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 		p.renderLogin(w, r, http.StatusUnauthorized, v)
 		return
 	}
-	p.log.Debug("signed in", "account", accountID)
+	// A sign-in is in the audit log before it counts: without a leader
+	// nobody signs in unrecorded (503, as signing out).
+	if err := p.recordSignIn(r.Context(), account, "password"); err != nil {
+		p.log.Warn("sign-in not recorded", "error", err)
+		w.Header().Set("Retry-After", "1")
+		v.Error = "Signing in needs the cluster, which cannot take changes right now (no leader). Try again shortly."
+		p.renderLogin(w, r, http.StatusServiceUnavailable, v)
+		return
+	}
+	p.log.Debug("signed in", "account", account.GetId())
 	http.SetCookie(w, session)
 	http.SetCookie(w, p.cookie(loginCookie, "", time.Time{}))
 	http.Redirect(w, r, v.Next, http.StatusSeeOther)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"lookout/control/audit"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
@@ -135,8 +136,10 @@ func (p *Panel) readSession(r *http.Request) (*session, error) {
 }
 
 // signedIn runs h for a signed-in visitor whose unsafe requests carry the
-// session's CSRF token; others are sent to /login (a page) or answered
-// 401 (a stream) or 403 (a form without the right token).
+// session's CSRF token, with the session in its context and its user as
+// the actor of the changes it makes (sessionActor); others are sent to
+// /login (a page) or answered 401 (a stream) or 403 (a form without the
+// right token).
 func (p *Panel) signedIn(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		s, err := p.readSession(r)
@@ -155,6 +158,7 @@ func (p *Panel) signedIn(h http.HandlerFunc) http.HandlerFunc {
 				return
 			}
 		}
-		h(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, s)))
+		ctx := audit.WithActor(context.WithValue(r.Context(), ctxKey{}, s), sessionActor(s))
+		h(w, r.WithContext(ctx))
 	}
 }
