@@ -22,8 +22,10 @@ import (
 // badge key and status page, and panel sign-ins and sign-outs. Not
 // recorded: the leader's own work (deadlines, deliveries, executions,
 // agent presence, pruning), a key's last use, a badge key made at its
-// first read, and what the operator changes outside accounts (agent
-// tokens, agents, restores).
+// first read, a ping that moves its monitor into another project (its
+// event says so, and finding it out would cost a read per ping with a
+// project), and what the operator changes outside accounts (agent tokens,
+// agents, restores).
 //
 // Commands added later that change an account (pause and resume,
 // maintenance windows, users) get a case in auditBefore (when the entry
@@ -96,6 +98,8 @@ func auditBefore(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*auditPrio
 		p.page, err = readRecord(txn, statusPageKey(op.PutStatusPage.GetAccountId()), new(statev1.StatusPage))
 	case *raftv1.Command_SetBadgeKey:
 		p.account, err = readRecord(txn, k(prefixAccount, op.SetBadgeKey.GetAccountId()), new(statev1.Account))
+	case *raftv1.Command_SetPassword:
+		p.account, err = readRecord(txn, k(prefixAccount, op.SetPassword.GetAccountId()), new(statev1.Account))
 	case *raftv1.Command_EndSession:
 		p.unchanged, err = exists(txn, k(prefixSessionEnd, op.EndSession.GetSessionId()))
 	}
@@ -158,7 +162,7 @@ func auditAfter(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command, res *raftv1.
 		if len(c.GetPasswordHash()) == 0 {
 			action = "password.remove"
 		}
-		err = w.add(c.GetAccountId(), nil, action, &statev1.AuditTarget{Kind: AuditAccount, Uuid: c.GetAccountId()}, nil)
+		err = w.add(c.GetAccountId(), nil, action, accountTarget(p.account), nil)
 	case *raftv1.Command_SetBadgeKey:
 		if !op.SetBadgeKey.GetIfNone() { // if_none makes the first key at its first read
 			err = w.add(p.account.GetId(), nil, "badge_key.regenerate", accountTarget(p.account), nil)

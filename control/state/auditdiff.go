@@ -16,8 +16,8 @@ import (
 // JSON-ready values (nil for unset). Secrets never get here: keys are
 // recorded by name, type and scopes (never their hash), passwords and
 // badge keys only as the fact of a change, and every string of a channel's
-// config (and of a group's channels) masked as the operator API masks a
-// secret (mask.JSON): the state does not know which field of which channel
+// config (and of the configs of a group's channels) masked as the operator
+// API masks a secret (mask.JSON): the state does not know which field of which channel
 // type is the secret, so it shows none of them.
 //
 // An entry stays small, so that the entries of a whole apply fit its
@@ -188,17 +188,30 @@ func channelFields(c *statev1.Channel) map[string]any {
 	return out
 }
 
-// groupFields are a group's name and channels, every string of the
-// channels masked (mask.JSON).
+// groupFields are a group's name and channels, each channel's config
+// masked (mask.JSON): its type, name and channel_id are no secrets.
 func groupFields(g *statev1.NotificationGroup) map[string]any {
 	if g == nil {
 		return nil
 	}
-	var channels any
-	if json.Unmarshal(g.GetChannelsJson(), &channels) != nil {
-		channels = nil
+	var channels []map[string]any
+	var shown any
+	if json.Unmarshal(g.GetChannelsJson(), &channels) == nil {
+		list := make([]any, len(channels))
+		for i, ch := range channels {
+			if c, ok := ch["config"]; ok {
+				ch["config"] = mask.JSON(c)
+			}
+			list[i] = ch
+		}
+		shown = list
+	} else {
+		var raw any
+		if json.Unmarshal(g.GetChannelsJson(), &raw) == nil {
+			shown = mask.JSON(raw)
+		}
 	}
-	return map[string]any{"name": g.GetName(), "channels": mask.JSON(channels)}
+	return map[string]any{"name": g.GetName(), "channels": shown}
 }
 
 // pageFields are what a status page shows and matches.
