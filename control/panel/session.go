@@ -21,9 +21,10 @@ import (
 // the account id, the expiry, a tag of the account's password hash and a
 // random nonce, signed with HMAC-SHA256 under the panel key every node
 // derives from the cluster secret (cluster.PanelKey). So every node
-// accepts every session without a raft write per sign-in, and a failover
-// signs nobody out. Changing the password changes the tag and ends every
-// session of the account. Signing out is the one raft write: EndSession
+// accepts every session without a record of it, and a failover signs
+// nobody out; a sign-in writes only its entry in the audit log
+// (recordSignIn). Changing the password changes the tag and ends every
+// session of the account. Signing out is the other raft write: EndSession
 // records the session's nonce (its id) until the session would have
 // expired, and every node refuses a cookie whose nonce it holds, so a
 // copy of the cookie stops working everywhere too.
