@@ -22,6 +22,7 @@ import (
 	"lookout/cluster/clusterapi"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channels"
+	"lookout/control/audit"
 	"lookout/control/keyauth"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
@@ -218,7 +219,7 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 		}
 		got := sha256.Sum256([]byte(token))
 		if subtle.ConstantTimeCompare(got[:], a.tokenHash[:]) == 1 && a.hasToken {
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(w, r.WithContext(audit.WithActor(r.Context(), audit.Operator())))
 			return
 		}
 		if wait := a.throttle.Fail(addr, a.now()); wait > 0 {

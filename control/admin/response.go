@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"lookout/cluster/clusterapi"
+	"lookout/control/audit"
 	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
@@ -97,12 +98,14 @@ func checkCommand(cmd *raftv1.Command, what string) error {
 	return nil
 }
 
-// apply proposes cmd and turns a result other than OK into an error:
+// apply proposes cmd, with the actor of ctx (audit.Stamp: the operator of
+// an HTTP request, the panel user of a Go call the panel makes), and turns
+// a result other than OK into an error:
 // NOT_FOUND and CONFLICT become 404 and 409 (a CONFLICT with a code, such
 // as channel_limit_reached, keeps it); INVALID is a bug of this package (it
 // proposed a malformed command) and becomes a plain error, 500.
 func (a *API) apply(ctx context.Context, cmd *raftv1.Command) error {
-	res, err := a.cluster.Apply(ctx, cmd)
+	res, err := a.cluster.Apply(ctx, audit.Stamp(ctx, cmd))
 	if err != nil {
 		return fmt.Errorf("apply command: %w", err)
 	}

@@ -3,8 +3,9 @@ package admin
 import (
 	"bytes"
 	"encoding/json"
-	"net/url"
 	"strings"
+
+	"lookout/internal/mask"
 )
 
 // Secrets of channel configs (a token, a key, a webhook URL that is itself
@@ -15,21 +16,11 @@ import (
 
 // maskMark is in every masked value, and a value holding it is taken as
 // masked.
-const maskMark = "****"
+const maskMark = mask.Mark
 
-// maskSecret is how secret v is shown: maskMark and its last 4 characters
-// (none when it is shorter than 12), after the scheme and host when it is
-// a URL, so that people can tell secrets apart without reading them.
-func maskSecret(v string) string {
-	tail := ""
-	if r := []rune(v); len(r) >= 12 {
-		tail = string(r[len(r)-4:])
-	}
-	if u, err := url.Parse(v); err == nil && u.Scheme != "" && u.Host != "" {
-		return u.Scheme + "://" + u.Host + "/" + maskMark + tail
-	}
-	return maskMark + tail
-}
+// maskSecret is how secret v is shown (mask.Secret): maskMark and its
+// last 4 characters, after the scheme and host when it is a URL.
+func maskSecret(v string) string { return mask.Secret(v) }
 
 // secretOf returns the string value of field in the config object (ok
 // false when there is none).

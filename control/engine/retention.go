@@ -25,6 +25,9 @@ type RetentionOptions struct {
 	Cluster Applier
 	// MaxAge is how long events are kept (default 90 days).
 	MaxAge time.Duration
+	// AuditMaxAge is how long an audit log entry is kept (default 90
+	// days).
+	AuditMaxAge time.Duration
 	// AlertMaxAge is how long a finished alert (every delivery delivered
 	// or given up) is kept after it finished (default 30 days).
 	AlertMaxAge time.Duration
@@ -42,8 +45,9 @@ type RetentionOptions struct {
 }
 
 // Retention is the background clean-up through raft: events older than
-// MaxAge, the expired request ids and event ids the state remembers for
-// deduplication, and alerts finished longer than AlertMaxAge ago. Run it as a leader task: it stops when its context
+// MaxAge, audit log entries older than AuditMaxAge, the expired request
+// ids and event ids the state remembers for deduplication, and alerts
+// finished longer than AlertMaxAge ago. Run it as a leader task: it stops when its context
 // ends.
 type Retention struct {
 	o RetentionOptions
@@ -59,6 +63,9 @@ func NewRetention(o RetentionOptions) *Retention {
 	}
 	if o.AlertMaxAge <= 0 {
 		o.AlertMaxAge = 30 * 24 * time.Hour
+	}
+	if o.AuditMaxAge <= 0 {
+		o.AuditMaxAge = 90 * 24 * time.Hour
 	}
 	if o.BatchSize <= 0 || o.BatchSize > min(state.MaxPruneEvents, state.MaxPruneAlerts) {
 		o.BatchSize = 1000
@@ -94,23 +101,27 @@ func (r *Retention) Run(ctx context.Context) {
 	}
 }
 
-// Sweep deletes every event older than MaxAge, and the expired request
-// ids, event ids and ended sessions the state remembers, BatchSize per
-// raft entry, and returns how many records it deleted.
+// Sweep deletes every event older than MaxAge and audit log entry older
+// than AuditMaxAge, and the expired request ids, event ids and ended
+// sessions the state remembers, BatchSize per raft entry, and returns how
+// many records it deleted.
 func (r *Retention) Sweep(ctx context.Context) (int64, error) {
-	before := r.o.Now().Add(-r.o.MaxAge).UnixMilli()
+	now := r.o.Now()
+	before := now.Add(-r.o.MaxAge).UnixMilli()
 	var by raftv1.PruneCounts
 	total, err := r.prune(ctx, "prune events", &raftv1.Command{Op: &raftv1.Command_PruneEvents{
-		PruneEvents: &raftv1.PruneEvents{BeforeUnixMs: before, Max: r.o.BatchSize},
+		PruneEvents: &raftv1.PruneEvents{BeforeUnixMs: before, Max: r.o.BatchSize, AuditBeforeUnixMs: now.Add(-r.o.AuditMaxAge).UnixMilli()},
 	}}, func(res *raftv1.Result) {
 		p := res.GetPruned()
 		by.Events += p.GetEvents()
 		by.EventIds += p.GetEventIds()
 		by.RequestIds += p.GetRequestIds()
 		by.Sessions += p.GetSessions()
+		by.Audit += p.GetAudit()
 	})
 	r.logPruned("pruned expired records", []pruned{
 		{"events", by.GetEvents()}, {"event_ids", by.GetEventIds()}, {"request_ids", by.GetRequestIds()}, {"sessions", by.GetSessions()},
+		{"audit_entries", by.GetAudit()},
 	}, "events_before", time.UnixMilli(before).UTC())
 	return total, err
 }

@@ -1,7 +1,7 @@
 // Package manage is the Management API (/api/v1) of a control node:
 // monitors as manifests (list, get, create, replace, delete, export, apply
 // with dry run), the account (with its badge key), its public status page,
-// and a monitor's event history, authenticated
+// a monitor's event history and the account's audit log, authenticated
 // by management keys (mk_) with scopes and limited to 60 requests a minute
 // per key. Validation is internal/manifest's; every write is one raft
 // command, so an apply is all or nothing.
@@ -62,6 +62,8 @@ type State interface {
 	MonitorInWindow(m *statev1.Monitor, nowMs int64) (*raftv1.MaintenanceWindow, time.Time, error)
 	// Dependencies returns m's depends_on with what each names now.
 	Dependencies(m *statev1.Monitor) ([]state.DependencyState, error)
+	// AuditLog reads a page of the account's audit log, newest first.
+	AuditLog(accountID string, before *state.AuditPos, f state.AuditFilter, limit int) ([]*statev1.AuditEntry, error)
 }
 
 // Options configures the Management API.
@@ -101,7 +103,7 @@ func New(o Options) *API {
 		o.Now = time.Now
 	}
 	return &API{
-		cluster: o.Cluster, state: o.State, keys: keyauth.New(o.State, o.Cluster, o.KeyCheckTimeout),
+		cluster: stampActor{o.Cluster}, state: o.State, keys: keyauth.New(o.State, o.Cluster, o.KeyCheckTimeout),
 		log: o.Logger, now: o.Now, panel: o.PanelURL, limits: newLimiters(o.Limits),
 		uses: newKeyUses(o.Cluster, o.State, o.Logger, o.Now),
 	}
@@ -128,6 +130,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/maintenance-windows/{id}", a.auth(scopeRead, a.handleWindow))
 	mux.Handle("PUT /api/v1/maintenance-windows/{id}", a.auth(scopeWrite, a.handleReplaceWindow))
 	mux.Handle("DELETE /api/v1/maintenance-windows/{id}", a.auth(scopeDelete, a.handleDeleteWindow))
+	mux.Handle("GET /api/v1/audit", a.auth(scopeRead, a.handleAudit))
 	// Anything else under /api/v1: a JSON 404, rate limited like the rest.
 	mux.Handle("/api/v1/", a.auth(anyScope, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.Method+" "+r.URL.Path)

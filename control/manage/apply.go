@@ -87,7 +87,7 @@ func (a *API) handleApply(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		cmd := &raftv1.Command{Op: &raftv1.Command_PutMonitors{PutMonitors: &raftv1.PutMonitors{
-			AccountId: acct, Creates: p.creates, Updates: p.updates,
+			AccountId: acct, Creates: p.creates, Updates: p.updates, Apply: true,
 		}}}
 		if len(p.creates)+len(p.updates) > 0 && !fitsOneApply(w, cmd) {
 			return

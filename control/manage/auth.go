@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"lookout/control/audit"
 	"lookout/control/keyauth"
 	"lookout/control/state"
 	"lookout/internal/apikey"
@@ -33,7 +34,8 @@ func keyFrom(ctx context.Context) *raftv1.Key {
 
 // auth authenticates a management key (Authorization: Bearer mk_...) by its
 // hash in the local state, checks the scope the route needs, and calls next
-// with the key in the context. A revoked key fails as soon as this node has
+// with the key in the context, as the key and as the actor of the changes
+// the request makes (audit). A revoked key fails as soon as this node has
 // applied the revocation; a key this node does not hold is checked with the
 // leader before it is refused (503 when that check fails).
 func (a *API) auth(scope string, next http.HandlerFunc) http.Handler {
@@ -67,7 +69,8 @@ func (a *API) auth(scope string, next http.HandlerFunc) http.Handler {
 			writeScopeError(w, scope)
 			return
 		}
-		next(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, key)))
+		ctx := audit.WithActor(context.WithValue(r.Context(), ctxKey{}, key), audit.Key(key))
+		next(w, r.WithContext(ctx))
 	})
 }
 

@@ -18,7 +18,8 @@ import (
 )
 
 // TestApplyThroughAFollowerIsReadFromEveryNode applies a bundle through a
-// follower of a 3-node cluster and lists it, consistently, on every node.
+// follower of a 3-node cluster and lists it, consistently, on every node,
+// with its audit entries and the key that made them.
 func TestApplyThroughAFollowerIsReadFromEveryNode(t *testing.T) {
 	c := clustertest.NewCluster(t, 3, clustertest.Options{
 		Serve: func(n *cluster.Node, mux *http.ServeMux) func() {
@@ -54,6 +55,18 @@ func TestApplyThroughAFollowerIsReadFromEveryNode(t *testing.T) {
 		status, list := call(t, "GET", n.URL()+"/api/v1/monitors", key, nil)
 		if status != 200 || len(list["monitors"].([]any)) != 20 {
 			t.Fatalf("%s lists %d %v", n.ID(), status, list)
+		}
+		// The key that asked is the actor of every entry, on every node:
+		// the actor travels with the command through the follower.
+		status, log := call(t, "GET", n.URL()+"/api/v1/audit?action=apply", key, nil)
+		entries, _ := log["entries"].([]any)
+		if status != 200 || len(entries) != 20 {
+			t.Fatalf("%s has %d %v", n.ID(), status, log)
+		}
+		for _, e := range entries {
+			if actor := e.(map[string]any)["actor"].(map[string]any); actor["type"] != "key" || actor["name"] != "personal" {
+				t.Fatalf("%s: actor %v", n.ID(), actor)
+			}
 		}
 	}
 }

@@ -156,7 +156,7 @@ func cases(f *fixture) []endpointCase {
 		return func() {}
 	}
 
-	return append(publicCases(f), []endpointCase{
+	return append(append(publicCases(f), auditCases(f)...), []endpointCase{
 		// Ingest API: POST /ping.
 		{name: "ping", method: "POST", path: "/ping", headers: bearer(ck), body: `{"event_type":"ping","monitor":"backup","status":"run"}`, status: 200, contains: `"success"`},
 		{name: "ping every field", method: "POST", path: "/ping", headers: bearer(ck, "Idempotency-Key", "evt-1"),

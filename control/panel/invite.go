@@ -93,15 +93,22 @@ func (p *Panel) handleAcceptInvite(w http.ResponseWriter, r *http.Request) {
 		p.unavailable(w, r, err)
 		return
 	}
-	p.signInAs(w, r, u, "/")
+	p.signInAs(w, r, u, "/", "invite")
 }
 
 // signInAs gives u a session and sends them to next, once this node has
 // applied the command that made or changed u (so that the next request,
-// here, finds the user).
-func (p *Panel) signInAs(w http.ResponseWriter, r *http.Request, u *statev1.User, next string) {
+// here, finds the user), and once the sign-in (by method: invite or oidc)
+// is in the audit log.
+func (p *Panel) signInAs(w http.ResponseWriter, r *http.Request, u *statev1.User, next, method string) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
+	if err := p.recordSignIn(ctx, u, method); err != nil {
+		p.log.Warn("sign-in not recorded", "error", err)
+		w.Header().Set("Retry-After", "1")
+		p.errorPage(w, r, http.StatusServiceUnavailable, "Signing in needs the cluster, which cannot take changes right now (no leader). Try again shortly.")
+		return
+	}
 	if err := p.o.Cluster.ConsistentRead(ctx); err != nil {
 		p.log.Debug("signed in before this node applied the user", "error", err)
 	}

@@ -74,7 +74,9 @@ func (p *Panel) renderLogin(w http.ResponseWriter, r *http.Request, status int, 
 // handleLogin serves POST /login: a user's e-mail and password. Wrong ones are
 // counted per client address; past the budget every attempt from the
 // address is refused (429) until it refills, a right one included. The
-// bcrypt comparison runs with no lock held (ratelimit.Throttle.Check).
+// bcrypt comparison runs with no lock held (ratelimit.Throttle.Check). A
+// sign-in is recorded in the account's audit log (recordSignIn) before its
+// session cookie is set.
 func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	email := strings.TrimSpace(r.PostFormValue("email"))
@@ -109,6 +111,15 @@ func (p *Panel) handleLogin(w http.ResponseWriter, r *http.Request) {
 	case !ok:
 		v.Error = "Wrong e-mail or password."
 		p.renderLogin(w, r, http.StatusUnauthorized, v)
+		return
+	}
+	// A sign-in is in the audit log before it counts: without a leader
+	// nobody signs in unrecorded (503, as signing out).
+	if err := p.recordSignIn(r.Context(), user, "password"); err != nil {
+		p.log.Warn("sign-in not recorded", "error", err)
+		w.Header().Set("Retry-After", "1")
+		v.Error = "Signing in needs the cluster, which cannot take changes right now (no leader). Try again shortly."
+		p.renderLogin(w, r, http.StatusServiceUnavailable, v)
 		return
 	}
 	p.log.Debug("signed in", "account", user.GetAccountId(), "user", user.GetId())

@@ -1,8 +1,8 @@
 // Package panel is the web panel every control node serves at /: sign-in,
 // the account's monitors with their events streamed live (Server-Sent
 // Events), forms to make, edit and copy monitors, keys, notification
-// groups and channels, the account's plan and usage, and deleting a
-// monitor after typing its name.
+// groups and channels, the account's plan and usage, its audit log, and
+// deleting a monitor after typing its name.
 //
 // Pages are html/template, parsed once at start, with their CSS and the
 // little JavaScript of the live stream embedded in the binary (no build
@@ -90,6 +90,8 @@ type State interface {
 	MaintenanceWindows(accountID string) ([]*raftv1.MaintenanceWindow, error)
 	MonitorInWindow(m *statev1.Monitor, nowMs int64) (*raftv1.MaintenanceWindow, time.Time, error)
 	Dependencies(m *statev1.Monitor) ([]state.DependencyState, error)
+	// AuditLog reads a page of the account's audit log, newest first.
+	AuditLog(accountID string, before *state.AuditPos, f state.AuditFilter, limit int) ([]*statev1.AuditEntry, error)
 }
 
 // Admin is the operator API's writes for one account (admin.API).
@@ -216,6 +218,7 @@ func New(o Options) (*Panel, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.Cluster = stampActor{o.Cluster} // the signed-in user is the actor of its changes (audit.go)
 	p := &Panel{o: o, log: o.Logger, now: o.Now, pages: pages,
 		throttle:  ratelimit.NewThrottle(ratelimit.ThrottleOptions{Name: "panel_sign_in", Burst: signInBurst, PerSecond: signInRate, Metrics: o.Limits}),
 		dummyHash: sync.OnceValue(newDummyHash)}

@@ -109,6 +109,7 @@ func (p *Panel) routes() []route {
 		h("POST /monitors/{uuid}/pause", editor, p.handlePause),
 		h("POST /monitors/{uuid}/resume", editor, p.handleResume),
 		h("GET /maintenance", viewer, p.handleMaintenance),
+		h("GET /audit", viewer, p.handleAudit),
 		h("POST /maintenance", editor, p.handleCreateWindow),
 		h("POST /maintenance/{id}/delete", editor, p.handleDeleteWindow),
 	}

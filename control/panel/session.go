@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"lookout/control/audit"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
@@ -20,12 +21,13 @@ import (
 // the account id, the user id, the expiry, a tag of the user's password
 // hash and a random nonce, signed with HMAC-SHA256 under the panel key
 // every node derives from the cluster secret (cluster.PanelKey). So every
-// node accepts every session without a raft write per sign-in, and a
-// failover signs nobody out. Every request reads the user's record from
+// node accepts every session without a record of it, and a failover signs
+// nobody out; a sign-in writes only its entry in the audit log
+// (recordSignIn). Every request reads the user's record from
 // the node's copy of the state: a removed user (no record) is refused on
 // every node as soon as the removal is applied there, a changed role
 // counts at once, and a changed password changes the tag and ends the
-// user's sessions. Signing out is the one raft write: EndSession records
+// user's sessions. Signing out is the other raft write: EndSession records
 // the session's nonce (its id) until the session would have expired, and
 // every node refuses a cookie whose nonce it holds, so a copy of the
 // cookie stops working everywhere too.
@@ -157,7 +159,8 @@ func (p *Panel) readSession(r *http.Request) (*session, error) {
 // is sent to /login and anything else (a form, a stream) is answered 401;
 // a role that does not allow need is answered 403, whatever the page's
 // forms show, before the form is read; a form without the right token is
-// answered 403.
+// answered 403. The session is in h's context, and its user is the actor
+// of the changes h makes (sessionActor).
 func (p *Panel) signedIn(need access, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s, err := p.readSession(r)
@@ -181,7 +184,7 @@ func (p *Panel) signedIn(need access, h http.Handler) http.Handler {
 				return
 			}
 		}
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(w, r.WithContext(audit.WithActor(r.Context(), sessionActor(s))))
 	})
 }
 

@@ -205,7 +205,7 @@ func (p *Panel) handleSSOCallback(w http.ResponseWriter, r *http.Request) {
 		p.renderLogin(w, r, refused.status, loginView{Next: f.Next, Error: refused.message})
 		return
 	}
-	p.signInAs(w, r, u, f.Next)
+	p.signInAs(w, r, u, f.Next, "oidc")
 }
 
 // ssoUser finishes the flow: the user the provider signed in, or why not.

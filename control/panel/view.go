@@ -13,7 +13,7 @@ import (
 
 // pageNames are the templates under templates/, each a page built on
 // layout.html (login has its own frame).
-var pageNames = []string{"login", "monitors", "monitor", "form", "keys", "channels", "account", "users", "invite", "error", "maintenance"}
+var pageNames = []string{"login", "monitors", "monitor", "form", "keys", "channels", "account", "users", "invite", "audit", "error", "maintenance"}
 
 // baseView is what every page's layout needs.
 type baseView struct {

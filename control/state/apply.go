@@ -196,7 +196,15 @@ func (s *Store) applyOnce(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*
 			return nil, err
 		}
 	}
+	prior, err := auditBefore(txn, ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
 	res, err := dispatch(txn, ctx, cmd)
+	if err == nil && res.GetStatus() == raftv1.Status_STATUS_OK {
+		// The change's audit entries, in its transaction (audit.go).
+		err = auditAfter(txn, ctx, cmd, res, prior)
+	}
 	if err != nil || rid == "" {
 		return res, err
 	}
@@ -298,6 +306,8 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applyDeleteMaintenanceWindow(txn, op.DeleteMaintenanceWindow)
 	case *raftv1.Command_MarkAlive:
 		return applyMarkAlive(txn, ctx, op.MarkAlive)
+	case *raftv1.Command_RecordSignIn:
+		return applyRecordSignIn(txn, cmd)
 	default:
 		return invalid("command has no known operation"), nil
 	}

@@ -106,6 +106,14 @@ import (
 //	user-email:<lower-case e-mail>        -> <account id>:<user id>
 //	invite:<sha-256 of the link's secret> -> statev1.Invite
 //	invite-acct:<account id>:<invite id>  -> sha-256 of the link's secret
+
+// The audit log (audit.go):
+//
+//	audit:<account id>:<uint64 raft index><uint32 position>
+//	                                      -> statev1.AuditEntry
+//	audit-n:<account id>                  -> uint64, the account's entries
+//	audit-due:<uint64 ms><account id>     -> empty; at or before the time of the
+//	                                         account's oldest entry (pruning)
 var (
 	keyApplied         = []byte("meta:applied")
 	prefixAccount      = []byte("acct:")
@@ -160,6 +168,9 @@ var (
 	prefixUserEmail  = []byte("user-email:")
 	prefixInvite     = []byte("invite:")
 	prefixInviteAcct = []byte("invite-acct:")
+	prefixAudit      = []byte("audit:")
+	prefixAuditCount = []byte("audit-n:")
+	prefixAuditDue   = []byte("audit-due:")
 )
 
 // k joins a prefix and parts with ':' between the parts.

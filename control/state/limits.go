@@ -72,6 +72,13 @@ import (
 //   - PauseMonitor rewrites one monitor and may raise its held alert.
 //     JudgeAfresh rewrites at most MaxJudgeAfresh monitors, each raising
 //     at most two alerts and rewriting its check status.
+//   - Audit entries (audit.go): one per change, written with it. An
+//     entry is at most a few KB (its diff bounded by maxAuditDiffBytes,
+//     its values and target name by maxAuditValueBytes, its actor by
+//     MaxActorBytes), one key; a PutMonitors writes one per monitor, an
+//     IngestBatch one per monitor its pings create, every other command at
+//     most one. Past an account's MaxAuditEntries each new entry deletes
+//     the oldest (one more write). PruneEvents deletes at most its max.
 //   - Alerts (raised by IngestBatch, FireDeadline, RecordExecutions,
 //     SetRegionState, PauseMonitor and JudgeAfresh)
 //     carry one delivery
@@ -118,6 +125,9 @@ const CodeChannelLimitReached = "channel_limit_reached"
 func CheckCommand(cmd *raftv1.Command) error {
 	if n := len(cmd.GetRequestId()); n > MaxKeyPartBytes {
 		return fmt.Errorf("request id of %d bytes, at most %d", n, MaxKeyPartBytes)
+	}
+	if n := proto.Size(cmd.GetActor()); n > MaxActorBytes {
+		return fmt.Errorf("actor of %d bytes, at most %d", n, MaxActorBytes)
 	}
 	switch op := cmd.GetOp().(type) {
 	case *raftv1.Command_IngestBatch:
@@ -243,6 +253,9 @@ func CheckCommand(cmd *raftv1.Command) error {
 	case *raftv1.Command_SetBadgeKey:
 		c := op.SetBadgeKey
 		return checkSmall("set badge key", c, c.GetAccountId(), c.GetBadgeKey())
+	case *raftv1.Command_RecordSignIn:
+		c := op.RecordSignIn
+		return checkSmall("record sign-in", c, c.GetAccountId())
 	case *raftv1.Command_PutStatusPage:
 		c := op.PutStatusPage
 		m := c.GetMatch()

@@ -260,6 +260,7 @@ func worstCases() map[string]worstCase {
 	}
 	maps.Copy(cases, channelWorstCases())
 	maps.Copy(cases, userWorstCases())
+	maps.Copy(cases, auditWorstCases(cases))
 	return cases
 }
 

@@ -98,7 +98,8 @@ func purgeEvents(txn *badger.Txn, values *valueCache, monitorID string, limit in
 
 // applyPruneEvents is the background clean-up, bounded by max deletions:
 // first expired request ids, event ids and ended sessions (their TTLs
-// count from the command's time), then what deleted monitors left behind, then events
+// count from the command's time), audit log entries made before
+// audit_before_unix_ms (pruneAudit), then what deleted monitors left behind, then events
 // received before before_unix_ms: by their monitors' ev-due: keys
 // (pruneDue), then those left with an ev-time: key, oldest receipt first
 // (expiredEvents), taking events of at most MaxPruneMonitors
@@ -129,6 +130,12 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 	}
 	ids += n
 	counts.Sessions = int64(n)
+	n, auditFull, err := pruneAudit(txn, c.GetAuditBeforeUnixMs(), budget-ids)
+	if err != nil {
+		return nil, err
+	}
+	ids += n
+	counts.Audit = int64(n)
 	budget -= ids
 	var purging []string
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixEventPurge})
@@ -174,7 +181,7 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 	}
 	counts.Events = int64(deleted)
 	n = ids + deleted
-	if full {
+	if full || auditFull {
 		n = int(c.GetMax())
 	}
 	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Deleted: int64(n), Pruned: counts}, nil

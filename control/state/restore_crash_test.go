@@ -21,8 +21,9 @@ func bigState(t *testing.T) *Store {
 	s := openStore(t)
 	mustOK(t, s, newAccount("a"))
 	pad := strings.Repeat("é", 200) // a record of about 500 bytes, kept inline
-	for b := range 15 {
-		ms := minimalPings(MaxPutMonitors)
+	// 500 a command: with their audit entries, a Small transaction's worth.
+	for b := range 30 {
+		ms := minimalPings(MaxPutMonitors / 2)
 		for i, m := range ms {
 			m.Uuid = fmt.Sprintf("00000000-0000-4000-8000-%06d%06d", b, i)
 			m.Name = fmt.Sprintf("job-%d-%d", b, i)

@@ -62,6 +62,7 @@ type controlConfig struct {
 	publicURL       string
 	alertRetryFor   time.Duration
 	alertRetention  time.Duration
+	auditRetention  time.Duration
 	// agentOfflineAfter: a region with no agent seen this long is offline.
 	agentOfflineAfter time.Duration
 	// raftTimeout: how long followers go without the leader's heartbeats
@@ -117,6 +118,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.logLevel, "log-level", "info", "trace, debug, info, warn or error")
 	fs.DurationVar(&c.alertRetryFor, "alert-retry-for", 24*time.Hour, "how long an alert's failed deliveries are retried")
 	fs.DurationVar(&c.alertRetention, "alert-retention", 30*24*time.Hour, "how long an alert is kept after its last delivery is delivered or given up")
+	fs.DurationVar(&c.auditRetention, "audit-retention", 90*24*time.Hour, "how long an entry of an account's audit log is kept (each account also keeps at most its newest 10,000)")
 	fs.DurationVar(&c.raftTimeout, "raft-timeout", defaultRaftTimeout, "how long followers go without hearing from the leader before they elect another: a failover takes about one to two of it (raft's heartbeat and election timeouts; the leader's lease is half of it). The default suits a LAN; 1s to 2s for nodes in different data centres. At least 100ms")
 	fs.DurationVar(&c.outageAfter, "outage-after", engine.DefaultOutageAfter, "a leader that starts this long after the last leader was alive ends an outage of the whole service: ping monitor deadlines that fell in it restart from then instead of alerting missed (at least 10s; leaders mark themselves alive every 5 s)")
 	fs.DurationVar(&c.agentOfflineAfter, "agent-offline-after", presence.DefaultOfflineAfter, "an agent region none of whose agents was seen this long is offline: one agent.offline alert per account, its monitors unknown (at least 10s)")
@@ -210,6 +212,9 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	}
 	if c.alertRetention < time.Hour {
 		return nil, usageError{"--alert-retention must be at least 1h"}
+	}
+	if c.auditRetention < time.Hour {
+		return nil, usageError{"--audit-retention must be at least 1h"}
 	}
 	if c.retentionCount < 1 || c.retentionAge < time.Hour {
 		return nil, usageError{"--event-retention-count must be at least 1 and --event-retention-age at least 1h"}

@@ -67,6 +67,7 @@ func TestParseControl(t *testing.T) {
 		{"agent forget after under 1h", []string{"--dev", "--agent-forget-after", "59m"}, nil, "--agent-forget-after must be 0"},
 		{"agent forget after under offline after", []string{"--dev", "--agent-forget-after", "2h", "--agent-offline-after", "3h"}, nil, "--agent-forget-after must be 0"},
 		{"alert retention under 1h", []string{"--dev", "--alert-retention", "59m"}, nil, "--alert-retention must be at least 1h"},
+		{"audit retention under 1h", []string{"--dev", "--audit-retention", "59m"}, nil, "--audit-retention must be at least 1h"},
 		{"trusted proxy not a CIDR", []string{"--dev", "--trusted-proxies", "10.0.0.0/8,lb.example"}, nil, "--trusted-proxies"},
 		{"smtp address not host:port", []string{"--dev", "--smtp-addr", "smtp.example.com"}, nil, "--smtp-addr"},
 		{"smtp starttls unknown", []string{"--dev", "--smtp-starttls", "always"}, nil, "--smtp-starttls \"always\" must be opportunistic, required or off"},

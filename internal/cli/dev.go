@@ -10,6 +10,7 @@ import (
 
 	"lookout/cluster"
 	"lookout/control/admin"
+	"lookout/control/audit"
 	"lookout/control/state"
 	"lookout/internal/apikey"
 )
@@ -56,7 +57,8 @@ func devWelcome(ctx context.Context, node *cluster.Node, st *state.Store, api *a
 		if err != nil {
 			return err
 		}
-		created, err := api.CreateAccount(ctx, admin.AccountRequest{Email: demoEmail, Password: password})
+		// Made by the operator (the dev node's own), as the audit log says.
+		created, err := api.CreateAccount(audit.WithActor(ctx, audit.Operator()), admin.AccountRequest{Email: demoEmail, Password: password})
 		if err != nil {
 			return fmt.Errorf("create demo account: %w", err)
 		}

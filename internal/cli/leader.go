@@ -49,7 +49,7 @@ func leaderTasks(cfg *controlConfig, st *state.Store, registry *channel.Registry
 		},
 		func(ctx context.Context, n *cluster.Node) {
 			engine.NewRetention(engine.RetentionOptions{
-				Cluster: n, MaxAge: cfg.retentionAge, AlertMaxAge: cfg.alertRetention, Logger: log.Named("retention"),
+				Cluster: n, MaxAge: cfg.retentionAge, AlertMaxAge: cfg.alertRetention, AuditMaxAge: cfg.auditRetention, Logger: log.Named("retention"),
 			}).Run(ctx)
 		},
 		func(ctx context.Context, n *cluster.Node) {

@@ -229,6 +229,13 @@ type Command struct {
 	// time_unix_ms is stamped by the leader when it proposes the entry. The
 	// state machine never reads the clock; it uses this time.
 	TimeUnixMs int64 `protobuf:"varint,3,opt,name=time_unix_ms,json=timeUnixMs,proto3" json:"time_unix_ms,omitempty"`
+	// actor is who asked for the change, set by the API layer that proposed
+	// the command from how its request was authenticated (a management key,
+	// the operator token, a panel user); the state machine records it in
+	// the account's audit log. Absent on the leader's own work (deadlines,
+	// deliveries, pruning ...). Field numbers 2850+ are the audit log's
+	// range of the envelope.
+	Actor *Actor `protobuf:"bytes,2850,opt,name=actor,proto3" json:"actor,omitempty"`
 	// Types that are valid to be assigned to Op:
 	//
 	//	*Command_CreateAccount
@@ -270,6 +277,7 @@ type Command struct {
 	//	*Command_CreateInvite
 	//	*Command_AcceptInvite
 	//	*Command_RevokeInvite
+	//	*Command_RecordSignIn
 	Op            isCommand_Op `protobuf_oneof:"op"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -324,6 +332,13 @@ func (x *Command) GetTimeUnixMs() int64 {
 		return x.TimeUnixMs
 	}
 	return 0
+}
+
+func (x *Command) GetActor() *Actor {
+	if x != nil {
+		return x.Actor
+	}
+	return nil
 }
 
 func (x *Command) GetOp() isCommand_Op {
@@ -684,6 +699,15 @@ func (x *Command) GetRevokeInvite() *RevokeInvite {
 	return nil
 }
 
+func (x *Command) GetRecordSignIn() *RecordSignIn {
+	if x != nil {
+		if x, ok := x.Op.(*Command_RecordSignIn); ok {
+			return x.RecordSignIn
+		}
+	}
+	return nil
+}
+
 type isCommand_Op interface {
 	isCommand_Op()
 }
@@ -844,6 +868,10 @@ type Command_RevokeInvite struct {
 	RevokeInvite *RevokeInvite `protobuf:"bytes,290,opt,name=revoke_invite,json=revokeInvite,proto3,oneof"`
 }
 
+type Command_RecordSignIn struct {
+	RecordSignIn *RecordSignIn `protobuf:"bytes,2851,opt,name=record_sign_in,json=recordSignIn,proto3,oneof"`
+}
+
 func (*Command_CreateAccount) isCommand_Op() {}
 
 func (*Command_SetPlan) isCommand_Op() {}
@@ -922,6 +950,127 @@ func (*Command_AcceptInvite) isCommand_Op() {}
 
 func (*Command_RevokeInvite) isCommand_Op() {}
 
+func (*Command_RecordSignIn) isCommand_Op() {}
+
+// Actor is who made a change, as the audit log records it: a panel user
+// (type "user", the user's id and e-mail), a key (type "key", the key's
+// id and name: a management key, or the ingest key whose ping created a
+// monitor), or the operator (type "operator").
+type Actor struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Type          string                 `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Actor) Reset() {
+	*x = Actor{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Actor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Actor) ProtoMessage() {}
+
+func (x *Actor) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Actor.ProtoReflect.Descriptor instead.
+func (*Actor) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Actor) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *Actor) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Actor) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// RecordSignIn records in the account's audit log that the command's actor
+// signed in to the panel; it changes nothing else. method says how
+// (password).
+type RecordSignIn struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
+	Method        string                 `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordSignIn) Reset() {
+	*x = RecordSignIn{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordSignIn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordSignIn) ProtoMessage() {}
+
+func (x *RecordSignIn) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordSignIn.ProtoReflect.Descriptor instead.
+func (*RecordSignIn) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *RecordSignIn) GetAccountId() string {
+	if x != nil {
+		return x.AccountId
+	}
+	return ""
+}
+
+func (x *RecordSignIn) GetMethod() string {
+	if x != nil {
+		return x.Method
+	}
+	return ""
+}
+
 // Plan holds an account's limits. Absent limits mean "no limit".
 type Plan struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
@@ -942,7 +1091,7 @@ type Plan struct {
 
 func (x *Plan) Reset() {
 	*x = Plan{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[1]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -954,7 +1103,7 @@ func (x *Plan) String() string {
 func (*Plan) ProtoMessage() {}
 
 func (x *Plan) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[1]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -967,7 +1116,7 @@ func (x *Plan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Plan.ProtoReflect.Descriptor instead.
 func (*Plan) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{1}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Plan) GetName() string {
@@ -1045,7 +1194,7 @@ type Key struct {
 
 func (x *Key) Reset() {
 	*x = Key{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[2]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1057,7 +1206,7 @@ func (x *Key) String() string {
 func (*Key) ProtoMessage() {}
 
 func (x *Key) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[2]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1070,7 +1219,7 @@ func (x *Key) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Key.ProtoReflect.Descriptor instead.
 func (*Key) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{2}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Key) GetId() string {
@@ -1138,7 +1287,7 @@ type CreateAccount struct {
 
 func (x *CreateAccount) Reset() {
 	*x = CreateAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[3]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1150,7 +1299,7 @@ func (x *CreateAccount) String() string {
 func (*CreateAccount) ProtoMessage() {}
 
 func (x *CreateAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[3]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1163,7 +1312,7 @@ func (x *CreateAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAccount.ProtoReflect.Descriptor instead.
 func (*CreateAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{3}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CreateAccount) GetAccountId() string {
@@ -1219,7 +1368,7 @@ type SetPlan struct {
 
 func (x *SetPlan) Reset() {
 	*x = SetPlan{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[4]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1231,7 +1380,7 @@ func (x *SetPlan) String() string {
 func (*SetPlan) ProtoMessage() {}
 
 func (x *SetPlan) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[4]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1244,7 +1393,7 @@ func (x *SetPlan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPlan.ProtoReflect.Descriptor instead.
 func (*SetPlan) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{4}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SetPlan) GetAccountId() string {
@@ -1273,7 +1422,7 @@ type SetPassword struct {
 
 func (x *SetPassword) Reset() {
 	*x = SetPassword{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[5]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1285,7 +1434,7 @@ func (x *SetPassword) String() string {
 func (*SetPassword) ProtoMessage() {}
 
 func (x *SetPassword) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[5]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1298,7 +1447,7 @@ func (x *SetPassword) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPassword.ProtoReflect.Descriptor instead.
 func (*SetPassword) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{5}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SetPassword) GetAccountId() string {
@@ -1333,7 +1482,7 @@ type EndSession struct {
 
 func (x *EndSession) Reset() {
 	*x = EndSession{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[6]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1345,7 +1494,7 @@ func (x *EndSession) String() string {
 func (*EndSession) ProtoMessage() {}
 
 func (x *EndSession) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[6]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1358,7 +1507,7 @@ func (x *EndSession) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSession.ProtoReflect.Descriptor instead.
 func (*EndSession) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{6}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *EndSession) GetSessionId() string {
@@ -1402,7 +1551,7 @@ type AddUser struct {
 
 func (x *AddUser) Reset() {
 	*x = AddUser{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1414,7 +1563,7 @@ func (x *AddUser) String() string {
 func (*AddUser) ProtoMessage() {}
 
 func (x *AddUser) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[7]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1427,7 +1576,7 @@ func (x *AddUser) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddUser.ProtoReflect.Descriptor instead.
 func (*AddUser) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{7}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *AddUser) GetAccountId() string {
@@ -1483,7 +1632,7 @@ type UpdateUser struct {
 
 func (x *UpdateUser) Reset() {
 	*x = UpdateUser{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1495,7 +1644,7 @@ func (x *UpdateUser) String() string {
 func (*UpdateUser) ProtoMessage() {}
 
 func (x *UpdateUser) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[8]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1508,7 +1657,7 @@ func (x *UpdateUser) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateUser.ProtoReflect.Descriptor instead.
 func (*UpdateUser) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{8}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *UpdateUser) GetAccountId() string {
@@ -1560,7 +1709,7 @@ type RemoveUser struct {
 
 func (x *RemoveUser) Reset() {
 	*x = RemoveUser{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1572,7 +1721,7 @@ func (x *RemoveUser) String() string {
 func (*RemoveUser) ProtoMessage() {}
 
 func (x *RemoveUser) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[9]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1585,7 +1734,7 @@ func (x *RemoveUser) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveUser.ProtoReflect.Descriptor instead.
 func (*RemoveUser) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{9}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *RemoveUser) GetAccountId() string {
@@ -1623,7 +1772,7 @@ type CreateInvite struct {
 
 func (x *CreateInvite) Reset() {
 	*x = CreateInvite{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1635,7 +1784,7 @@ func (x *CreateInvite) String() string {
 func (*CreateInvite) ProtoMessage() {}
 
 func (x *CreateInvite) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[10]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1648,7 +1797,7 @@ func (x *CreateInvite) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateInvite.ProtoReflect.Descriptor instead.
 func (*CreateInvite) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{10}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateInvite) GetAccountId() string {
@@ -1718,7 +1867,7 @@ type AcceptInvite struct {
 
 func (x *AcceptInvite) Reset() {
 	*x = AcceptInvite{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1730,7 +1879,7 @@ func (x *AcceptInvite) String() string {
 func (*AcceptInvite) ProtoMessage() {}
 
 func (x *AcceptInvite) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[11]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1743,7 +1892,7 @@ func (x *AcceptInvite) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptInvite.ProtoReflect.Descriptor instead.
 func (*AcceptInvite) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{11}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AcceptInvite) GetTokenHash() []byte {
@@ -1792,7 +1941,7 @@ type RevokeInvite struct {
 
 func (x *RevokeInvite) Reset() {
 	*x = RevokeInvite{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1804,7 +1953,7 @@ func (x *RevokeInvite) String() string {
 func (*RevokeInvite) ProtoMessage() {}
 
 func (x *RevokeInvite) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[12]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1817,7 +1966,7 @@ func (x *RevokeInvite) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeInvite.ProtoReflect.Descriptor instead.
 func (*RevokeInvite) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{12}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RevokeInvite) GetAccountId() string {
@@ -1850,7 +1999,7 @@ type SetBadgeKey struct {
 
 func (x *SetBadgeKey) Reset() {
 	*x = SetBadgeKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1862,7 +2011,7 @@ func (x *SetBadgeKey) String() string {
 func (*SetBadgeKey) ProtoMessage() {}
 
 func (x *SetBadgeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[13]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1875,7 +2024,7 @@ func (x *SetBadgeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetBadgeKey.ProtoReflect.Descriptor instead.
 func (*SetBadgeKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{13}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SetBadgeKey) GetAccountId() string {
@@ -1915,7 +2064,7 @@ type PutStatusPage struct {
 
 func (x *PutStatusPage) Reset() {
 	*x = PutStatusPage{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1927,7 +2076,7 @@ func (x *PutStatusPage) String() string {
 func (*PutStatusPage) ProtoMessage() {}
 
 func (x *PutStatusPage) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[14]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1940,7 +2089,7 @@ func (x *PutStatusPage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutStatusPage.ProtoReflect.Descriptor instead.
 func (*PutStatusPage) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{14}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PutStatusPage) GetAccountId() string {
@@ -1992,7 +2141,7 @@ type StatusPageMatch struct {
 
 func (x *StatusPageMatch) Reset() {
 	*x = StatusPageMatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2004,7 +2153,7 @@ func (x *StatusPageMatch) String() string {
 func (*StatusPageMatch) ProtoMessage() {}
 
 func (x *StatusPageMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[15]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2017,7 +2166,7 @@ func (x *StatusPageMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusPageMatch.ProtoReflect.Descriptor instead.
 func (*StatusPageMatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{15}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *StatusPageMatch) GetMonitors() []string {
@@ -2051,7 +2200,7 @@ type CreateKey struct {
 
 func (x *CreateKey) Reset() {
 	*x = CreateKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2063,7 +2212,7 @@ func (x *CreateKey) String() string {
 func (*CreateKey) ProtoMessage() {}
 
 func (x *CreateKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[16]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2076,7 +2225,7 @@ func (x *CreateKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateKey.ProtoReflect.Descriptor instead.
 func (*CreateKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{16}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateKey) GetKey() *Key {
@@ -2097,7 +2246,7 @@ type RevokeKey struct {
 
 func (x *RevokeKey) Reset() {
 	*x = RevokeKey{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2109,7 +2258,7 @@ func (x *RevokeKey) String() string {
 func (*RevokeKey) ProtoMessage() {}
 
 func (x *RevokeKey) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[17]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2122,7 +2271,7 @@ func (x *RevokeKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeKey.ProtoReflect.Descriptor instead.
 func (*RevokeKey) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{17}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RevokeKey) GetAccountId() string {
@@ -2155,7 +2304,7 @@ type RecordKeyUsed struct {
 
 func (x *RecordKeyUsed) Reset() {
 	*x = RecordKeyUsed{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2167,7 +2316,7 @@ func (x *RecordKeyUsed) String() string {
 func (*RecordKeyUsed) ProtoMessage() {}
 
 func (x *RecordKeyUsed) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[18]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2180,7 +2329,7 @@ func (x *RecordKeyUsed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordKeyUsed.ProtoReflect.Descriptor instead.
 func (*RecordKeyUsed) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{18}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RecordKeyUsed) GetAccountId() string {
@@ -2211,7 +2360,7 @@ type CreateNotificationGroup struct {
 
 func (x *CreateNotificationGroup) Reset() {
 	*x = CreateNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2223,7 +2372,7 @@ func (x *CreateNotificationGroup) String() string {
 func (*CreateNotificationGroup) ProtoMessage() {}
 
 func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[19]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2236,7 +2385,7 @@ func (x *CreateNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateNotificationGroup.ProtoReflect.Descriptor instead.
 func (*CreateNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{19}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateNotificationGroup) GetAccountId() string {
@@ -2284,7 +2433,7 @@ type CreateAgentToken struct {
 
 func (x *CreateAgentToken) Reset() {
 	*x = CreateAgentToken{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2296,7 +2445,7 @@ func (x *CreateAgentToken) String() string {
 func (*CreateAgentToken) ProtoMessage() {}
 
 func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[20]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2309,7 +2458,7 @@ func (x *CreateAgentToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateAgentToken.ProtoReflect.Descriptor instead.
 func (*CreateAgentToken) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{20}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *CreateAgentToken) GetId() string {
@@ -2358,7 +2507,7 @@ type RevokeAgentToken struct {
 
 func (x *RevokeAgentToken) Reset() {
 	*x = RevokeAgentToken{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2370,7 +2519,7 @@ func (x *RevokeAgentToken) String() string {
 func (*RevokeAgentToken) ProtoMessage() {}
 
 func (x *RevokeAgentToken) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[21]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2383,7 +2532,7 @@ func (x *RevokeAgentToken) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeAgentToken.ProtoReflect.Descriptor instead.
 func (*RevokeAgentToken) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{21}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RevokeAgentToken) GetId() string {
@@ -2408,7 +2557,7 @@ type IngestBatch struct {
 
 func (x *IngestBatch) Reset() {
 	*x = IngestBatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2420,7 +2569,7 @@ func (x *IngestBatch) String() string {
 func (*IngestBatch) ProtoMessage() {}
 
 func (x *IngestBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[22]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2433,7 +2582,7 @@ func (x *IngestBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use IngestBatch.ProtoReflect.Descriptor instead.
 func (*IngestBatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{22}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *IngestBatch) GetEvents() []*Event {
@@ -2491,7 +2640,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2503,7 +2652,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[23]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2516,7 +2665,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{23}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Event) GetAccountId() string {
@@ -2634,16 +2783,19 @@ func (x *Event) GetRegion() string {
 // PruneEvents drops events received before before_unix_ms, at most max of
 // them (the leader proposes it again until nothing is left).
 type PruneEvents struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	BeforeUnixMs  int64                  `protobuf:"varint,1,opt,name=before_unix_ms,json=beforeUnixMs,proto3" json:"before_unix_ms,omitempty"`
-	Max           int64                  `protobuf:"varint,2,opt,name=max,proto3" json:"max,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	BeforeUnixMs int64                  `protobuf:"varint,1,opt,name=before_unix_ms,json=beforeUnixMs,proto3" json:"before_unix_ms,omitempty"`
+	Max          int64                  `protobuf:"varint,2,opt,name=max,proto3" json:"max,omitempty"`
+	// audit_before_unix_ms: audit log entries made before it are deleted too
+	// (0: none).
+	AuditBeforeUnixMs int64 `protobuf:"varint,2850,opt,name=audit_before_unix_ms,json=auditBeforeUnixMs,proto3" json:"audit_before_unix_ms,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *PruneEvents) Reset() {
 	*x = PruneEvents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2655,7 +2807,7 @@ func (x *PruneEvents) String() string {
 func (*PruneEvents) ProtoMessage() {}
 
 func (x *PruneEvents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[24]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2668,7 +2820,7 @@ func (x *PruneEvents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneEvents.ProtoReflect.Descriptor instead.
 func (*PruneEvents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{24}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *PruneEvents) GetBeforeUnixMs() int64 {
@@ -2685,6 +2837,13 @@ func (x *PruneEvents) GetMax() int64 {
 	return 0
 }
 
+func (x *PruneEvents) GetAuditBeforeUnixMs() int64 {
+	if x != nil {
+		return x.AuditBeforeUnixMs
+	}
+	return 0
+}
+
 // DeleteMonitor removes a monitor with its events, runs and name.
 type DeleteMonitor struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2696,7 +2855,7 @@ type DeleteMonitor struct {
 
 func (x *DeleteMonitor) Reset() {
 	*x = DeleteMonitor{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2708,7 +2867,7 @@ func (x *DeleteMonitor) String() string {
 func (*DeleteMonitor) ProtoMessage() {}
 
 func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[25]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2721,7 +2880,7 @@ func (x *DeleteMonitor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMonitor.ProtoReflect.Descriptor instead.
 func (*DeleteMonitor) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{25}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DeleteMonitor) GetAccountId() string {
@@ -2789,7 +2948,7 @@ type CheckConfig struct {
 
 func (x *CheckConfig) Reset() {
 	*x = CheckConfig{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2801,7 +2960,7 @@ func (x *CheckConfig) String() string {
 func (*CheckConfig) ProtoMessage() {}
 
 func (x *CheckConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[26]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2814,7 +2973,7 @@ func (x *CheckConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckConfig.ProtoReflect.Descriptor instead.
 func (*CheckConfig) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{26}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CheckConfig) GetUrl() string {
@@ -3024,7 +3183,7 @@ type HTTPHeader struct {
 
 func (x *HTTPHeader) Reset() {
 	*x = HTTPHeader{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3036,7 +3195,7 @@ func (x *HTTPHeader) String() string {
 func (*HTTPHeader) ProtoMessage() {}
 
 func (x *HTTPHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[27]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3049,7 +3208,7 @@ func (x *HTTPHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HTTPHeader.ProtoReflect.Descriptor instead.
 func (*HTTPHeader) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{27}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *HTTPHeader) GetName() string {
@@ -3077,7 +3236,7 @@ type HTTPBasicAuth struct {
 
 func (x *HTTPBasicAuth) Reset() {
 	*x = HTTPBasicAuth{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3089,7 +3248,7 @@ func (x *HTTPBasicAuth) String() string {
 func (*HTTPBasicAuth) ProtoMessage() {}
 
 func (x *HTTPBasicAuth) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[28]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3102,7 +3261,7 @@ func (x *HTTPBasicAuth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HTTPBasicAuth.ProtoReflect.Descriptor instead.
 func (*HTTPBasicAuth) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{28}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *HTTPBasicAuth) GetUsername() string {
@@ -3131,7 +3290,7 @@ type JSONPathAssertion struct {
 
 func (x *JSONPathAssertion) Reset() {
 	*x = JSONPathAssertion{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3143,7 +3302,7 @@ func (x *JSONPathAssertion) String() string {
 func (*JSONPathAssertion) ProtoMessage() {}
 
 func (x *JSONPathAssertion) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[29]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3156,7 +3315,7 @@ func (x *JSONPathAssertion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JSONPathAssertion.ProtoReflect.Descriptor instead.
 func (*JSONPathAssertion) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{29}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *JSONPathAssertion) GetPath() string {
@@ -3213,7 +3372,7 @@ type MonitorSpec struct {
 
 func (x *MonitorSpec) Reset() {
 	*x = MonitorSpec{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3225,7 +3384,7 @@ func (x *MonitorSpec) String() string {
 func (*MonitorSpec) ProtoMessage() {}
 
 func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[30]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3238,7 +3397,7 @@ func (x *MonitorSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MonitorSpec.ProtoReflect.Descriptor instead.
 func (*MonitorSpec) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{30}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *MonitorSpec) GetUuid() string {
@@ -3385,7 +3544,7 @@ type Dependency struct {
 
 func (x *Dependency) Reset() {
 	*x = Dependency{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3397,7 +3556,7 @@ func (x *Dependency) String() string {
 func (*Dependency) ProtoMessage() {}
 
 func (x *Dependency) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[31]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3410,7 +3569,7 @@ func (x *Dependency) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Dependency.ProtoReflect.Descriptor instead.
 func (*Dependency) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{31}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *Dependency) GetKind() string {
@@ -3437,14 +3596,17 @@ type PutMonitors struct {
 	Creates []*MonitorSpec `protobuf:"bytes,2,rep,name=creates,proto3" json:"creates,omitempty"`
 	// updates replace existing monitors (by uuid) wholesale; kind and a
 	// ping's name cannot change.
-	Updates       []*MonitorSpec `protobuf:"bytes,3,rep,name=updates,proto3" json:"updates,omitempty"`
+	Updates []*MonitorSpec `protobuf:"bytes,3,rep,name=updates,proto3" json:"updates,omitempty"`
+	// apply marks the PutMonitors of an apply (POST /api/v1/monitors/apply):
+	// its audit entries say apply rather than create or update.
+	Apply         bool `protobuf:"varint,2850,opt,name=apply,proto3" json:"apply,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PutMonitors) Reset() {
 	*x = PutMonitors{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3456,7 +3618,7 @@ func (x *PutMonitors) String() string {
 func (*PutMonitors) ProtoMessage() {}
 
 func (x *PutMonitors) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[32]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3469,7 +3631,7 @@ func (x *PutMonitors) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMonitors.ProtoReflect.Descriptor instead.
 func (*PutMonitors) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{32}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *PutMonitors) GetAccountId() string {
@@ -3493,6 +3655,13 @@ func (x *PutMonitors) GetUpdates() []*MonitorSpec {
 	return nil
 }
 
+func (x *PutMonitors) GetApply() bool {
+	if x != nil {
+		return x.Apply
+	}
+	return false
+}
+
 // CreateChannel adds an alert channel to an account. Default channels get
 // the alerts of monitors without a notification group.
 type CreateChannel struct {
@@ -3511,7 +3680,7 @@ type CreateChannel struct {
 
 func (x *CreateChannel) Reset() {
 	*x = CreateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3523,7 +3692,7 @@ func (x *CreateChannel) String() string {
 func (*CreateChannel) ProtoMessage() {}
 
 func (x *CreateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[33]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3536,7 +3705,7 @@ func (x *CreateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateChannel.ProtoReflect.Descriptor instead.
 func (*CreateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{33}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *CreateChannel) GetAccountId() string {
@@ -3598,7 +3767,7 @@ type UpdateChannel struct {
 
 func (x *UpdateChannel) Reset() {
 	*x = UpdateChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3610,7 +3779,7 @@ func (x *UpdateChannel) String() string {
 func (*UpdateChannel) ProtoMessage() {}
 
 func (x *UpdateChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[34]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3623,7 +3792,7 @@ func (x *UpdateChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateChannel.ProtoReflect.Descriptor instead.
 func (*UpdateChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{34}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *UpdateChannel) GetAccountId() string {
@@ -3683,7 +3852,7 @@ type DeleteChannel struct {
 
 func (x *DeleteChannel) Reset() {
 	*x = DeleteChannel{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3695,7 +3864,7 @@ func (x *DeleteChannel) String() string {
 func (*DeleteChannel) ProtoMessage() {}
 
 func (x *DeleteChannel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[35]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3708,7 +3877,7 @@ func (x *DeleteChannel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteChannel.ProtoReflect.Descriptor instead.
 func (*DeleteChannel) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{35}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *DeleteChannel) GetAccountId() string {
@@ -3741,7 +3910,7 @@ type UpdateNotificationGroup struct {
 
 func (x *UpdateNotificationGroup) Reset() {
 	*x = UpdateNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3753,7 +3922,7 @@ func (x *UpdateNotificationGroup) String() string {
 func (*UpdateNotificationGroup) ProtoMessage() {}
 
 func (x *UpdateNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[36]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3766,7 +3935,7 @@ func (x *UpdateNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateNotificationGroup.ProtoReflect.Descriptor instead.
 func (*UpdateNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{36}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *UpdateNotificationGroup) GetAccountId() string {
@@ -3809,7 +3978,7 @@ type DeleteNotificationGroup struct {
 
 func (x *DeleteNotificationGroup) Reset() {
 	*x = DeleteNotificationGroup{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3821,7 +3990,7 @@ func (x *DeleteNotificationGroup) String() string {
 func (*DeleteNotificationGroup) ProtoMessage() {}
 
 func (x *DeleteNotificationGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[37]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3834,7 +4003,7 @@ func (x *DeleteNotificationGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteNotificationGroup.ProtoReflect.Descriptor instead.
 func (*DeleteNotificationGroup) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{37}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *DeleteNotificationGroup) GetAccountId() string {
@@ -3867,7 +4036,7 @@ type FireDeadline struct {
 
 func (x *FireDeadline) Reset() {
 	*x = FireDeadline{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3879,7 +4048,7 @@ func (x *FireDeadline) String() string {
 func (*FireDeadline) ProtoMessage() {}
 
 func (x *FireDeadline) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[38]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3892,7 +4061,7 @@ func (x *FireDeadline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FireDeadline.ProtoReflect.Descriptor instead.
 func (*FireDeadline) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{38}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *FireDeadline) GetAccountId() string {
@@ -3945,7 +4114,7 @@ type RecordDelivery struct {
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3957,7 +4126,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[39]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3970,7 +4139,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{39}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -4040,7 +4209,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4052,7 +4221,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[40]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4065,7 +4234,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{40}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -4117,7 +4286,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4129,7 +4298,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4142,7 +4311,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -4274,7 +4443,7 @@ type ExecutionTCP struct {
 
 func (x *ExecutionTCP) Reset() {
 	*x = ExecutionTCP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4286,7 +4455,7 @@ func (x *ExecutionTCP) String() string {
 func (*ExecutionTCP) ProtoMessage() {}
 
 func (x *ExecutionTCP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4299,7 +4468,7 @@ func (x *ExecutionTCP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionTCP.ProtoReflect.Descriptor instead.
 func (*ExecutionTCP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{42}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *ExecutionTCP) GetConnectMs() int64 {
@@ -4322,7 +4491,7 @@ type ExecutionDNS struct {
 
 func (x *ExecutionDNS) Reset() {
 	*x = ExecutionDNS{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4334,7 +4503,7 @@ func (x *ExecutionDNS) String() string {
 func (*ExecutionDNS) ProtoMessage() {}
 
 func (x *ExecutionDNS) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4347,7 +4516,7 @@ func (x *ExecutionDNS) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionDNS.ProtoReflect.Descriptor instead.
 func (*ExecutionDNS) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{43}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ExecutionDNS) GetAnswers() []string {
@@ -4380,7 +4549,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4392,7 +4561,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4405,7 +4574,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{44}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -4475,7 +4644,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4487,7 +4656,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4500,7 +4669,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{45}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -4574,7 +4743,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4586,7 +4755,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4599,7 +4768,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{46}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -4641,7 +4810,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4653,7 +4822,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4666,7 +4835,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{47}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -4760,7 +4929,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4772,7 +4941,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4785,7 +4954,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{48}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -4846,7 +5015,7 @@ type ForgetAgents struct {
 
 func (x *ForgetAgents) Reset() {
 	*x = ForgetAgents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4858,7 +5027,7 @@ func (x *ForgetAgents) String() string {
 func (*ForgetAgents) ProtoMessage() {}
 
 func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4871,7 +5040,7 @@ func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForgetAgents.ProtoReflect.Descriptor instead.
 func (*ForgetAgents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{49}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ForgetAgents) GetAgentIds() []string {
@@ -4915,7 +5084,7 @@ type PauseMonitor struct {
 
 func (x *PauseMonitor) Reset() {
 	*x = PauseMonitor{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4927,7 +5096,7 @@ func (x *PauseMonitor) String() string {
 func (*PauseMonitor) ProtoMessage() {}
 
 func (x *PauseMonitor) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4940,7 +5109,7 @@ func (x *PauseMonitor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseMonitor.ProtoReflect.Descriptor instead.
 func (*PauseMonitor) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{50}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *PauseMonitor) GetAccountId() string {
@@ -4993,7 +5162,7 @@ type JudgeAfresh struct {
 
 func (x *JudgeAfresh) Reset() {
 	*x = JudgeAfresh{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5005,7 +5174,7 @@ func (x *JudgeAfresh) String() string {
 func (*JudgeAfresh) ProtoMessage() {}
 
 func (x *JudgeAfresh) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5018,7 +5187,7 @@ func (x *JudgeAfresh) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JudgeAfresh.ProtoReflect.Descriptor instead.
 func (*JudgeAfresh) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{51}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *JudgeAfresh) GetMonitorUuids() []string {
@@ -5052,7 +5221,7 @@ type MaintenanceWindow struct {
 
 func (x *MaintenanceWindow) Reset() {
 	*x = MaintenanceWindow{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5064,7 +5233,7 @@ func (x *MaintenanceWindow) String() string {
 func (*MaintenanceWindow) ProtoMessage() {}
 
 func (x *MaintenanceWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5077,7 +5246,7 @@ func (x *MaintenanceWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaintenanceWindow.ProtoReflect.Descriptor instead.
 func (*MaintenanceWindow) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{52}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *MaintenanceWindow) GetId() string {
@@ -5171,7 +5340,7 @@ type WindowMatch struct {
 
 func (x *WindowMatch) Reset() {
 	*x = WindowMatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5183,7 +5352,7 @@ func (x *WindowMatch) String() string {
 func (*WindowMatch) ProtoMessage() {}
 
 func (x *WindowMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5196,7 +5365,7 @@ func (x *WindowMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowMatch.ProtoReflect.Descriptor instead.
 func (*WindowMatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{53}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *WindowMatch) GetMonitors() []string {
@@ -5234,7 +5403,7 @@ type PutMaintenanceWindow struct {
 
 func (x *PutMaintenanceWindow) Reset() {
 	*x = PutMaintenanceWindow{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5246,7 +5415,7 @@ func (x *PutMaintenanceWindow) String() string {
 func (*PutMaintenanceWindow) ProtoMessage() {}
 
 func (x *PutMaintenanceWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5259,7 +5428,7 @@ func (x *PutMaintenanceWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMaintenanceWindow.ProtoReflect.Descriptor instead.
 func (*PutMaintenanceWindow) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{54}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *PutMaintenanceWindow) GetWindow() *MaintenanceWindow {
@@ -5288,7 +5457,7 @@ type DeleteMaintenanceWindow struct {
 
 func (x *DeleteMaintenanceWindow) Reset() {
 	*x = DeleteMaintenanceWindow{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5300,7 +5469,7 @@ func (x *DeleteMaintenanceWindow) String() string {
 func (*DeleteMaintenanceWindow) ProtoMessage() {}
 
 func (x *DeleteMaintenanceWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5313,7 +5482,7 @@ func (x *DeleteMaintenanceWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMaintenanceWindow.ProtoReflect.Descriptor instead.
 func (*DeleteMaintenanceWindow) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{55}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *DeleteMaintenanceWindow) GetAccountId() string {
@@ -5347,7 +5516,7 @@ type MarkAlive struct {
 
 func (x *MarkAlive) Reset() {
 	*x = MarkAlive{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[56]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5359,7 +5528,7 @@ func (x *MarkAlive) String() string {
 func (*MarkAlive) ProtoMessage() {}
 
 func (x *MarkAlive) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[56]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5372,7 +5541,7 @@ func (x *MarkAlive) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MarkAlive.ProtoReflect.Descriptor instead.
 func (*MarkAlive) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{56}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *MarkAlive) GetTermStart() bool {
@@ -5400,7 +5569,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[57]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5412,7 +5581,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[57]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5425,7 +5594,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{57}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -5459,7 +5628,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[58]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5471,7 +5640,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[58]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5484,7 +5653,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{58}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -5533,7 +5702,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[59]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5545,7 +5714,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[59]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5558,7 +5727,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{59}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -5627,7 +5796,7 @@ type Result struct {
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[60]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5639,7 +5808,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[60]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5652,7 +5821,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{60}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *Result) GetStatus() Status {
@@ -5723,14 +5892,16 @@ type PruneCounts struct {
 	Sessions int64 `protobuf:"varint,3,opt,name=sessions,proto3" json:"sessions,omitempty"`
 	// events: events past the retention age, and events of deleted
 	// monitors.
-	Events        int64 `protobuf:"varint,4,opt,name=events,proto3" json:"events,omitempty"`
+	Events int64 `protobuf:"varint,4,opt,name=events,proto3" json:"events,omitempty"`
+	// audit: audit log entries past their retention age.
+	Audit         int64 `protobuf:"varint,2850,opt,name=audit,proto3" json:"audit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PruneCounts) Reset() {
 	*x = PruneCounts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[61]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5742,7 +5913,7 @@ func (x *PruneCounts) String() string {
 func (*PruneCounts) ProtoMessage() {}
 
 func (x *PruneCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[61]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5755,7 +5926,7 @@ func (x *PruneCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneCounts.ProtoReflect.Descriptor instead.
 func (*PruneCounts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{61}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *PruneCounts) GetRequestIds() int64 {
@@ -5786,17 +5957,25 @@ func (x *PruneCounts) GetEvents() int64 {
 	return 0
 }
 
+func (x *PruneCounts) GetAudit() int64 {
+	if x != nil {
+		return x.Audit
+	}
+	return 0
+}
+
 var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xc4\x17\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xbb\x18\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x02 \x01(\tR\trequestId\x12 \n" +
 	"\ftime_unix_ms\x18\x03 \x01(\x03R\n" +
-	"timeUnixMs\x12G\n" +
+	"timeUnixMs\x12-\n" +
+	"\x05actor\x18\xa2\x16 \x01(\v2\x16.lookout.raft.v1.ActorR\x05actor\x12G\n" +
 	"\x0ecreate_account\x18\n" +
 	" \x01(\v2\x1e.lookout.raft.v1.CreateAccountH\x00R\rcreateAccount\x125\n" +
 	"\bset_plan\x18\v \x01(\v2\x18.lookout.raft.v1.SetPlanH\x00R\asetPlan\x12;\n" +
@@ -5842,8 +6021,17 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"removeUser\x12E\n" +
 	"\rcreate_invite\x18\xa0\x02 \x01(\v2\x1d.lookout.raft.v1.CreateInviteH\x00R\fcreateInvite\x12E\n" +
 	"\raccept_invite\x18\xa1\x02 \x01(\v2\x1d.lookout.raft.v1.AcceptInviteH\x00R\facceptInvite\x12E\n" +
-	"\rrevoke_invite\x18\xa2\x02 \x01(\v2\x1d.lookout.raft.v1.RevokeInviteH\x00R\frevokeInviteB\x04\n" +
-	"\x02op\"\xb5\x03\n" +
+	"\rrevoke_invite\x18\xa2\x02 \x01(\v2\x1d.lookout.raft.v1.RevokeInviteH\x00R\frevokeInvite\x12F\n" +
+	"\x0erecord_sign_in\x18\xa3\x16 \x01(\v2\x1d.lookout.raft.v1.RecordSignInH\x00R\frecordSignInB\x04\n" +
+	"\x02op\"?\n" +
+	"\x05Actor\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\"E\n" +
+	"\fRecordSignIn\x12\x1d\n" +
+	"\n" +
+	"account_id\x18\x01 \x01(\tR\taccountId\x12\x16\n" +
+	"\x06method\x18\x02 \x01(\tR\x06method\"\xb5\x03\n" +
 	"\x04Plan\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12(\n" +
 	"\rmonitor_limit\x18\x02 \x01(\x03H\x00R\fmonitorLimit\x88\x01\x01\x123\n" +
@@ -5999,10 +6187,11 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
 	"_exit_codeB\f\n" +
 	"\n" +
-	"_timestamp\"E\n" +
+	"_timestamp\"w\n" +
 	"\vPruneEvents\x12$\n" +
 	"\x0ebefore_unix_ms\x18\x01 \x01(\x03R\fbeforeUnixMs\x12\x10\n" +
-	"\x03max\x18\x02 \x01(\x03R\x03max\"Q\n" +
+	"\x03max\x18\x02 \x01(\x03R\x03max\x120\n" +
+	"\x14audit_before_unix_ms\x18\xa2\x16 \x01(\x03R\x11auditBeforeUnixMs\"Q\n" +
 	"\rDeleteMonitor\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12!\n" +
@@ -6085,12 +6274,13 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
 	"Dependency\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\x9c\x01\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\xb3\x01\n" +
 	"\vPutMonitors\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x126\n" +
 	"\acreates\x18\x02 \x03(\v2\x1c.lookout.raft.v1.MonitorSpecR\acreates\x126\n" +
-	"\aupdates\x18\x03 \x03(\v2\x1c.lookout.raft.v1.MonitorSpecR\aupdates\"\xb5\x01\n" +
+	"\aupdates\x18\x03 \x03(\v2\x1c.lookout.raft.v1.MonitorSpecR\aupdates\x12\x15\n" +
+	"\x05apply\x18\xa2\x16 \x01(\bR\x05apply\"\xb5\x01\n" +
 	"\rCreateChannel\x12\x1d\n" +
 	"\n" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x1d\n" +
@@ -6284,13 +6474,14 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x05entry\x18\x05 \x01(\x03R\x05entry\x12\x15\n" +
 	"\x05stale\x18\xa0\x01 \x01(\bR\x05stale\x12\x19\n" +
 	"\adeleted\x18\xa1\x01 \x01(\x03R\adeleted\x125\n" +
-	"\x06pruned\x18\xe2\t \x01(\v2\x1c.lookout.raft.v1.PruneCountsR\x06pruned\"\x7f\n" +
+	"\x06pruned\x18\xe2\t \x01(\v2\x1c.lookout.raft.v1.PruneCountsR\x06pruned\"\x96\x01\n" +
 	"\vPruneCounts\x12\x1f\n" +
 	"\vrequest_ids\x18\x01 \x01(\x03R\n" +
 	"requestIds\x12\x1b\n" +
 	"\tevent_ids\x18\x02 \x01(\x03R\beventIds\x12\x1a\n" +
 	"\bsessions\x18\x03 \x01(\x03R\bsessions\x12\x16\n" +
-	"\x06events\x18\x04 \x01(\x03R\x06events*Q\n" +
+	"\x06events\x18\x04 \x01(\x03R\x06events\x12\x15\n" +
+	"\x05audit\x18\xa2\x16 \x01(\x03R\x05audit*Q\n" +
 	"\aKeyType\x12\x18\n" +
 	"\x14KEY_TYPE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fKEY_TYPE_INGEST\x10\x01\x12\x17\n" +
@@ -6325,147 +6516,151 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
 	(Status)(0),                     // 2: lookout.raft.v1.Status
 	(*Command)(nil),                 // 3: lookout.raft.v1.Command
-	(*Plan)(nil),                    // 4: lookout.raft.v1.Plan
-	(*Key)(nil),                     // 5: lookout.raft.v1.Key
-	(*CreateAccount)(nil),           // 6: lookout.raft.v1.CreateAccount
-	(*SetPlan)(nil),                 // 7: lookout.raft.v1.SetPlan
-	(*SetPassword)(nil),             // 8: lookout.raft.v1.SetPassword
-	(*EndSession)(nil),              // 9: lookout.raft.v1.EndSession
-	(*AddUser)(nil),                 // 10: lookout.raft.v1.AddUser
-	(*UpdateUser)(nil),              // 11: lookout.raft.v1.UpdateUser
-	(*RemoveUser)(nil),              // 12: lookout.raft.v1.RemoveUser
-	(*CreateInvite)(nil),            // 13: lookout.raft.v1.CreateInvite
-	(*AcceptInvite)(nil),            // 14: lookout.raft.v1.AcceptInvite
-	(*RevokeInvite)(nil),            // 15: lookout.raft.v1.RevokeInvite
-	(*SetBadgeKey)(nil),             // 16: lookout.raft.v1.SetBadgeKey
-	(*PutStatusPage)(nil),           // 17: lookout.raft.v1.PutStatusPage
-	(*StatusPageMatch)(nil),         // 18: lookout.raft.v1.StatusPageMatch
-	(*CreateKey)(nil),               // 19: lookout.raft.v1.CreateKey
-	(*RevokeKey)(nil),               // 20: lookout.raft.v1.RevokeKey
-	(*RecordKeyUsed)(nil),           // 21: lookout.raft.v1.RecordKeyUsed
-	(*CreateNotificationGroup)(nil), // 22: lookout.raft.v1.CreateNotificationGroup
-	(*CreateAgentToken)(nil),        // 23: lookout.raft.v1.CreateAgentToken
-	(*RevokeAgentToken)(nil),        // 24: lookout.raft.v1.RevokeAgentToken
-	(*IngestBatch)(nil),             // 25: lookout.raft.v1.IngestBatch
-	(*Event)(nil),                   // 26: lookout.raft.v1.Event
-	(*PruneEvents)(nil),             // 27: lookout.raft.v1.PruneEvents
-	(*DeleteMonitor)(nil),           // 28: lookout.raft.v1.DeleteMonitor
-	(*CheckConfig)(nil),             // 29: lookout.raft.v1.CheckConfig
-	(*HTTPHeader)(nil),              // 30: lookout.raft.v1.HTTPHeader
-	(*HTTPBasicAuth)(nil),           // 31: lookout.raft.v1.HTTPBasicAuth
-	(*JSONPathAssertion)(nil),       // 32: lookout.raft.v1.JSONPathAssertion
-	(*MonitorSpec)(nil),             // 33: lookout.raft.v1.MonitorSpec
-	(*Dependency)(nil),              // 34: lookout.raft.v1.Dependency
-	(*PutMonitors)(nil),             // 35: lookout.raft.v1.PutMonitors
-	(*CreateChannel)(nil),           // 36: lookout.raft.v1.CreateChannel
-	(*UpdateChannel)(nil),           // 37: lookout.raft.v1.UpdateChannel
-	(*DeleteChannel)(nil),           // 38: lookout.raft.v1.DeleteChannel
-	(*UpdateNotificationGroup)(nil), // 39: lookout.raft.v1.UpdateNotificationGroup
-	(*DeleteNotificationGroup)(nil), // 40: lookout.raft.v1.DeleteNotificationGroup
-	(*FireDeadline)(nil),            // 41: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 42: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 43: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 44: lookout.raft.v1.Execution
-	(*ExecutionTCP)(nil),            // 45: lookout.raft.v1.ExecutionTCP
-	(*ExecutionDNS)(nil),            // 46: lookout.raft.v1.ExecutionDNS
-	(*ExecutionHTTP)(nil),           // 47: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 48: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 49: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 50: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 51: lookout.raft.v1.SetRegionState
-	(*ForgetAgents)(nil),            // 52: lookout.raft.v1.ForgetAgents
-	(*PauseMonitor)(nil),            // 53: lookout.raft.v1.PauseMonitor
-	(*JudgeAfresh)(nil),             // 54: lookout.raft.v1.JudgeAfresh
-	(*MaintenanceWindow)(nil),       // 55: lookout.raft.v1.MaintenanceWindow
-	(*WindowMatch)(nil),             // 56: lookout.raft.v1.WindowMatch
-	(*PutMaintenanceWindow)(nil),    // 57: lookout.raft.v1.PutMaintenanceWindow
-	(*DeleteMaintenanceWindow)(nil), // 58: lookout.raft.v1.DeleteMaintenanceWindow
-	(*MarkAlive)(nil),               // 59: lookout.raft.v1.MarkAlive
-	(*RegionAccount)(nil),           // 60: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 61: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 62: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 63: lookout.raft.v1.Result
-	(*PruneCounts)(nil),             // 64: lookout.raft.v1.PruneCounts
+	(*Actor)(nil),                   // 4: lookout.raft.v1.Actor
+	(*RecordSignIn)(nil),            // 5: lookout.raft.v1.RecordSignIn
+	(*Plan)(nil),                    // 6: lookout.raft.v1.Plan
+	(*Key)(nil),                     // 7: lookout.raft.v1.Key
+	(*CreateAccount)(nil),           // 8: lookout.raft.v1.CreateAccount
+	(*SetPlan)(nil),                 // 9: lookout.raft.v1.SetPlan
+	(*SetPassword)(nil),             // 10: lookout.raft.v1.SetPassword
+	(*EndSession)(nil),              // 11: lookout.raft.v1.EndSession
+	(*AddUser)(nil),                 // 12: lookout.raft.v1.AddUser
+	(*UpdateUser)(nil),              // 13: lookout.raft.v1.UpdateUser
+	(*RemoveUser)(nil),              // 14: lookout.raft.v1.RemoveUser
+	(*CreateInvite)(nil),            // 15: lookout.raft.v1.CreateInvite
+	(*AcceptInvite)(nil),            // 16: lookout.raft.v1.AcceptInvite
+	(*RevokeInvite)(nil),            // 17: lookout.raft.v1.RevokeInvite
+	(*SetBadgeKey)(nil),             // 18: lookout.raft.v1.SetBadgeKey
+	(*PutStatusPage)(nil),           // 19: lookout.raft.v1.PutStatusPage
+	(*StatusPageMatch)(nil),         // 20: lookout.raft.v1.StatusPageMatch
+	(*CreateKey)(nil),               // 21: lookout.raft.v1.CreateKey
+	(*RevokeKey)(nil),               // 22: lookout.raft.v1.RevokeKey
+	(*RecordKeyUsed)(nil),           // 23: lookout.raft.v1.RecordKeyUsed
+	(*CreateNotificationGroup)(nil), // 24: lookout.raft.v1.CreateNotificationGroup
+	(*CreateAgentToken)(nil),        // 25: lookout.raft.v1.CreateAgentToken
+	(*RevokeAgentToken)(nil),        // 26: lookout.raft.v1.RevokeAgentToken
+	(*IngestBatch)(nil),             // 27: lookout.raft.v1.IngestBatch
+	(*Event)(nil),                   // 28: lookout.raft.v1.Event
+	(*PruneEvents)(nil),             // 29: lookout.raft.v1.PruneEvents
+	(*DeleteMonitor)(nil),           // 30: lookout.raft.v1.DeleteMonitor
+	(*CheckConfig)(nil),             // 31: lookout.raft.v1.CheckConfig
+	(*HTTPHeader)(nil),              // 32: lookout.raft.v1.HTTPHeader
+	(*HTTPBasicAuth)(nil),           // 33: lookout.raft.v1.HTTPBasicAuth
+	(*JSONPathAssertion)(nil),       // 34: lookout.raft.v1.JSONPathAssertion
+	(*MonitorSpec)(nil),             // 35: lookout.raft.v1.MonitorSpec
+	(*Dependency)(nil),              // 36: lookout.raft.v1.Dependency
+	(*PutMonitors)(nil),             // 37: lookout.raft.v1.PutMonitors
+	(*CreateChannel)(nil),           // 38: lookout.raft.v1.CreateChannel
+	(*UpdateChannel)(nil),           // 39: lookout.raft.v1.UpdateChannel
+	(*DeleteChannel)(nil),           // 40: lookout.raft.v1.DeleteChannel
+	(*UpdateNotificationGroup)(nil), // 41: lookout.raft.v1.UpdateNotificationGroup
+	(*DeleteNotificationGroup)(nil), // 42: lookout.raft.v1.DeleteNotificationGroup
+	(*FireDeadline)(nil),            // 43: lookout.raft.v1.FireDeadline
+	(*RecordDelivery)(nil),          // 44: lookout.raft.v1.RecordDelivery
+	(*RecordExecutions)(nil),        // 45: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 46: lookout.raft.v1.Execution
+	(*ExecutionTCP)(nil),            // 47: lookout.raft.v1.ExecutionTCP
+	(*ExecutionDNS)(nil),            // 48: lookout.raft.v1.ExecutionDNS
+	(*ExecutionHTTP)(nil),           // 49: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 50: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 51: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 52: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 53: lookout.raft.v1.SetRegionState
+	(*ForgetAgents)(nil),            // 54: lookout.raft.v1.ForgetAgents
+	(*PauseMonitor)(nil),            // 55: lookout.raft.v1.PauseMonitor
+	(*JudgeAfresh)(nil),             // 56: lookout.raft.v1.JudgeAfresh
+	(*MaintenanceWindow)(nil),       // 57: lookout.raft.v1.MaintenanceWindow
+	(*WindowMatch)(nil),             // 58: lookout.raft.v1.WindowMatch
+	(*PutMaintenanceWindow)(nil),    // 59: lookout.raft.v1.PutMaintenanceWindow
+	(*DeleteMaintenanceWindow)(nil), // 60: lookout.raft.v1.DeleteMaintenanceWindow
+	(*MarkAlive)(nil),               // 61: lookout.raft.v1.MarkAlive
+	(*RegionAccount)(nil),           // 62: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 63: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 64: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 65: lookout.raft.v1.Result
+	(*PruneCounts)(nil),             // 66: lookout.raft.v1.PruneCounts
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
-	6,  // 0: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
-	7,  // 1: lookout.raft.v1.Command.set_plan:type_name -> lookout.raft.v1.SetPlan
-	19, // 2: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
-	20, // 3: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
-	22, // 4: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
-	23, // 5: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
-	25, // 6: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
-	27, // 7: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
-	28, // 8: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
-	35, // 9: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
-	36, // 10: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
-	41, // 11: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	42, // 12: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	43, // 13: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	49, // 14: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
-	24, // 15: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
-	50, // 16: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	51, // 17: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
-	52, // 18: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
-	8,  // 19: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
-	9,  // 20: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
-	37, // 21: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
-	38, // 22: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
-	39, // 23: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
-	40, // 24: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
-	16, // 25: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
-	17, // 26: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
-	21, // 27: lookout.raft.v1.Command.record_key_used:type_name -> lookout.raft.v1.RecordKeyUsed
-	53, // 28: lookout.raft.v1.Command.pause_monitor:type_name -> lookout.raft.v1.PauseMonitor
-	54, // 29: lookout.raft.v1.Command.judge_afresh:type_name -> lookout.raft.v1.JudgeAfresh
-	57, // 30: lookout.raft.v1.Command.put_maintenance_window:type_name -> lookout.raft.v1.PutMaintenanceWindow
-	58, // 31: lookout.raft.v1.Command.delete_maintenance_window:type_name -> lookout.raft.v1.DeleteMaintenanceWindow
-	59, // 32: lookout.raft.v1.Command.mark_alive:type_name -> lookout.raft.v1.MarkAlive
-	10, // 33: lookout.raft.v1.Command.add_user:type_name -> lookout.raft.v1.AddUser
-	11, // 34: lookout.raft.v1.Command.update_user:type_name -> lookout.raft.v1.UpdateUser
-	12, // 35: lookout.raft.v1.Command.remove_user:type_name -> lookout.raft.v1.RemoveUser
-	13, // 36: lookout.raft.v1.Command.create_invite:type_name -> lookout.raft.v1.CreateInvite
-	14, // 37: lookout.raft.v1.Command.accept_invite:type_name -> lookout.raft.v1.AcceptInvite
-	15, // 38: lookout.raft.v1.Command.revoke_invite:type_name -> lookout.raft.v1.RevokeInvite
-	0,  // 39: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	4,  // 40: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	5,  // 41: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	5,  // 42: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	4,  // 43: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	18, // 44: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
-	5,  // 45: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	26, // 46: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	30, // 47: lookout.raft.v1.CheckConfig.headers:type_name -> lookout.raft.v1.HTTPHeader
-	31, // 48: lookout.raft.v1.CheckConfig.basic_auth:type_name -> lookout.raft.v1.HTTPBasicAuth
-	32, // 49: lookout.raft.v1.CheckConfig.json_path:type_name -> lookout.raft.v1.JSONPathAssertion
-	29, // 50: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	34, // 51: lookout.raft.v1.MonitorSpec.depends_on:type_name -> lookout.raft.v1.Dependency
-	33, // 52: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	33, // 53: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	44, // 54: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	47, // 55: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	48, // 56: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	45, // 57: lookout.raft.v1.Execution.tcp:type_name -> lookout.raft.v1.ExecutionTCP
-	46, // 58: lookout.raft.v1.Execution.dns:type_name -> lookout.raft.v1.ExecutionDNS
-	60, // 59: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	56, // 60: lookout.raft.v1.MaintenanceWindow.match:type_name -> lookout.raft.v1.WindowMatch
-	55, // 61: lookout.raft.v1.PutMaintenanceWindow.window:type_name -> lookout.raft.v1.MaintenanceWindow
-	1,  // 62: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	61, // 63: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 64: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	62, // 65: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	64, // 66: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
-	67, // [67:67] is the sub-list for method output_type
-	67, // [67:67] is the sub-list for method input_type
-	67, // [67:67] is the sub-list for extension type_name
-	67, // [67:67] is the sub-list for extension extendee
-	0,  // [0:67] is the sub-list for field type_name
+	4,  // 0: lookout.raft.v1.Command.actor:type_name -> lookout.raft.v1.Actor
+	8,  // 1: lookout.raft.v1.Command.create_account:type_name -> lookout.raft.v1.CreateAccount
+	9,  // 2: lookout.raft.v1.Command.set_plan:type_name -> lookout.raft.v1.SetPlan
+	21, // 3: lookout.raft.v1.Command.create_key:type_name -> lookout.raft.v1.CreateKey
+	22, // 4: lookout.raft.v1.Command.revoke_key:type_name -> lookout.raft.v1.RevokeKey
+	24, // 5: lookout.raft.v1.Command.create_notification_group:type_name -> lookout.raft.v1.CreateNotificationGroup
+	25, // 6: lookout.raft.v1.Command.create_agent_token:type_name -> lookout.raft.v1.CreateAgentToken
+	27, // 7: lookout.raft.v1.Command.ingest_batch:type_name -> lookout.raft.v1.IngestBatch
+	29, // 8: lookout.raft.v1.Command.prune_events:type_name -> lookout.raft.v1.PruneEvents
+	30, // 9: lookout.raft.v1.Command.delete_monitor:type_name -> lookout.raft.v1.DeleteMonitor
+	37, // 10: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
+	38, // 11: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
+	43, // 12: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
+	44, // 13: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	45, // 14: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	51, // 15: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	26, // 16: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
+	52, // 17: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	53, // 18: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	54, // 19: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
+	10, // 20: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
+	11, // 21: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
+	39, // 22: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
+	40, // 23: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
+	41, // 24: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
+	42, // 25: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
+	18, // 26: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
+	19, // 27: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
+	23, // 28: lookout.raft.v1.Command.record_key_used:type_name -> lookout.raft.v1.RecordKeyUsed
+	55, // 29: lookout.raft.v1.Command.pause_monitor:type_name -> lookout.raft.v1.PauseMonitor
+	56, // 30: lookout.raft.v1.Command.judge_afresh:type_name -> lookout.raft.v1.JudgeAfresh
+	59, // 31: lookout.raft.v1.Command.put_maintenance_window:type_name -> lookout.raft.v1.PutMaintenanceWindow
+	60, // 32: lookout.raft.v1.Command.delete_maintenance_window:type_name -> lookout.raft.v1.DeleteMaintenanceWindow
+	61, // 33: lookout.raft.v1.Command.mark_alive:type_name -> lookout.raft.v1.MarkAlive
+	12, // 34: lookout.raft.v1.Command.add_user:type_name -> lookout.raft.v1.AddUser
+	13, // 35: lookout.raft.v1.Command.update_user:type_name -> lookout.raft.v1.UpdateUser
+	14, // 36: lookout.raft.v1.Command.remove_user:type_name -> lookout.raft.v1.RemoveUser
+	15, // 37: lookout.raft.v1.Command.create_invite:type_name -> lookout.raft.v1.CreateInvite
+	16, // 38: lookout.raft.v1.Command.accept_invite:type_name -> lookout.raft.v1.AcceptInvite
+	17, // 39: lookout.raft.v1.Command.revoke_invite:type_name -> lookout.raft.v1.RevokeInvite
+	5,  // 40: lookout.raft.v1.Command.record_sign_in:type_name -> lookout.raft.v1.RecordSignIn
+	0,  // 41: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	6,  // 42: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	7,  // 43: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	7,  // 44: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	6,  // 45: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	20, // 46: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	7,  // 47: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	28, // 48: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	32, // 49: lookout.raft.v1.CheckConfig.headers:type_name -> lookout.raft.v1.HTTPHeader
+	33, // 50: lookout.raft.v1.CheckConfig.basic_auth:type_name -> lookout.raft.v1.HTTPBasicAuth
+	34, // 51: lookout.raft.v1.CheckConfig.json_path:type_name -> lookout.raft.v1.JSONPathAssertion
+	31, // 52: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	36, // 53: lookout.raft.v1.MonitorSpec.depends_on:type_name -> lookout.raft.v1.Dependency
+	35, // 54: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	35, // 55: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	46, // 56: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	49, // 57: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	50, // 58: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	47, // 59: lookout.raft.v1.Execution.tcp:type_name -> lookout.raft.v1.ExecutionTCP
+	48, // 60: lookout.raft.v1.Execution.dns:type_name -> lookout.raft.v1.ExecutionDNS
+	62, // 61: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	58, // 62: lookout.raft.v1.MaintenanceWindow.match:type_name -> lookout.raft.v1.WindowMatch
+	57, // 63: lookout.raft.v1.PutMaintenanceWindow.window:type_name -> lookout.raft.v1.MaintenanceWindow
+	1,  // 64: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	63, // 65: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 66: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	64, // 67: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	66, // 68: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
+	69, // [69:69] is the sub-list for method output_type
+	69, // [69:69] is the sub-list for method input_type
+	69, // [69:69] is the sub-list for extension type_name
+	69, // [69:69] is the sub-list for extension extendee
+	0,  // [0:69] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -6513,19 +6708,20 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_CreateInvite)(nil),
 		(*Command_AcceptInvite)(nil),
 		(*Command_RevokeInvite)(nil),
+		(*Command_RecordSignIn)(nil),
 	}
-	file_lookout_raft_v1_command_proto_msgTypes[1].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[23].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[26].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[30].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[58].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[3].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[25].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[28].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[32].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[60].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   62,
+			NumMessages:   64,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

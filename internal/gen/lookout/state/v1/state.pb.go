@@ -2857,6 +2857,174 @@ func (x *Outage) GetToUnixMs() int64 {
 	return 0
 }
 
+// AuditEntry is one entry of an account's audit log
+// (audit:<account id>:<uint64 raft index><uint32 position>): who changed
+// what, when. Written by the state machine in the same transaction as the
+// change it records.
+type AuditEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// raft_index and position locate it: the raft entry of the change, and
+	// its place among the entries that command wrote (one per monitor of an
+	// apply). Together they are its id.
+	RaftIndex uint64 `protobuf:"varint,1,opt,name=raft_index,json=raftIndex,proto3" json:"raft_index,omitempty"`
+	Position  uint32 `protobuf:"varint,2,opt,name=position,proto3" json:"position,omitempty"`
+	// at_unix_ms is the command's (leader-stamped) time.
+	AtUnixMs int64 `protobuf:"varint,3,opt,name=at_unix_ms,json=atUnixMs,proto3" json:"at_unix_ms,omitempty"`
+	// actor is the command's; absent for a command proposed without one.
+	Actor *v1.Actor `protobuf:"bytes,4,opt,name=actor,proto3" json:"actor,omitempty"`
+	// action is apply, create, update, delete for monitors, and
+	// <kind>.<verb> for the rest (key.create, channel.update, sign_in ...).
+	Action string       `protobuf:"bytes,5,opt,name=action,proto3" json:"action,omitempty"`
+	Target *AuditTarget `protobuf:"bytes,6,opt,name=target,proto3" json:"target,omitempty"`
+	// diff_json is a JSON object: each changed field with [before, after],
+	// secrets masked, values cut to a bounded size; empty for none.
+	DiffJson      []byte `protobuf:"bytes,7,opt,name=diff_json,json=diffJson,proto3" json:"diff_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuditEntry) Reset() {
+	*x = AuditEntry{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuditEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuditEntry) ProtoMessage() {}
+
+func (x *AuditEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuditEntry.ProtoReflect.Descriptor instead.
+func (*AuditEntry) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *AuditEntry) GetRaftIndex() uint64 {
+	if x != nil {
+		return x.RaftIndex
+	}
+	return 0
+}
+
+func (x *AuditEntry) GetPosition() uint32 {
+	if x != nil {
+		return x.Position
+	}
+	return 0
+}
+
+func (x *AuditEntry) GetAtUnixMs() int64 {
+	if x != nil {
+		return x.AtUnixMs
+	}
+	return 0
+}
+
+func (x *AuditEntry) GetActor() *v1.Actor {
+	if x != nil {
+		return x.Actor
+	}
+	return nil
+}
+
+func (x *AuditEntry) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *AuditEntry) GetTarget() *AuditTarget {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
+func (x *AuditEntry) GetDiffJson() []byte {
+	if x != nil {
+		return x.DiffJson
+	}
+	return nil
+}
+
+// AuditTarget is what an audit entry's change was made to.
+type AuditTarget struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// kind is monitor, key, channel, notification_group, account,
+	// status_page or user.
+	Kind          string `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Uuid          string `protobuf:"bytes,2,opt,name=uuid,proto3" json:"uuid,omitempty"`
+	Name          string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AuditTarget) Reset() {
+	*x = AuditTarget{}
+	mi := &file_lookout_state_v1_state_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuditTarget) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuditTarget) ProtoMessage() {}
+
+func (x *AuditTarget) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_state_v1_state_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuditTarget.ProtoReflect.Descriptor instead.
+func (*AuditTarget) Descriptor() ([]byte, []int) {
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *AuditTarget) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *AuditTarget) GetUuid() string {
+	if x != nil {
+		return x.Uuid
+	}
+	return ""
+}
+
+func (x *AuditTarget) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 var File_lookout_state_v1_state_proto protoreflect.FileDescriptor
 
 const file_lookout_state_v1_state_proto_rawDesc = "" +
@@ -3126,7 +3294,22 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\ffrom_unix_ms\x18\x01 \x01(\x03R\n" +
 	"fromUnixMs\x12\x1c\n" +
 	"\n" +
-	"to_unix_ms\x18\x02 \x01(\x03R\btoUnixMs*W\n" +
+	"to_unix_ms\x18\x02 \x01(\x03R\btoUnixMs\"\xff\x01\n" +
+	"\n" +
+	"AuditEntry\x12\x1d\n" +
+	"\n" +
+	"raft_index\x18\x01 \x01(\x04R\traftIndex\x12\x1a\n" +
+	"\bposition\x18\x02 \x01(\rR\bposition\x12\x1c\n" +
+	"\n" +
+	"at_unix_ms\x18\x03 \x01(\x03R\batUnixMs\x12,\n" +
+	"\x05actor\x18\x04 \x01(\v2\x16.lookout.raft.v1.ActorR\x05actor\x12\x16\n" +
+	"\x06action\x18\x05 \x01(\tR\x06action\x125\n" +
+	"\x06target\x18\x06 \x01(\v2\x1d.lookout.state.v1.AuditTargetR\x06target\x12\x1b\n" +
+	"\tdiff_json\x18\a \x01(\fR\bdiffJson\"I\n" +
+	"\vAuditTarget\x12\x12\n" +
+	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
+	"\x04uuid\x18\x02 \x01(\tR\x04uuid\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name*W\n" +
 	"\vUptimeState\x12\x1c\n" +
 	"\x18UPTIME_STATE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fUPTIME_STATE_UP\x10\x01\x12\x15\n" +
@@ -3147,7 +3330,7 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_state_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(UptimeState)(0),           // 0: lookout.state.v1.UptimeState
 	(*Account)(nil),            // 1: lookout.state.v1.Account
@@ -3180,36 +3363,41 @@ var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*StatusPage)(nil),         // 28: lookout.state.v1.StatusPage
 	(*ServiceLife)(nil),        // 29: lookout.state.v1.ServiceLife
 	(*Outage)(nil),             // 30: lookout.state.v1.Outage
-	(*v1.Plan)(nil),            // 31: lookout.raft.v1.Plan
-	(*v1.Result)(nil),          // 32: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),     // 33: lookout.raft.v1.CheckConfig
-	(*v1.Dependency)(nil),      // 34: lookout.raft.v1.Dependency
-	(*v1.Execution)(nil),       // 35: lookout.raft.v1.Execution
-	(*v1.Event)(nil),           // 36: lookout.raft.v1.Event
-	(*v1.StatusPageMatch)(nil), // 37: lookout.raft.v1.StatusPageMatch
+	(*AuditEntry)(nil),         // 31: lookout.state.v1.AuditEntry
+	(*AuditTarget)(nil),        // 32: lookout.state.v1.AuditTarget
+	(*v1.Plan)(nil),            // 33: lookout.raft.v1.Plan
+	(*v1.Result)(nil),          // 34: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),     // 35: lookout.raft.v1.CheckConfig
+	(*v1.Dependency)(nil),      // 36: lookout.raft.v1.Dependency
+	(*v1.Execution)(nil),       // 37: lookout.raft.v1.Execution
+	(*v1.Event)(nil),           // 38: lookout.raft.v1.Event
+	(*v1.StatusPageMatch)(nil), // 39: lookout.raft.v1.StatusPageMatch
+	(*v1.Actor)(nil),           // 40: lookout.raft.v1.Actor
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	31, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	32, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	33, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	34, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
 	12, // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	33, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	35, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
 	7,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
 	6,  // 5: lookout.state.v1.Monitor.quiet:type_name -> lookout.state.v1.QuietState
-	34, // 6: lookout.state.v1.Monitor.depends_on:type_name -> lookout.raft.v1.Dependency
+	36, // 6: lookout.state.v1.Monitor.depends_on:type_name -> lookout.raft.v1.Dependency
 	14, // 7: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
 	8,  // 8: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
-	35, // 9: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
-	36, // 10: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	37, // 9: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
+	38, // 10: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
 	26, // 11: lookout.state.v1.Uptime.flips:type_name -> lookout.state.v1.UptimeFlip
 	27, // 12: lookout.state.v1.Uptime.days:type_name -> lookout.state.v1.UptimeDay
 	0,  // 13: lookout.state.v1.UptimeFlip.state:type_name -> lookout.state.v1.UptimeState
-	37, // 14: lookout.state.v1.StatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	39, // 14: lookout.state.v1.StatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
 	30, // 15: lookout.state.v1.ServiceLife.outages:type_name -> lookout.state.v1.Outage
-	16, // [16:16] is the sub-list for method output_type
-	16, // [16:16] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	40, // 16: lookout.state.v1.AuditEntry.actor:type_name -> lookout.raft.v1.Actor
+	32, // 17: lookout.state.v1.AuditEntry.target:type_name -> lookout.state.v1.AuditTarget
+	18, // [18:18] is the sub-list for method output_type
+	18, // [18:18] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_lookout_state_v1_state_proto_init() }
@@ -3227,7 +3415,7 @@ func file_lookout_state_v1_state_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   30,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
