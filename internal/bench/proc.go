@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Memory is a process's resident memory, from /proc/<pid>/status.
@@ -87,3 +88,28 @@ func DiskUsage(dir string) (int64, error) {
 
 // MiB formats a byte count in MiB.
 func MiB(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
+
+// ProcCPU is the user+system CPU time process pid has used (Linux:
+// /proc/<pid>/stat, in clock ticks of 10 ms).
+func ProcCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces; the fields after its
+	// closing parenthesis start with field 3 (state).
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	var total time.Duration
+	for _, v := range f[11:13] { // utime, stime (fields 14, 15)
+		ticks, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		total += time.Duration(ticks) * 10 * time.Millisecond
+	}
+	return total, nil
+}

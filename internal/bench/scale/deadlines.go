@@ -19,8 +19,11 @@ type lagFigures struct {
 	pinged       int
 	pingTime     time.Duration
 	alerts, want int
-	deadlines    int // distinct seconds the alerts' deadlines fell in
-	lags         bench.Latencies
+	deadlines    int             // distinct seconds the alerts' deadlines fell in
+	lags         bench.Latencies // from the deadline to the webhook
+	raise        bench.Latencies // from the deadline to the alert's proposal
+	send         bench.Latencies // from the proposal to the webhook
+	cpu          time.Duration   // the nodes' CPU from the deadline to the last alert
 }
 
 // deadlineBurst pings every due-* monitor once, early in a minute, with
@@ -29,7 +32,7 @@ type lagFigures struct {
 // It waits for their monitor.missed alerts at the receiver's webhook and
 // measures each one's lag, from the deadline (the alert's occurred_at) to
 // its arrival.
-func deadlineBurst(ctx context.Context, accts []account, recv *receiver, conns int) (lagFigures, error) {
+func deadlineBurst(ctx context.Context, cl *bench.Cluster, nodes int, accts []account, recv *receiver, conns int) (lagFigures, error) {
 	type job struct {
 		a *account
 		k int
@@ -75,6 +78,12 @@ func deadlineBurst(ctx context.Context, accts []account, recv *receiver, conns i
 	if f.pingTime > 55*time.Second {
 		fmt.Printf("  warning: the pings took %s, past the minute: their deadlines fall in two minutes\n", f.pingTime.Round(time.Millisecond))
 	}
+	// The nodes' CPU from the deadline to the last alert.
+	deadline := start.Truncate(time.Minute).Add(time.Minute)
+	if err := bench.Sleep(ctx, time.Until(deadline)); err != nil {
+		return f, err
+	}
+	cpu0 := nodesCPU(cl, nodes)
 	// Every deadline is at most two minutes away; the alerts get three more.
 	due := func(a alertSeen) bool { return a.typ == "monitor.missed" && strings.HasPrefix(a.monitor, "due-") }
 	giveUp := time.After(time.Until(start.Truncate(time.Minute).Add(5 * time.Minute)))
@@ -93,13 +102,26 @@ func deadlineBurst(ctx context.Context, accts []account, recv *receiver, conns i
 		}
 		break
 	}
+	f.cpu = nodesCPU(cl, nodes) - cpu0
 	f.alerts = len(got)
 	seconds := map[int64]bool{}
 	lags := make(bench.Latencies, 0, len(got))
 	for _, a := range got {
 		seconds[a.occurredAt.Unix()] = true
 		lags = append(lags, a.received.Sub(a.occurredAt))
+		f.raise = append(f.raise, a.raised.Sub(a.occurredAt))
+		f.send = append(f.send, a.received.Sub(a.raised))
 	}
 	f.deadlines, f.lags = len(seconds), lags
 	return f, nil
+}
+
+// nodesCPU is the CPU time the nodes have used.
+func nodesCPU(cl *bench.Cluster, nodes int) time.Duration {
+	var total time.Duration
+	for i := range nodes {
+		d, _ := bench.ProcCPU(cl.Pid(i))
+		total += d
+	}
+	return total
 }

@@ -27,7 +27,10 @@ type alertSeen struct {
 	typ        string
 	monitor    string
 	occurredAt time.Time
-	received   time.Time
+	// raised is when the leader proposed the alert (the missed event's
+	// received_at: the time stamped into the command).
+	raised   time.Time
+	received time.Time
 }
 
 func startReceiver() (*receiver, error) {
@@ -55,6 +58,9 @@ func (r *receiver) hook(w http.ResponseWriter, req *http.Request) {
 		Monitor    struct {
 			Name string `json:"name"`
 		} `json:"monitor"`
+		Event struct {
+			ReceivedAt time.Time `json:"received_at"`
+		} `json:"event"`
 	}
 	if err := json.NewDecoder(req.Body).Decode(&body); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -63,7 +69,7 @@ func (r *receiver) hook(w http.ResponseWriter, req *http.Request) {
 	id := req.Header.Get("webhook-id")
 	r.mu.Lock()
 	if _, ok := r.alerts[id]; !ok {
-		r.alerts[id] = alertSeen{typ: body.Type, monitor: body.Monitor.Name, occurredAt: body.OccurredAt, received: at}
+		r.alerts[id] = alertSeen{typ: body.Type, monitor: body.Monitor.Name, occurredAt: body.OccurredAt, raised: body.Event.ReceivedAt, received: at}
 	}
 	r.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)

@@ -69,6 +69,10 @@ func run(ctx context.Context, c config) error {
 		}
 	}
 
+	if c.deadlinesOnly {
+		return measureDeadlines(ctx, c, cl, accts, recv, &f)
+	}
+
 	// The panel's list page of account 0, on every node.
 	f.page = map[string]bench.Latencies{}
 	for i := range c.nodes {
@@ -87,24 +91,9 @@ func run(ctx context.Context, c config) error {
 	fmt.Printf("apply of account 0's %d monitors: unchanged %s, %d changed %s\n", accts[0].jobs+accts[0].checks,
 		f.applySame.Round(time.Millisecond), c.changed, f.update.Round(time.Millisecond))
 
-	// The deadline burst, with the leader's CPU profile beside it.
-	profiled := make(chan error, 1)
-	if leader, err := cl.Leader(ctx); c.profileDir != "" && err == nil {
-		go func() {
-			bench.Sleep(ctx, time.Until(time.Now().Truncate(time.Minute).Add(2*time.Minute)))
-			profiled <- cl.CPUProfile(ctx, leader, 20*time.Second, filepath.Join(c.profileDir, "cpu-leader-deadlines.pprof"))
-		}()
-	} else {
-		profiled <- nil
-	}
-	if f.lag, err = deadlineBurst(ctx, accts, recv, c.conns); err != nil {
-		return fmt.Errorf("deadline burst: %w", err)
-	}
-	if err := <-profiled; err != nil {
+	if err := measureDeadlines(ctx, c, cl, accts, recv, &f); err != nil {
 		return err
 	}
-	fmt.Printf("deadline burst: %d pinged in %s; %d of %d alerts, deadlines in %d second(s); lag p50 / p99 / max %s\n",
-		f.lag.pinged, f.lag.pingTime.Round(time.Millisecond), f.lag.alerts, f.lag.want, f.lag.deadlines, f.lag.lags.Summary())
 
 	// A follower restarted, then one caught up from an empty directory.
 	fol, err := follower(ctx, cl, c.nodes)
@@ -141,4 +130,32 @@ func rounded(ds []time.Duration) []time.Duration {
 		out[i] = d.Round(100 * time.Microsecond)
 	}
 	return out
+}
+
+// measureDeadlines runs the deadline burst, with the leader's CPU profile
+// beside it.
+func measureDeadlines(ctx context.Context, c config, cl *bench.Cluster, accts []account, recv *receiver, f *figures) error {
+	profiled := make(chan error, 1)
+	if leader, err := cl.Leader(ctx); c.profileDir != "" && err == nil {
+		go func() {
+			// The burst's deadlines fall at the start of the minute after
+			// the next one.
+			bench.Sleep(ctx, time.Until(time.Now().Truncate(time.Minute).Add(2*time.Minute)))
+			profiled <- cl.CPUProfile(ctx, leader, 20*time.Second, filepath.Join(c.profileDir, "cpu-leader-deadlines.pprof"))
+		}()
+	} else {
+		profiled <- nil
+	}
+	var err error
+	if f.lag, err = deadlineBurst(ctx, cl, c.nodes, accts, recv, c.conns); err != nil {
+		return fmt.Errorf("deadline burst: %w", err)
+	}
+	if err := <-profiled; err != nil {
+		return err
+	}
+	fmt.Printf("deadline burst: %d pinged in %s; %d of %d alerts, deadlines in %d second(s); lag p50 / p99 / max %s\n",
+		f.lag.pinged, f.lag.pingTime.Round(time.Millisecond), f.lag.alerts, f.lag.want, f.lag.deadlines, f.lag.lags.Summary())
+	fmt.Printf("  of which deadline to the alert proposed %s; proposed to the webhook %s; the nodes' CPU meanwhile %s (%.0f µs an alert)\n",
+		f.lag.raise.Summary(), f.lag.send.Summary(), f.lag.cpu.Round(10*time.Millisecond), float64(f.lag.cpu.Microseconds())/float64(max(1, f.lag.alerts)))
+	return nil
 }
