@@ -29,6 +29,7 @@ type config struct {
 	parallel, conns, pageRuns int
 	catchup, profileDir       string
 	deadlinesOnly             bool
+	nodeEnv                   string
 }
 
 func main() {
@@ -46,6 +47,7 @@ func main() {
 	flag.IntVar(&c.pageRuns, "page-runs", 5, "GETs of the panel page on each node timed")
 	flag.StringVar(&c.catchup, "catchup", "snapshot", "how the emptied node catches up: snapshot (the state is saved and restored through the operator API first, so that it must install a snapshot) or log (whatever raft sends: the log while it is not compacted)")
 	flag.StringVar(&c.profileDir, "profile-dir", "", "write each node's heap profile after the load, and the leader's CPU profile during the deadline burst, into this directory")
+	flag.StringVar(&c.nodeEnv, "node-env", "", "environment variables added to the nodes', comma-separated (e.g. GOMEMLIMIT=1200MiB)")
 	flag.BoolVar(&c.deadlinesOnly, "deadlines-only", false, "after the load, measure the deadline burst only (to study it)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -85,7 +86,8 @@ func catchUpNode(ctx context.Context, cl *bench.Cluster, i, nodes int, forceSnap
 }
 
 // saveAndRestore saves the state through the leader's operator API to a
-// temporary file and restores it into the cluster.
+// temporary file and restores it into the cluster through the same node
+// (another, should leadership move meanwhile: a follower forwards it).
 func saveAndRestore(ctx context.Context, cl *bench.Cluster, c *catchUp) error {
 	leader, err := cl.Leader(ctx)
 	if err != nil {
@@ -102,11 +104,16 @@ func saveAndRestore(ctx context.Context, cl *bench.Cluster, c *catchUp) error {
 		return fmt.Errorf("save snapshot: %w", err)
 	}
 	c.saved = time.Since(t0)
-	if _, err := f.Seek(0, 0); err != nil {
-		return err
-	}
 	t1 := time.Now()
-	if _, err := cl.Admin(leader).RestoreSnapshot(ctx, f, c.snapshotBytes); err != nil {
+	err = bench.Retry(ctx, func() error {
+		// A section reader each time: the client closes a body it can.
+		_, err := cl.Admin(leader).RestoreSnapshot(ctx, io.NewSectionReader(f, 0, c.snapshotBytes), c.snapshotBytes)
+		if err != nil {
+			fmt.Printf("  restore: %v\n", err)
+		}
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("restore snapshot: %w", err)
 	}
 	c.restored = time.Since(t1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"lookout/internal/bench"
@@ -34,7 +35,12 @@ func run(ctx context.Context, c config) error {
 	fmt.Printf("machine: %s\n", bench.Machine())
 	fmt.Printf("lookout: %d nodes; %d monitors (%d http_checks) in %d accounts, account 0 with %d; %d deadlines in one second\n",
 		c.nodes, c.monitors, c.checks, c.accounts, min(c.panelMonitors, c.monitors), c.deadlines)
-	cl, err := bench.StartClusterWith(ctx, bench.ClusterOptions{Binary: c.binary, Nodes: c.nodes})
+	var env []string
+	if c.nodeEnv != "" {
+		env = strings.Split(c.nodeEnv, ",")
+		fmt.Printf("node environment: %s\n", strings.Join(env, " "))
+	}
+	cl, err := bench.StartClusterWith(ctx, bench.ClusterOptions{Binary: c.binary, Nodes: c.nodes, Env: env})
 	if err != nil {
 		return err
 	}
