@@ -45,10 +45,10 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	defer cl.Stop()
-	role := func(i int) string { return "follower" }
-	if leader, err := cl.Leader(ctx); err == nil {
-		role = func(i int) string { return map[bool]string{true: "leader", false: "follower"}[i == leader] }
-	}
+	// role names node i's role as the nodes last said (leader, when the
+	// leader moves, is read again before the figures at the end).
+	leader, _ := cl.Leader(ctx)
+	role := func(i int) string { return map[bool]string{true: "leader", false: "follower"}[i == leader] }
 	var f figures
 
 	// The accounts, their webhook channel, then every monitor.
@@ -123,6 +123,7 @@ func run(ctx context.Context, c config) error {
 	if err := waitReplicated(ctx, cl, c.nodes); err != nil {
 		return err
 	}
+	leader, _ = cl.Leader(ctx)
 	f.afterAll = measureNodes(cl, c.nodes)
 	printNodes("at the end", role, f.afterAll)
 	report(c, f)
