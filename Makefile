@@ -11,7 +11,7 @@ PROTOC_GEN_CONNECT_GO_VERSION := v1.21.1
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X lookout/internal/cli.Version=$(VERSION)
 
-.PHONY: build run test chromium screenshots lint vet fmt-check generate generate-check tools tzdata bench-raft bench-ingest bench-manage bench-panel bench-engine bench-checks bench-agent bench-fairness chaos image image-target deploy-test clean
+.PHONY: build run test chromium screenshots lint vet fmt-check generate generate-check tools tzdata bench-raft bench-ingest bench-manage bench-panel bench-engine bench-checks bench-agent bench-fairness bench-scale bench-burst chaos image image-target deploy-test clean
 
 build: ## bin/lookout, static
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/lookout .
@@ -89,6 +89,16 @@ bench-checks: build ## 10,000 http_checks every minute on a dev node, then the s
 SHARE ?= 8
 bench-fairness: ## one account's 100 checks and 10 channels hanging vs another's check and alerts, in one process (SHARE=0: no per-account share)
 	$(GO) run ./internal/bench/fairness -share $(SHARE)
+
+MONITORS ?= 1000000
+ACCOUNTS ?= 1000
+CHECKS   ?= 10000
+bench-scale: build ## MONITORS monitors (ACCOUNTS accounts, CHECKS checks) on 3 nodes of bin/lookout: RSS, disk, restart, catch-up, alert lag of 10,000 deadlines in one second, apply, panel page
+	$(GO) run ./internal/bench/scale -lookout bin/lookout -monitors $(MONITORS) -accounts $(ACCOUNTS) -checks $(CHECKS)
+
+BURST ?= 20000
+bench-burst: build ## the top of the minute: BURST jobs send run then complete at one instant, on NODES=1 or NODES=3; latency, nothing lost
+	$(GO) run ./internal/bench/burst -lookout bin/lookout -nodes $(NODES) -monitors $(BURST)
 
 ROUNDS ?= 4
 chaos: build ## fault injection against 3 nodes of bin/lookout: linearizability of the Management API, no lost or doubled pings (docs/reliability.md)

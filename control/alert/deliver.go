@@ -29,11 +29,13 @@ const maxErrorLen = 500
 // leadership was lost (it is forwarded to the new leader).
 const recordTimeout = 5 * time.Second
 
-// deliver makes one attempt of delivery dl of alert a and records its
-// outcome through raft. It returns when this process may try the
-// delivery again before the outbox shows the record: the zero time,
-// unless the record could not be written.
-func (d *Dispatcher) deliver(ctx context.Context, a *statev1.Alert, dl *statev1.Delivery) time.Time {
+// deliver makes one attempt of delivery dl of alert a, calls sent once
+// the attempt needs no slot any more (its send ended, or the channel is
+// gone for good), then records its outcome through raft; when the
+// channel could not be read now, it returns without either. It returns when this
+// process may try the delivery again before the outbox shows the record:
+// the zero time, unless the record could not be written.
+func (d *Dispatcher) deliver(ctx context.Context, a *statev1.Alert, dl *statev1.Delivery, sent func()) time.Time {
 	log := d.o.Logger.With("alert", a.GetId(), "channel", dl.GetChannelRef(), "attempt", dl.GetAttempts()+1)
 	typ, ch, err := d.channel(a.GetAccountId(), dl.GetChannelRef())
 	if err != nil && !channel.IsPermanent(err) {
@@ -48,6 +50,7 @@ func (d *Dispatcher) deliver(ctx context.Context, a *statev1.Alert, dl *statev1.
 			return time.Time{} // leadership lost: the next leader tries again
 		}
 	}
+	sent()
 	now := d.o.Now()
 	rec := d.outcome(a, dl, err, now)
 	rctx := ctx

@@ -15,7 +15,11 @@
 // one account's dead endpoints at most AccountConcurrency, while the
 // other channels' and accounts' deliveries go on. A delivery beyond its
 // account's share stays in the outbox, due, and is taken by a pass after
-// one of the account's attempts ended.
+// one of the account's attempts ended. A slot is held for the send only:
+// the outcome is then recorded through raft outside the slots (at most
+// maxRecording at once), so that the next send does not wait for the log
+// and the records of many attempts go to raft together (one log append,
+// one state transaction for those that arrive at once).
 package alert
 
 import (
@@ -125,14 +129,20 @@ type Dispatcher struct {
 	o    DispatcherOptions
 	wake chan struct{}
 
-	mu       sync.Mutex
-	reads    uint64            // outbox reads started
-	jobs     map[string]job    // deliveries this process is working on or just did
-	running  int               // attempts under way
-	busy     map[string]int    // attempts under way per channel ref
-	accounts map[string]int    // attempts under way per account
-	owners   map[string]string // account of alert id (a cache, see owner)
+	mu        sync.Mutex
+	reads     uint64            // outbox reads started
+	jobs      map[string]job    // deliveries this process is working on or just did
+	running   int               // attempts under way, holding a slot
+	recording int               // attempts sent, their outcome being recorded
+	busy      map[string]int    // attempts under way per channel ref
+	accounts  map[string]int    // attempts under way per account
+	owners    map[string]string // account of alert id (a cache, see owner)
 }
+
+// maxRecording bounds the attempts whose outcome is being recorded
+// through raft (sent, their slot free); past it no attempt starts until a
+// record ends, so a log that cannot keep up holds the sends back.
+const maxRecording = 256
 
 // job is this process's memory of one delivery, which the outbox may not
 // show yet: it is under way, or it ended while or after the outbox was
@@ -295,7 +305,7 @@ func (d *Dispatcher) claim(due state.DueDelivery, account string) int {
 		return claimSkip
 	}
 	switch {
-	case d.running >= d.o.Concurrency:
+	case d.running >= d.o.Concurrency, d.recording >= maxRecording:
 		return claimFull
 	case d.o.AccountConcurrency > 0 && d.accounts[account] >= d.o.AccountConcurrency:
 		return claimShare
@@ -309,11 +319,34 @@ func (d *Dispatcher) claim(due state.DueDelivery, account string) int {
 	return claimStart
 }
 
+// sent frees the slot of the delivery of account, whose send ended and
+// whose outcome is to be recorded, and wakes Run to fill it. The delivery
+// stays under way for the passes until finish.
+func (d *Dispatcher) sent(due state.DueDelivery, account string) {
+	d.mu.Lock()
+	d.free(due, account)
+	d.recording++
+	d.mu.Unlock()
+	d.Notify()
+}
+
 // finish marks the delivery of account as ended, not to be tried again
-// before notBefore, frees its slot and wakes Run to fill it.
-func (d *Dispatcher) finish(due state.DueDelivery, account string, notBefore time.Time) {
+// before notBefore, frees what it held (its slot, unless sent freed it;
+// else its place among the records) and wakes Run.
+func (d *Dispatcher) finish(due state.DueDelivery, account string, notBefore time.Time, wasSent bool) {
 	d.mu.Lock()
 	d.jobs[due.AlertID+"\x00"+due.ChannelRef] = job{doneAt: d.reads, notBefore: notBefore}
+	if wasSent {
+		d.recording--
+	} else {
+		d.free(due, account)
+	}
+	d.mu.Unlock()
+	d.Notify()
+}
+
+// free gives back the slot of the delivery of account (d.mu held).
+func (d *Dispatcher) free(due state.DueDelivery, account string) {
 	d.running--
 	if d.busy[due.ChannelRef]--; d.busy[due.ChannelRef] <= 0 {
 		delete(d.busy, due.ChannelRef)
@@ -321,8 +354,6 @@ func (d *Dispatcher) finish(due state.DueDelivery, account string, notBefore tim
 	if d.accounts[account]--; d.accounts[account] <= 0 {
 		delete(d.accounts, account)
 	}
-	d.mu.Unlock()
-	d.Notify()
 }
 
 // attempt delivers a delivery of account the index has due at now, if
@@ -330,8 +361,8 @@ func (d *Dispatcher) finish(due state.DueDelivery, account string, notBefore tim
 // delivery it does not try (recorded since the index was read, or
 // unreadable) waits an Interval before this process looks at it again.
 func (d *Dispatcher) attempt(ctx context.Context, due state.DueDelivery, account string, a *statev1.Alert, now time.Time) {
-	notBefore := now.Add(d.o.Interval)
-	defer func() { d.finish(due, account, notBefore) }()
+	notBefore, wasSent := now.Add(d.o.Interval), false
+	defer func() { d.finish(due, account, notBefore, wasSent) }()
 	if a == nil {
 		var err error
 		if a, err = d.o.State.Alert(due.AlertID); err != nil {
@@ -341,7 +372,10 @@ func (d *Dispatcher) attempt(ctx context.Context, due state.DueDelivery, account
 	}
 	for _, dl := range a.GetDeliveries() {
 		if dl.GetChannelRef() == due.ChannelRef && !dl.GetDelivered() && !dl.GetGivenUp() && dl.GetNextTryUnixMs() <= now.UnixMilli() {
-			notBefore = d.deliver(ctx, a, dl)
+			notBefore = d.deliver(ctx, a, dl, func() {
+				wasSent = true
+				d.sent(due, account)
+			})
 			return
 		}
 	}

@@ -59,19 +59,38 @@ func parseAlertDueKey(key []byte) (DueDelivery, error) {
 	return DueDelivery{AlertID: string(rest[:i]), ChannelRef: string(rest[i+1:]), NextTryUnixMs: ms}, nil
 }
 
+// setDueKey sets due key key in txn and tells the store's floor.
+func setDueKey(txn *badger.Txn, ctx applyCtx, key []byte) error {
+	if ctx.due != nil {
+		ctx.due.setting(key)
+	}
+	return txn.Set(key, nil)
+}
+
 // DueDeliveries calls fn for each open delivery whose next try is at or
 // before nowMs, earliest first, until fn returns false. It returns the
 // next try of the first delivery due after nowMs: 0 when there is none,
 // or when fn stopped the scan. It reads index keys only (no alert), and
-// only those of the due range and the one key after it.
+// only those of the due range and the one key after it; it starts past
+// the deleted keys of what was delivered (dueFloor).
 //
 // fn runs inside a read transaction: it must not block for long.
 func (s *Store) DueDeliveries(nowMs int64, fn func(DueDelivery) bool) (next int64, err error) {
+	from, gen := s.due.start()
+	first, seen := dueEnd, false // the first live key (dueEnd: none)
+	defer func() {
+		if err == nil {
+			s.due.advance(gen, first)
+		}
+	}()
 	err = s.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixAlertDue})
 		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
+		for it.Seek(from); it.Valid(); it.Next() {
 			s.outboxReads.Add(1)
+			if !seen {
+				first, seen = it.Item().KeyCopy(nil), true
+			}
 			due, err := parseAlertDueKey(it.Item().Key())
 			if err != nil {
 				return err

@@ -101,7 +101,7 @@ func storeAlert(txn *badger.Txn, ctx applyCtx, a *statev1.Alert) error {
 		return txn.Set(alertDoneKey(ctx.now, id), nil)
 	}
 	for _, d := range deliveries {
-		if err := txn.Set(alertDueKey(d.GetNextTryUnixMs(), id, d.GetChannelRef()), nil); err != nil {
+		if err := setDueKey(txn, ctx, alertDueKey(d.GetNextTryUnixMs(), id, d.GetChannelRef())); err != nil {
 			return err
 		}
 	}
@@ -208,7 +208,7 @@ func applyRecordDelivery(txn *badger.Txn, ctx applyCtx, c *raftv1.RecordDelivery
 		return nil, err
 	}
 	if open(rec) {
-		return ok(), txn.Set(alertDueKey(rec.GetNextTryUnixMs(), a.GetId(), rec.GetChannelRef()), nil)
+		return ok(), setDueKey(txn, ctx, alertDueKey(rec.GetNextTryUnixMs(), a.GetId(), rec.GetChannelRef()))
 	}
 	if left == 0 {
 		if err := txn.Delete(alertPendingKey(a.GetId())); err != nil {

@@ -90,6 +90,7 @@ func (s *Store) applyRun(entries []Entry, results []*raftv1.Result) (int, error)
 	if err := txn.Commit(); err != nil {
 		return 0, fmt.Errorf("commit: %w", err)
 	}
+	s.due.committed()
 	s.watch.publish(s.values.commit(txn), s.alertsRaised, false)
 	s.alertsRaised = false
 	s.setApplied(last)
@@ -113,6 +114,7 @@ func (s *Store) commitRun(txn *badger.Txn, entries []Entry, results []*raftv1.Re
 	if err := txn.Commit(); err != nil {
 		return 0, fmt.Errorf("commit: %w", err)
 	}
+	s.due.committed()
 	s.watch.publish(s.values.commit(txn), s.alertsRaised, false)
 	s.alertsRaised = false
 	s.setApplied(last)
@@ -167,7 +169,7 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 	if changesWindows(cmd) {
 		s.windows.dirty = true
 	}
-	res, err := s.applyOnce(txn, applyCtx{index: e.Index, now: cmd.GetTimeUnixMs(), values: s.values, raised: &s.alertsRaised}, cmd)
+	res, err := s.applyOnce(txn, applyCtx{index: e.Index, now: cmd.GetTimeUnixMs(), values: s.values, raised: &s.alertsRaised, due: &s.due}, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +224,8 @@ type applyCtx struct {
 	// raised is set when the entry raises an alert (a hint for the
 	// dispatcher, outside the state).
 	raised *bool
+	// due hears of the due keys the entry sets (nil: nothing hears).
+	due *dueFloor
 }
 
 // dispatch calls the apply function of the command's type.

@@ -146,6 +146,7 @@ func (s *Store) Restore(r io.Reader) error {
 	s.auth.invalidate()
 	s.authDirty, s.assignDirty, s.publicDirty = false, true, true
 	s.windows.dirty = true
+	s.due.lower(nil)
 	s.watch.publish(nil, false, true) // every monitor may have changed
 	s.setApplied(applied)
 	s.retireGeneration(old, true)

@@ -70,6 +70,7 @@ type Store struct {
 
 	watch        *changeWatch
 	alertsRaised bool // an entry of the transaction being built raised an alert (FSM goroutine only)
+	due          dueFloor
 
 	auth      *authCache
 	values    *valueCache // FSM goroutine only

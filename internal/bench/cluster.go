@@ -1,12 +1,14 @@
 // Package bench is shared by the benchmark programs: it starts lookout
-// control processes on loopback (bench/ingest, bench/manage, bench/checks):
-// a dev node or a 3-node cluster, with accounts made through the operator
-// API; and it applies commands straight to a state store for the leader
+// control processes on loopback (bench/ingest, bench/manage, bench/checks,
+// bench/scale, bench/burst): a dev node or a cluster, with accounts made
+// through the operator API, and nodes stopped and started again one at a
+// time; and it applies commands straight to a state store for the leader
 // tasks measured in one process (Direct: bench/engine, bench/checks).
 package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"lookout/internal/client"
@@ -24,10 +27,25 @@ const adminToken = "bench-admin-token"
 // AdminToken is the operator token of the processes StartCluster starts.
 const AdminToken = adminToken
 
+// ClusterOptions says what processes StartClusterWith starts.
+type ClusterOptions struct {
+	// Binary is the lookout binary.
+	Binary string
+	// Nodes is how many: 1 is a dev node, more a cluster that bootstraps
+	// itself.
+	Nodes int
+	// Env is added to the processes' environment (e.g. GODEBUG=gctrace=1).
+	Env []string
+	// Args are added to every node's command line.
+	Args []string
+}
+
 // Cluster is a set of lookout control processes on loopback.
 type Cluster struct {
 	dir   string
-	procs []*exec.Cmd
+	env   []string
+	args  [][]string
+	procs []*exec.Cmd // nil: the node is stopped
 	// URLs are host:port of each node's HTTP listener.
 	URLs []string
 }
@@ -35,61 +53,150 @@ type Cluster struct {
 // StartCluster starts n lookout control processes (n = 1: a dev node) and
 // waits for a leader.
 func StartCluster(ctx context.Context, binary string, n int) (*Cluster, error) {
-	return StartClusterEnv(ctx, binary, n, nil)
+	return StartClusterWith(ctx, ClusterOptions{Binary: binary, Nodes: n})
 }
 
 // StartClusterEnv is StartCluster with env added to the processes'
 // environment (e.g. GODEBUG=gctrace=1).
 func StartClusterEnv(ctx context.Context, binary string, n int, env []string) (*Cluster, error) {
-	dir, err := os.MkdirTemp("", "benchingest")
+	return StartClusterWith(ctx, ClusterOptions{Binary: binary, Nodes: n, Env: env})
+}
+
+// StartClusterWith starts the processes o describes, each with its data
+// directory under one temporary directory, and waits for a leader.
+func StartClusterWith(ctx context.Context, o ClusterOptions) (*Cluster, error) {
+	dir, err := os.MkdirTemp("", "benchcluster")
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{dir: dir}
+	c := &Cluster{dir: dir, env: o.Env}
 	type addrs struct{ http, raft, gossip string }
 	var as []addrs
-	for i := 0; i < n; i++ {
+	for i := 0; i < o.Nodes; i++ {
 		as = append(as, addrs{FreeAddr(), FreeAddr(), FreeAddr()})
 	}
 	for i, a := range as {
-		args := []string{"control", "--data-dir", filepath.Join(dir, fmt.Sprint(i)), "--http-addr", a.http, "--raft-addr", a.raft,
+		args := []string{o.Binary, "control", "--data-dir", c.DataDir(i), "--http-addr", a.http, "--raft-addr", a.raft,
 			"--admin-token", adminToken, "--log-level", "warn",
 			// The benchmarks' check targets and receivers are on loopback.
 			"--allow-private-targets"}
-		if n == 1 {
+		if o.Nodes == 1 {
 			args = append(args, "--dev")
 		} else {
 			var join []string
-			for j, o := range as {
+			for j, other := range as {
 				if j != i {
-					join = append(join, o.gossip)
+					join = append(join, other.gossip)
 				}
 			}
-			args = append(args, "--node-id", fmt.Sprintf("n%d", i+1), "--gossip-addr", a.gossip,
-				"--bootstrap-expect", fmt.Sprint(n), "--join", strings.Join(join, ","))
+			args = append(args, "--node-id", NodeID(i), "--gossip-addr", a.gossip,
+				"--bootstrap-expect", fmt.Sprint(o.Nodes), "--join", strings.Join(join, ","))
 		}
-		cmd := exec.CommandContext(ctx, binary, args...)
-		logf, err := os.Create(filepath.Join(dir, fmt.Sprintf("node%d.log", i)))
-		if err != nil {
+		c.args = append(c.args, append(args, o.Args...))
+		c.procs = append(c.procs, nil)
+		c.URLs = append(c.URLs, a.http)
+		if err := c.StartNode(ctx, i); err != nil {
 			c.Stop()
 			return nil, err
 		}
-		cmd.Stdout, cmd.Stderr = logf, logf
-		if env != nil {
-			cmd.Env = append(os.Environ(), env...)
-		}
-		if err := cmd.Start(); err != nil {
-			c.Stop()
-			return nil, fmt.Errorf("start %s: %w", binary, err)
-		}
-		c.procs = append(c.procs, cmd)
-		c.URLs = append(c.URLs, a.http)
 	}
 	if err := c.waitLeader(ctx, 60*time.Second); err != nil {
 		c.Stop()
 		return nil, err
 	}
 	return c, nil
+}
+
+// NodeID is the --node-id of node i of a cluster.
+func NodeID(i int) string { return fmt.Sprintf("n%d", i+1) }
+
+// DataDir is node i's data directory.
+func (c *Cluster) DataDir(i int) string { return filepath.Join(c.dir, fmt.Sprint(i)) }
+
+// StartNode starts node i (stopped, or not started yet) with its command
+// line; its output is appended to its log file.
+func (c *Cluster) StartNode(ctx context.Context, i int) error {
+	if c.procs[i] != nil {
+		return fmt.Errorf("node %d is running", i)
+	}
+	a := c.args[i]
+	cmd := exec.CommandContext(ctx, a[0], a[1:]...)
+	logf, err := os.OpenFile(c.LogFile(i), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close() // the child has its own copy
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if c.env != nil {
+		cmd.Env = append(os.Environ(), c.env...)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", a[0], err)
+	}
+	c.procs[i] = cmd
+	return nil
+}
+
+// StopNode stops node i with SIGTERM and waits for it to exit.
+func (c *Cluster) StopNode(i int) error {
+	p := c.procs[i]
+	if p == nil {
+		return nil
+	}
+	c.procs[i] = nil
+	p.Process.Signal(syscall.SIGTERM)
+	err := p.Wait()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return fmt.Errorf("node %d exited with %v (log %s)", i, err, c.LogFile(i))
+	}
+	return err
+}
+
+// WaitHealthy waits until node i's GET /health answers 200, and returns
+// when that was.
+func (c *Cluster) WaitHealthy(ctx context.Context, i int, timeout time.Duration) (time.Time, error) {
+	deadline := time.Now().Add(timeout)
+	hc := &http.Client{Timeout: time.Second}
+	for time.Now().Before(deadline) {
+		resp, err := hc.Get("http://" + c.URLs[i] + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return time.Now(), nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return time.Time{}, fmt.Errorf("node %d not healthy after %s (log %s)", i, timeout, c.LogFile(i))
+}
+
+// Leader is the index of the node the running nodes follow, as the first
+// running node knows it.
+func (c *Cluster) Leader(ctx context.Context) (int, error) {
+	for i := range c.procs {
+		if c.procs[i] == nil {
+			continue
+		}
+		st, err := c.Admin(i).ClusterStatus(ctx)
+		if err != nil {
+			return -1, err
+		}
+		if len(c.procs) == 1 && st.Leader != "" {
+			return 0, nil
+		}
+		for j := range c.procs {
+			if st.Leader == NodeID(j) {
+				return j, nil
+			}
+		}
+		return -1, fmt.Errorf("leader %q is none of the nodes", st.Leader)
+	}
+	return -1, errors.New("no node running")
 }
 
 // Pid is the process id of node i.
@@ -121,31 +228,18 @@ func (c *Cluster) waitLeader(ctx context.Context, timeout time.Duration) error {
 	return fmt.Errorf("no leader after %s (logs in %s)", timeout, c.dir)
 }
 
-// MakeAccounts creates n accounts whose plans allow any ingest rate and
-// the most monitor creations a minute, and returns them (with their keys).
-func (c *Cluster) MakeAccounts(ctx context.Context, n int) ([]*client.CreatedAccount, error) {
-	rate, burst, creations := 1e6, int64(1e6), int64(100_000)
-	var accts []*client.CreatedAccount
-	for i := 0; i < n; i++ {
-		acct, err := c.Admin(i%len(c.URLs)).CreateAccount(ctx, client.CreateAccountRequest{
-			Email: fmt.Sprintf("bench%d@example.com", i),
-			Plan:  &client.PlanRequest{IngestRatePerSecond: &rate, IngestBurst: &burst, MonitorsCreatedPerMinute: &creations},
-		})
-		if err != nil {
-			return nil, fmt.Errorf("create account: %w", err)
-		}
-		accts = append(accts, acct)
-	}
-	return accts, nil
-}
-
 // Stop stops the processes and removes their data.
 func (c *Cluster) Stop() {
 	for _, p := range c.procs {
-		p.Process.Signal(os.Interrupt)
+		if p != nil {
+			p.Process.Signal(os.Interrupt)
+		}
 	}
-	for _, p := range c.procs {
-		p.Wait()
+	for i, p := range c.procs {
+		if p != nil {
+			p.Wait()
+			c.procs[i] = nil
+		}
 	}
 	os.RemoveAll(c.dir)
 }
