@@ -90,6 +90,10 @@ func TestScreenshots(t *testing.T) {
 	shot("channel", true)
 	run(t, ctx, 10*time.Second, "account", chromedp.Navigate(n.URL+"/account"), chromedp.WaitVisible(chromedp.ID(`quota`)))
 	shot("account", true)
+	for _, page := range []string{"maintenance", "users", "audit"} {
+		run(t, ctx, 10*time.Second, page, chromedp.Navigate(n.URL+"/"+page), chromedp.WaitVisible(chromedp.CSS(`main h1`)))
+		shot(page, true)
+	}
 
 	// A phone, and the dark scheme.
 	run(t, ctx, 10*time.Second, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)), chromedp.Navigate(n.URL+"/"), chromedp.WaitVisible(chromedp.ID(`counts`)))
