@@ -314,6 +314,31 @@ func TestMonitorFormsInABrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("pause and resume", func(t *testing.T) {
+		run(t, ctx, 10*time.Second, "pause",
+			chromedp.Navigate(n.URL+"/monitors/"+id),
+			chromedp.WaitVisible(chromedp.CSS(`form[action$="/pause"] button`)),
+			chromedp.SetValue(chromedp.CSS(`form[action$="/pause"] select[name=for]`), "4h"),
+			chromedp.SendKeys(chromedp.CSS(`form[action$="/pause"] input[name=reason]`), "moving the shop"),
+			chromedp.Click(chromedp.CSS(`form[action$="/pause"] button`)),
+			chromedp.WaitVisible(chromedp.CSS(`form[action$="/resume"] button`)),
+		)
+		m, err := n.Store.Monitor(a.ID, id)
+		if err != nil || !m.GetQuiet().GetPaused() || m.GetQuiet().GetPauseReason() != "moving the shop" || m.GetQuiet().GetPausedUntilUnixMs() == 0 {
+			t.Fatalf("after pause: %v %v", m.GetQuiet(), err)
+		}
+		if text := value(t, ctx, chromedp.Text(chromedp.ID(`quiet`))); !strings.Contains(text, "Paused until") || !strings.Contains(text, "moving the shop") {
+			t.Fatalf("the page says %q", text)
+		}
+		run(t, ctx, 10*time.Second, "resume",
+			chromedp.Click(chromedp.CSS(`form[action$="/resume"] button`)),
+			chromedp.WaitVisible(chromedp.CSS(`form[action$="/pause"] button`)),
+		)
+		if m, err := n.Store.Monitor(a.ID, id); err != nil || m.GetQuiet().GetPaused() {
+			t.Fatalf("after resume: %v %v", m.GetQuiet(), err)
+		}
+	})
+
 	t.Run("delete", func(t *testing.T) {
 		run(t, ctx, 10*time.Second, "delete",
 			chromedp.Navigate(n.URL+"/monitors/"+id),
