@@ -85,7 +85,7 @@ func lastStatus(ev *raftv1.Event) string {
 // retention_count, probing seqs upward from its retention start (events_low),
 // with point reads: no iterator on the ingest path. Age pruning deletes
 // from the retention start up and moves it (prune.go), so there are no
-// holes. Events stored before 2026-11-23 are pruned by their ev-time: keys,
+// holes. Events of the older layout are pruned by their ev-time: keys,
 // oldest receipt first: one received after a newer one stays below the
 // start when that one goes, and counts until age pruning takes it too. The
 // probes of one batch are bounded (in.trims).

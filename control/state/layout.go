@@ -52,7 +52,7 @@ import (
 //	                                         monitor's oldest events (PingState.events_due_unix_ms)
 //	ev-time:<uint64 received ms><monitor uuid>:<uint64 seq>
 //	                                      -> empty; age order of ev:, one key per event
-//	                                         up to 2026-11-23 (no longer written: pruned,
+//	                                         in the older layout (no longer written: pruned,
 //	                                         and deleted with its event, while any is left;
 //	                                         PingState.untimed_from)
 //	ev-lo:<monitor uuid>                  -> uint64; the retention start of a monitor

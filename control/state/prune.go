@@ -19,7 +19,7 @@ import (
 // than by one key per event: an event's own index key, written when it was
 // stored and deleted with it, added a memtable write to every stored event
 // and another to every deleted one.
-// Events stored before 2026-11-23 still have such an ev-time: key; those
+// Events stored in the older layout still have such an ev-time: key; those
 // are pruned by it (expiredEvents) and their keys deleted with them
 // (PingState.untimed_from tells which).
 

@@ -13,7 +13,7 @@ import (
 )
 
 // TestEventsWithTimeKeysArePrunedWithThem: events stored before ev-due:
-// (2026-11-23) each have an ev-time: key. A monitor with such events keeps
+// (the older layout) each have an ev-time: key. A monitor with such events keeps
 // working: retention by count deletes their keys with them, the monitor's
 // next events get none, and age pruning takes the old ones by their keys
 // and by the monitor's ev-due: key alike, leaving no key behind.
@@ -116,7 +116,7 @@ func TestDueKeyOfAMissingMonitorIsDropped(t *testing.T) {
 }
 
 // toTimeKeys rewrites the ping monitor name of account acct and its
-// events in the layout before ev-due: (2026-11-23): a time key per event,
+// events in the older layout: a time key per event,
 // no ev-due: key, a record without events_due_unix_ms and untimed_from. It
 // returns the monitor's uuid.
 func toTimeKeys(t *testing.T, s *Store, acct, name string) string {
