@@ -50,15 +50,6 @@ import (
 //	ev:<monitor uuid>:<uint64 seq>        -> statev1.StoredEvent
 //	ev-due:<uint64 ms><monitor uuid>      -> empty; when age pruning next looks at the
 //	                                         monitor's oldest events (PingState.events_due_unix_ms)
-//	ev-time:<uint64 received ms><monitor uuid>:<uint64 seq>
-//	                                      -> empty; age order of ev:, one key per event
-//	                                         up to 2026-11-23 (no longer written: pruned,
-//	                                         and deleted with its event, while any is left;
-//	                                         PingState.untimed_from)
-//	ev-lo:<monitor uuid>                  -> uint64; the retention start of a monitor
-//	                                         before PingState.events_low held it
-//	                                         (read when the record has none, then
-//	                                         deleted: no longer written)
 //	ev-purge:<monitor uuid>               -> empty; a deleted monitor whose last
 //	                                         events PruneEvents still removes
 //	evid:<account id>:<event id>          -> uint64 ms the id was remembered
@@ -140,8 +131,6 @@ var (
 	prefixProject      = []byte("proj:")
 	prefixEvent        = []byte("ev:")
 	prefixEventDue     = []byte("ev-due:")
-	prefixEventTime    = []byte("ev-time:")
-	prefixEventLow     = []byte("ev-lo:")
 	prefixEventPurge   = []byte("ev-purge:")
 	prefixEventID      = []byte("evid:")
 	prefixEventIDTime  = []byte("evid-time:")

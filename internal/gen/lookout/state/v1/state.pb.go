@@ -1382,9 +1382,8 @@ type PingState struct {
 	// next_seq numbers the monitor's next event.
 	NextSeq uint64 `protobuf:"varint,4,opt,name=next_seq,json=nextSeq,proto3" json:"next_seq,omitempty"`
 	// events_low is the retention start: no event of the monitor below this
-	// seq, but stragglers (control/state/ingest_store.go, trim). Until
-	// 2026-11-23 it was its own key, ev-lo:<monitor>, which is still read for
-	// a monitor whose record has none, and removed when this is written.
+	// seq (control/state/ingest_store.go, trim; control/state/prune.go,
+	// pruneMonitor).
 	EventsLow uint64 `protobuf:"varint,5,opt,name=events_low,json=eventsLow,proto3" json:"events_low,omitempty"`
 	// events_due_unix_ms is the time in the monitor's ev-due: key (0: the
 	// monitor has none): age pruning looks at its oldest events once that
@@ -1392,11 +1391,6 @@ type PingState struct {
 	// is the receipt time of the monitor's lowest-seq event when the key was
 	// written; retention by count deletes events without moving it.
 	EventsDueUnixMs int64 `protobuf:"varint,6,opt,name=events_due_unix_ms,json=eventsDueUnixMs,proto3" json:"events_due_unix_ms,omitempty"`
-	// untimed_from is one more than the seq of the first event stored
-	// without an ev-time: key (the per-event age index used up to
-	// 2026-11-23): the events below that seq have one, deleted with them. 0:
-	// the monitor has no event without one yet.
-	UntimedFrom uint64 `protobuf:"varint,7,opt,name=untimed_from,json=untimedFrom,proto3" json:"untimed_from,omitempty"`
 	// last_region is the agent region the newest ping came through (empty:
 	// a control node received it).
 	LastRegion    string `protobuf:"bytes,220,opt,name=last_region,json=lastRegion,proto3" json:"last_region,omitempty"`
@@ -1472,13 +1466,6 @@ func (x *PingState) GetEventsLow() uint64 {
 func (x *PingState) GetEventsDueUnixMs() int64 {
 	if x != nil {
 		return x.EventsDueUnixMs
-	}
-	return 0
-}
-
-func (x *PingState) GetUntimedFrom() uint64 {
-	if x != nil {
-		return x.UntimedFrom
 	}
 	return 0
 }
@@ -3162,7 +3149,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x06status\x18\x06 \x01(\tR\x06status\x12\x14\n" +
 	"\x05error\x18\a \x01(\tR\x05error\x12\x1a\n" +
 	"\battempts\x18\b \x01(\x03R\battempts\x12/\n" +
-	"\x14last_attempt_unix_ms\x18\t \x01(\x03R\x11lastAttemptUnixMs\"\x9b\x02\n" +
+	"\x14last_attempt_unix_ms\x18\t \x01(\x03R\x11lastAttemptUnixMs\"\xf8\x01\n" +
 	"\tPingState\x12)\n" +
 	"\x11last_ping_unix_ms\x18\x01 \x01(\x03R\x0elastPingUnixMs\x12\x1f\n" +
 	"\vlast_status\x18\x02 \x01(\tR\n" +
@@ -3171,8 +3158,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\bnext_seq\x18\x04 \x01(\x04R\anextSeq\x12\x1d\n" +
 	"\n" +
 	"events_low\x18\x05 \x01(\x04R\teventsLow\x12+\n" +
-	"\x12events_due_unix_ms\x18\x06 \x01(\x03R\x0feventsDueUnixMs\x12!\n" +
-	"\funtimed_from\x18\a \x01(\x04R\vuntimedFrom\x12 \n" +
+	"\x12events_due_unix_ms\x18\x06 \x01(\x03R\x0feventsDueUnixMs\x12 \n" +
 	"\vlast_region\x18\xdc\x01 \x01(\tR\n" +
 	"lastRegion\"E\n" +
 	"\aProject\x12\x12\n" +
