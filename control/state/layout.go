@@ -39,14 +39,10 @@ import (
 //
 // Monitors, events and quotas. Monitor names are not ids: a name is always
 // the last part of its key, so a ':' in it (check labels) stays unambiguous.
-// Project names may hold anything, so their (older) keys carry the hex of the name.
 //
 //	mon:<monitor uuid>                    -> statev1.Monitor
 //	mon-name:<account id>:<kind>:<name>   -> monitor uuid; kinds are separate name spaces
 //	mon-count:<account id>                -> uint64, monitors of the account (all kinds)
-//	proj:<account id>:<hex of the name>   -> statev1.Project; no longer written (a project is
-//	                                         the name its monitors carry), deleted with any
-//	                                         monitor of its project (projects.go)
 //	ev:<monitor uuid>:<uint64 seq>        -> statev1.StoredEvent
 //	ev-due:<uint64 ms><monitor uuid>      -> empty; when age pruning next looks at the
 //	                                         monitor's oldest events (PingState.events_due_unix_ms)
@@ -128,7 +124,6 @@ var (
 	prefixMonitor      = []byte("mon:")
 	prefixMonitorName  = []byte("mon-name:")
 	prefixMonitorCount = []byte("mon-count:")
-	prefixProject      = []byte("proj:")
 	prefixEvent        = []byte("ev:")
 	prefixEventDue     = []byte("ev-due:")
 	prefixEventPurge   = []byte("ev-purge:")
