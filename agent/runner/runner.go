@@ -20,7 +20,6 @@
 package runner
 
 import (
-	"container/heap"
 	"context"
 	"net"
 	"sync/atomic"
@@ -33,6 +32,7 @@ import (
 	"lookout/internal/fairshare"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/nextrun"
 	"lookout/internal/probe"
 	"lookout/internal/schedule"
 )
@@ -158,13 +158,12 @@ func (r *Runner) Stats() Stats {
 
 // entry is one scheduled check (Run's goroutine only).
 type entry struct {
-	c       *agentv1.Check
-	sched   schedule.Schedule
-	next    time.Time
-	index   int // in the heap, -1 when not
-	running bool
-	rerun   bool // changed while running: run again when done
-	gone    bool // removed while running
+	nextrun.Entry // its next slot
+	c             *agentv1.Check
+	sched         schedule.Schedule
+	running       bool
+	rerun         bool // changed while running: run again when done
+	gone          bool // removed while running
 }
 
 // Run schedules and runs the checks until ctx ends, then waits for the
@@ -179,26 +178,28 @@ func (r *Runner) Run(ctx context.Context) {
 	defer pool.Close() // after ctx ended: waits for the executions under way
 	done := make(chan string, r.o.Workers)
 	entries := map[string]*entry{}
-	var h entryHeap
+	var q nextrun.Queue[*entry]
 
 	// The checks held when the runner was made (from disk) are
 	// scheduled; every later change, even one made before Run, runs at
 	// once.
-	r.sync(entries, &h, r.initial, false)
+	r.sync(entries, &q, r.initial, false)
 	r.initial = nil
-	r.sync(entries, &h, r.o.Checks.Checks(), true)
-	var timer <-chan time.Time
-	var timerAt time.Time
+	r.sync(entries, &q, r.o.Checks.Checks(), true)
+	var alarm nextrun.Alarm
 	for {
 		now := r.o.Now()
-		for h.Len() > 0 && !h[0].next.After(now) {
-			e := heap.Pop(&h).(*entry)
-			slot := e.next.Truncate(time.Millisecond)
-			e.next = e.sched.NextFor(e.c.GetId(), e.next)
+		for {
+			e, due := q.PopDue(now)
+			if !due {
+				break
+			}
+			slot := e.Next.Truncate(time.Millisecond)
+			e.Next = e.sched.NextFor(e.c.GetId(), e.Next)
 			switch {
 			case now.Sub(slot) > r.o.MaxLate:
 				r.skipped.Add(1) // missed: the next slot runs
-				e.next = e.sched.NextFor(e.c.GetId(), now)
+				e.Next = e.sched.NextFor(e.c.GetId(), now)
 			case !r.o.Owner.Owns(e.c.GetId(), e.c.GetTokens()):
 				r.notOwned.Add(1)
 			case e.running:
@@ -214,21 +215,15 @@ func (r *Runner) Run(ctx context.Context) {
 					}
 				})
 			}
-			heap.Push(&h, e)
+			q.Push(e)
 		}
-		r.scheduled.Store(int64(h.Len()))
-		switch {
-		case h.Len() == 0:
-			timer = nil
-		case timer == nil || !h[0].next.Equal(timerAt):
-			timerAt = h[0].next
-			timer = r.o.After(timerAt.Sub(now))
-		}
+		r.scheduled.Store(int64(q.Len()))
+		q.SetAlarm(&alarm, now, r.o.After)
 		select {
 		case <-ctx.Done():
 			return
 		case <-r.o.Checks.Changed():
-			r.sync(entries, &h, r.o.Checks.Checks(), true)
+			r.sync(entries, &q, r.o.Checks.Checks(), true)
 		case id := <-done:
 			e := entries[id]
 			if e == nil {
@@ -240,18 +235,18 @@ func (r *Runner) Run(ctx context.Context) {
 				delete(entries, id)
 			case e.rerun:
 				e.rerun = false
-				e.next = r.o.Now()
-				heap.Fix(&h, e.index)
+				e.Next = r.o.Now()
+				q.Fix(e)
 			}
-		case <-timer:
-			timer = nil
+		case <-alarm.C:
+			alarm.C = nil
 		}
 	}
 }
 
 // sync brings the entries in line with checks. With runNow, a check that
 // is new or whose version changed runs at once.
-func (r *Runner) sync(entries map[string]*entry, h *entryHeap, checks []*agentv1.Check, runNow bool) {
+func (r *Runner) sync(entries map[string]*entry, q *nextrun.Queue[*entry], checks []*agentv1.Check, runNow bool) {
 	now := r.o.Now()
 	seen := map[string]bool{}
 	for _, c := range checks {
@@ -269,31 +264,27 @@ func (r *Runner) sync(entries map[string]*entry, h *entryHeap, checks []*agentv1
 		if err != nil {
 			r.o.Logger.Error("a check has a schedule the agent cannot parse; not running it", "check", id, "schedule", c.GetSchedule(), "timezone", c.GetTimezone(), "error", err)
 			if e != nil {
-				r.remove(entries, h, e)
+				r.remove(entries, q, e)
 			}
 			continue
 		}
 		if e == nil {
-			e = &entry{index: -1}
+			e = &entry{}
 			entries[id] = e
 		}
 		e.c, e.sched, e.gone = c, sc, false
-		e.next = sc.NextFor(id, now)
+		e.Next = sc.NextFor(id, now)
 		switch {
 		case runNow && e.running:
 			e.rerun = true // once the running execution ends
 		case runNow:
-			e.next = now
+			e.Next = now
 		}
-		if e.index >= 0 {
-			heap.Fix(h, e.index)
-		} else {
-			heap.Push(h, e)
-		}
+		q.Schedule(e)
 	}
 	for id, e := range entries {
 		if !seen[id] {
-			r.remove(entries, h, e)
+			r.remove(entries, q, e)
 		}
 	}
 }
@@ -307,10 +298,8 @@ func sameRun(a, b *agentv1.Check) bool {
 	return proto.Equal(x, y)
 }
 
-func (r *Runner) remove(entries map[string]*entry, h *entryHeap, e *entry) {
-	if e.index >= 0 {
-		heap.Remove(h, e.index)
-	}
+func (r *Runner) remove(entries map[string]*entry, q *nextrun.Queue[*entry], e *entry) {
+	q.Remove(e)
 	if e.running {
 		e.gone, e.rerun = true, false
 		return
@@ -367,27 +356,4 @@ func (r *Runner) execute(ctx context.Context, w *fairshare.Worker, c *agentv1.Ch
 		r.o.Metrics.Executed(ex.GetStatus())
 	}
 	r.o.Logger.Debug("check ran", "check", c.GetId(), "slot", slot, "status", ex.GetStatus(), "attempts", ex.GetAttempts())
-}
-
-// entryHeap orders entries by next slot.
-type entryHeap []*entry
-
-func (h entryHeap) Len() int           { return len(h) }
-func (h entryHeap) Less(i, j int) bool { return h[i].next.Before(h[j].next) }
-func (h entryHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
-}
-func (h *entryHeap) Push(x any) {
-	e := x.(*entry)
-	e.index = len(*h)
-	*h = append(*h, e)
-}
-func (h *entryHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	e.index = -1
-	*h = old[:len(old)-1]
-	return e
 }

@@ -21,7 +21,7 @@ import (
 
 	"lookout/cluster/clusterapi"
 	"lookout/control/alert/channel"
-	"lookout/control/alert/channels"
+	"lookout/control/alert/channelregistry"
 	"lookout/control/audit"
 	"lookout/control/keyauth"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -150,7 +150,7 @@ func New(o Options) *API {
 		a.pwCost = bcrypt.DefaultCost
 	}
 	if a.channels == nil {
-		a.channels = channels.Registry(channel.Deps{})
+		a.channels = channelregistry.New(channel.Deps{})
 	}
 	if !a.hasToken {
 		a.log.Warn("no admin token set: the operator API refuses every request")

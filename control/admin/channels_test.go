@@ -14,7 +14,7 @@ import (
 	"lookout/control/admin"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channel/channeltest"
-	"lookout/control/alert/channels"
+	"lookout/control/alert/channelregistry"
 	"lookout/control/controltest"
 	"lookout/control/state"
 )
@@ -31,7 +31,7 @@ func newChannelServer(t *testing.T) *controltest.Server {
 	now := time.Date(2026, time.March, 15, 12, 30, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	c := controltest.NewCluster(store, clock)
-	reg := channels.Registry(channel.Deps{SMTP: channel.SMTPSettings{Addr: "127.0.0.1:1", From: "alerts@example.com"}})
+	reg := channelregistry.New(channel.Deps{SMTP: channel.SMTPSettings{Addr: "127.0.0.1:1", From: "alerts@example.com"}})
 	api := admin.New(admin.Options{Cluster: c, State: store, Token: controltest.Token, Now: clock, Channels: reg})
 	mux := http.NewServeMux()
 	api.Register(mux)
@@ -164,7 +164,7 @@ func TestTestChannel(t *testing.T) {
 // but its test send answers the refusal, and the receiver sees nothing.
 func TestTestChannelRefusesPrivateTargets(t *testing.T) {
 	srv := controltest.NewServer(t)
-	api := admin.New(admin.Options{Cluster: srv.Cluster, State: srv.Store, Token: controltest.Token, Channels: channels.Registry(channel.Deps{})})
+	api := admin.New(admin.Options{Cluster: srv.Cluster, State: srv.Store, Token: controltest.Token, Channels: channelregistry.New(channel.Deps{})})
 	mux := http.NewServeMux()
 	api.Register(mux)
 	hs := httptest.NewServer(mux)
@@ -202,7 +202,7 @@ func TestEmailNeedsSMTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := admin.New(admin.Options{Cluster: srv.Cluster, State: srv.Store, Token: controltest.Token, Channels: channels.Registry(channel.Deps{})})
+	api := admin.New(admin.Options{Cluster: srv.Cluster, State: srv.Store, Token: controltest.Token, Channels: channelregistry.New(channel.Deps{})})
 	mux := http.NewServeMux()
 	api.Register(mux)
 	hs := httptest.NewServer(mux)

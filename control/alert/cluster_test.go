@@ -15,7 +15,7 @@ import (
 	"lookout/control/alert"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channel/channeltest"
-	"lookout/control/alert/channels"
+	"lookout/control/alert/channelregistry"
 	"lookout/control/engine"
 	"lookout/internal/apikey"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -40,7 +40,7 @@ func TestDeadlineDuringLeaderKillDeliversOneAlert(t *testing.T) {
 		}
 	}))
 	defer receiver.Close()
-	registry := channels.Registry(channel.Deps{HTTP: channeltest.HTTP()}) // receivers on loopback
+	registry := channelregistry.New(channel.Deps{HTTP: channeltest.HTTP()}) // receivers on loopback
 	c := clustertest.NewCluster(t, 3, clustertest.Options{Tune: func(i int, o *cluster.Options) {
 		o.LeaderTasks = []func(context.Context, *cluster.Node){func(ctx context.Context, n *cluster.Node) {
 			d := alert.NewDispatcher(alert.DispatcherOptions{Cluster: n, State: clustertest.StateOf(n), Channels: alert.ChannelsFunc(registry.New)})

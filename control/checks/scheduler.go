@@ -9,7 +9,6 @@
 package checks
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"net"
@@ -25,6 +24,7 @@ import (
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/metrics"
 	"lookout/internal/netguard"
+	"lookout/internal/nextrun"
 	"lookout/internal/probe"
 	"lookout/internal/schedule"
 )
@@ -164,10 +164,9 @@ func (s *Scheduler) Stats() Stats {
 
 // entry is one scheduled check (Run's goroutine only).
 type entry struct {
-	m     *statev1.Monitor
-	sched schedule.Schedule
-	next  time.Time
-	index int // in the heap; -1 while running or unscheduled
+	nextrun.Entry // its next run; not queued while running or unscheduled
+	m             *statev1.Monitor
+	sched         schedule.Schedule
 	// running: its execution is in the pool (waiting or under way).
 	running bool
 	// rerun: the check changed while running; run it again when done.
@@ -187,7 +186,7 @@ type job struct {
 type term struct {
 	s       *Scheduler
 	entries map[string]*entry
-	heap    entryHeap
+	queue   nextrun.Queue[*entry]
 	pool    *fairshare.Pool
 	done    chan string // checks whose execution ended
 	// closing are stranded executions to close as interrupted (strand.go).
@@ -210,20 +209,13 @@ func (s *Scheduler) Run(ctx context.Context) {
 	defer s.ready.Store(false)
 	t.rebuild(ctx)
 	s.ready.Store(true)
-	var timer <-chan time.Time
-	var timerAt time.Time
+	var alarm nextrun.Alarm
 	for {
 		now := s.o.Now()
 		t.fire(now)
 		t.closeStranded(ctx)
-		s.scheduled.Store(int64(t.heap.Len()))
-		switch {
-		case t.heap.Len() == 0:
-			timer = nil
-		case timer == nil || !t.heap[0].next.Equal(timerAt):
-			timerAt = t.heap[0].next
-			timer = s.o.After(timerAt.Sub(now))
-		}
+		s.scheduled.Store(int64(t.queue.Len()))
+		t.queue.SetAlarm(&alarm, now, s.o.After)
 		select {
 		case <-ctx.Done():
 			return
@@ -242,8 +234,8 @@ func (s *Scheduler) Run(ctx context.Context) {
 			}
 		case id := <-t.done:
 			t.finished(id)
-		case <-timer:
-			timer = nil
+		case <-alarm.C:
+			alarm.C = nil
 		}
 	}
 }
@@ -277,21 +269,21 @@ func (t *term) rebuild(ctx context.Context) {
 		}
 		n++
 		if e == nil {
-			e = &entry{index: -1}
+			e = &entry{}
 			t.entries[m.GetUuid()] = e
 		}
 		e.m, e.sched = m, sc
-		e.next = sc.NextFor(m.GetUuid(), now)
+		e.Next = sc.NextFor(m.GetUuid(), now)
 		if last, ok := latestSlot(sc, m.GetUuid(), now, t.s.o.MaxLate); ok {
-			e.next = last // the worker skips it if it has a verdict
+			e.Next = last // the worker skips it if it has a verdict
 		}
-		if strand != nil && strand.GetSlotUnixMs() == e.next.UnixMilli() {
+		if strand != nil && strand.GetSlotUnixMs() == e.Next.UnixMilli() {
 			e.strand = strand
 		} else {
 			t.settle(strand)
 		}
 		if !e.running {
-			heap.Push(&t.heap, e)
+			t.queue.Push(e)
 		}
 		return nil
 	})
@@ -333,11 +325,11 @@ func (t *term) refresh(id string, m *statev1.Monitor, err error) {
 		return // not a change of the check (its own executions do not come here)
 	}
 	if e == nil {
-		e = &entry{index: -1}
+		e = &entry{}
 		t.entries[id] = e
 	}
 	e.m, e.sched = m, sc
-	e.next = t.s.o.Now()
+	e.Next = t.s.o.Now()
 	if e.running {
 		e.rerun = true
 		return
@@ -352,9 +344,12 @@ func (t *term) refresh(id string, m *statev1.Monitor, err error) {
 // stranded execution waiting for its slot (entry.strand) is rerun if that
 // slot runs, else closed.
 func (t *term) fire(now time.Time) {
-	for t.heap.Len() > 0 && !t.heap[0].next.After(now) {
-		e := heap.Pop(&t.heap).(*entry)
-		slot := e.next
+	for {
+		e, due := t.queue.PopDue(now)
+		if !due {
+			return
+		}
+		slot := e.Next
 		strand := e.strand
 		e.strand = nil
 		if strand != nil && strand.GetSlotUnixMs() != slot.UnixMilli() {
@@ -364,8 +359,8 @@ func (t *term) fire(now time.Time) {
 		if now.Sub(slot) > t.s.o.MaxLate {
 			t.s.skipped.Add(1) // missed (the leader was away, or busy): the next slot runs
 			t.settle(strand)
-			e.next = e.sched.NextFor(e.m.GetUuid(), now)
-			heap.Push(&t.heap, e)
+			e.Next = e.sched.NextFor(e.m.GetUuid(), now)
+			t.queue.Push(e)
 			continue
 		}
 		j := job{m: e.m, slot: slot.Truncate(time.Millisecond)}
@@ -377,7 +372,7 @@ func (t *term) fire(now time.Time) {
 			}
 		})
 		e.running = true
-		e.next = e.sched.NextFor(e.m.GetUuid(), slot)
+		e.Next = e.sched.NextFor(e.m.GetUuid(), slot)
 	}
 }
 
@@ -394,44 +389,11 @@ func (t *term) finished(id string) {
 	}
 	if e.rerun {
 		e.rerun = false
-		e.next = t.s.o.Now()
+		e.Next = t.s.o.Now()
 	}
 	t.reschedule(e)
 }
 
-func (t *term) reschedule(e *entry) {
-	if e.index >= 0 {
-		heap.Fix(&t.heap, e.index)
-		return
-	}
-	heap.Push(&t.heap, e)
-}
+func (t *term) reschedule(e *entry) { t.queue.Schedule(e) }
 
-func (t *term) unschedule(e *entry) {
-	if e.index >= 0 {
-		heap.Remove(&t.heap, e.index)
-	}
-}
-
-// entryHeap orders entries by next run.
-type entryHeap []*entry
-
-func (h entryHeap) Len() int           { return len(h) }
-func (h entryHeap) Less(i, j int) bool { return h[i].next.Before(h[j].next) }
-func (h entryHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
-}
-func (h *entryHeap) Push(x any) {
-	e := x.(*entry)
-	e.index = len(*h)
-	*h = append(*h, e)
-}
-func (h *entryHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	e.index = -1
-	*h = old[:len(old)-1]
-	return e
-}
+func (t *term) unschedule(e *entry) { t.queue.Remove(e) }

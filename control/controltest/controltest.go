@@ -22,7 +22,7 @@ import (
 	"lookout/control/admin"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channel/channeltest"
-	"lookout/control/alert/channels"
+	"lookout/control/alert/channelregistry"
 	"lookout/control/state"
 	"lookout/internal/apikey"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
@@ -192,7 +192,7 @@ func (c *Cluster) SetStatus(st clusterapi.Status) {
 // private targets allowed (lookout control --allow-private-targets), since
 // the receivers of tests are on loopback.
 func Channels() *channel.Registry {
-	return channels.Registry(channel.Deps{
+	return channelregistry.New(channel.Deps{
 		SMTP: channel.SMTPSettings{Addr: "127.0.0.1:25", From: "alerts@example.com"},
 		HTTP: channeltest.HTTP(),
 	})

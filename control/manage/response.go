@@ -7,6 +7,9 @@ import (
 	"net/http"
 
 	"lookout/cluster/clusterapi"
+	"lookout/control/state"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
+	"lookout/internal/manifest"
 )
 
 // writeJSON writes v as the JSON body with status.
@@ -46,3 +49,30 @@ func (a *API) internal(w http.ResponseWriter, err error) {
 	a.log.Error("management API", "error", err)
 	writeError(w, http.StatusInternalServerError, "internal", "internal error")
 }
+
+// writeInvalid answers 422 with the validation body.
+func writeInvalid(w http.ResponseWriter, body manifest.ErrorBody) {
+	writeJSON(w, http.StatusUnprocessableEntity, body)
+}
+
+// writeRefused answers 422 for a PutMonitors the state machine refused,
+// under key (manifest or monitors.<i>).
+func writeRefused(w http.ResponseWriter, key string, res *raftv1.Result) {
+	code := res.GetCode()
+	if code == "" {
+		code = "invalid"
+	}
+	writeInvalid(w, manifest.ErrorBody{
+		Message:    res.GetMessage(),
+		Errors:     map[string][]string{key: {res.GetMessage()}},
+		ErrorCodes: map[string][]string{key: {code}},
+	})
+}
+
+// notFound answers 404 for a monitor.
+func notFound(w http.ResponseWriter, uuid string) {
+	writeError(w, http.StatusNotFound, "not_found", "no monitor "+uuid)
+}
+
+// isNotFound tells whether err is the state's not-found.
+func isNotFound(err error) bool { return errors.Is(err, state.ErrNotFound) }

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"lookout/control/admin"
 )
 
 func TestSignInAndOut(t *testing.T) {
@@ -187,7 +189,7 @@ func TestATamperedSessionIsRefused(t *testing.T) {
 		t.Fatalf("forged session: %d", p.Status)
 	}
 	// An account without a password cannot sign in.
-	if _, err := n.Admin.CreateAccount(context.Background(), adminReq("nopw@example.com")); err != nil {
+	if _, err := n.Admin.CreateAccount(context.Background(), admin.AccountRequest{Email: "nopw@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	b.get("/login")

@@ -18,7 +18,7 @@ import (
 	"lookout/control/alert"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channel/channeltest"
-	"lookout/control/alert/channels"
+	"lookout/control/alert/channelregistry"
 	"lookout/control/engine"
 	"lookout/control/presence"
 	"lookout/internal/apikey"
@@ -103,7 +103,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	f := &fixture{t: t, hook: newReceiver(t)}
-	registry := channels.Registry(channel.Deps{HTTP: channeltest.HTTP()}) // receivers on loopback
+	registry := channelregistry.New(channel.Deps{HTTP: channeltest.HTTP()}) // receivers on loopback
 	f.c = clustertest.NewCluster(t, 3, clustertest.Options{Tune: func(i int, o *cluster.Options) {
 		o.LeaderTasks = []func(context.Context, *cluster.Node){func(ctx context.Context, n *cluster.Node) {
 			st := clustertest.StateOf(n)

@@ -2,7 +2,6 @@ package state
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -34,9 +33,8 @@ type monState struct {
 	storedRuns             []byte // runs: as loaded
 	runsStored             bool   // runs: was present
 	runsLoaded, runsDirty  bool
-	low                    uint64 // the retention start: no event of the monitor below this seq (but stragglers, see trim)
+	low                    uint64 // the retention start: no event of the monitor below this seq
 	lowLoaded, lowModified bool
-	lowKey                 bool // the start was read from an ev-lo: key (the layout before PingState.events_low)
 
 	uptime      *statev1.Uptime // uptime: as loaded and changed, nil until a flip
 	uptimeDirty bool
@@ -112,50 +110,11 @@ func (c *monitorCache) loadRuns(m *monState) error {
 	return err
 }
 
-// loadLow reads the monitor's retention start: PingState.events_low, or,
-// for a monitor whose record has none, its ev-lo: key, the layout before
-// it (flush moves it into the record and deletes the key).
-func (c *monitorCache) loadLow(m *monState) error {
-	if m.lowLoaded {
-		return nil
+// loadLow reads the monitor's retention start, PingState.events_low.
+func (c *monitorCache) loadLow(m *monState) {
+	if !m.lowLoaded {
+		m.low, m.lowLoaded = m.mon.GetPing().GetEventsLow(), true
 	}
-	m.low = m.mon.GetPing().GetEventsLow()
-	if m.low == 0 {
-		v, err := c.values.get(c.txn, eventLowKey(m.mon.GetUuid()))
-		switch {
-		case errors.Is(err, ErrNotFound):
-		case err != nil:
-			return err
-		case len(v) != 8:
-			return fmt.Errorf("retention start of monitor %s: %d bytes, want 8", m.mon.GetUuid(), len(v))
-		default:
-			m.low, m.lowKey = binary.BigEndian.Uint64(v), true
-		}
-	}
-	m.lowLoaded = true
-	return nil
-}
-
-// eventPruned records that event seq of monitor id was deleted by age.
-// The retention start moves past it: an older event still kept (received
-// later than this one) stays below it until age pruning takes it too.
-func (c *monitorCache) eventPruned(id string, seq uint64) error {
-	m, err := c.get(id)
-	if err != nil || m == nil {
-		return err
-	}
-	p := m.ping()
-	if p.Events > 0 {
-		p.Events--
-	}
-	m.dirty = true
-	if err := c.loadLow(m); err != nil {
-		return err
-	}
-	if seq+1 > m.low {
-		m.low, m.lowModified = seq+1, true
-	}
-	return nil
 }
 
 // flipUptime records in m's uptime that its time counts as st from atMs
@@ -219,12 +178,6 @@ func (c *monitorCache) flush() error {
 				return err
 			}
 			m.uptimeDirty = false
-		}
-		if m.lowModified && m.lowKey {
-			if err := c.values.del(c.txn, eventLowKey(id)); err != nil {
-				return err
-			}
-			m.lowKey = false
 		}
 	}
 	return nil

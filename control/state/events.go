@@ -1,7 +1,6 @@
 package state
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -75,41 +74,14 @@ func eventKey(monitorID string, seq uint64) []byte {
 	return append(k(prefixEvent, monitorID, ""), u64(seq)...)
 }
 
-func eventTimeKey(receivedMs int64, monitorID string, seq uint64) []byte {
-	b := kb(prefixEventTime, u64(uint64(max(receivedMs, 0))))
-	b = append(append(b, monitorID...), ':')
-	return append(b, u64(seq)...)
-}
-
-// parseEventTimeKey returns the receipt time, monitor and seq of an
-// ev-time: key.
-func parseEventTimeKey(key []byte) (int64, string, uint64, error) {
-	rest := key[len(prefixEventTime):]
-	if len(rest) < 8+1+8 || rest[len(rest)-9] != ':' {
-		return 0, "", 0, fmt.Errorf("bad event time key %q", key)
-	}
-	return int64(binary.BigEndian.Uint64(rest)), string(rest[8 : len(rest)-9]), binary.BigEndian.Uint64(rest[len(rest)-8:]), nil
-}
-
-func eventLowKey(monitorID string) []byte { return k(prefixEventLow, monitorID) }
-
 func eventDueKey(ms int64, monitorID string) []byte {
 	return append(kb(prefixEventDue, u64(uint64(max(ms, 0)))), monitorID...)
-}
-
-// timed tells whether event seq of a monitor with ping state p has an
-// ev-time: key: every event stored before PingState.untimed_from.
-func timed(p *statev1.PingState, seq uint64) bool {
-	return p.GetUntimedFrom() == 0 || seq+1 < p.GetUntimedFrom()
 }
 
 // fileEvent files event seq of a monitor, just stored, for pruning by age:
 // a monitor without an ev-due: key gets one at the event's receipt time.
 // The event itself gets no index key (pruneDue finds it by its seq).
 func fileEvent(txn *badger.Txn, p *statev1.PingState, monitorID string, seq uint64, receivedMs int64) error {
-	if p.UntimedFrom == 0 {
-		p.UntimedFrom = seq + 1
-	}
 	if p.EventsDueUnixMs != 0 {
 		return nil
 	}
@@ -126,10 +98,9 @@ const (
 )
 
 // storedReceived reads event.received_unix_ms out of an encoded
-// StoredEvent without decoding the rest. It is on the ingest path
-// (retention by count deletes the oldest event of a full monitor), and
-// proto.Unmarshal would copy the whole event, whose message may be
-// 64 KiB, to read one number.
+// StoredEvent without decoding the rest. Age pruning reads it for every
+// event it looks at (pruneMonitor), and proto.Unmarshal would copy the
+// whole event, whose message may be 64 KiB, to read one number.
 func storedReceived(v []byte) (int64, error) {
 	ev, err := wireField(v, storedEventEventField, protowire.BytesType)
 	if err != nil || ev == nil {

@@ -85,24 +85,19 @@ func lastStatus(ev *raftv1.Event) string {
 // retention_count, probing seqs upward from its retention start (events_low),
 // with point reads: no iterator on the ingest path. Age pruning deletes
 // from the retention start up and moves it (prune.go), so there are no
-// holes. Events of the older layout are pruned by their ev-time: keys,
-// oldest receipt first: one received after a newer one stays below the
-// start when that one goes, and counts until age pruning takes it too. The
-// probes of one batch are bounded (in.trims).
+// holes. The probes of one batch are bounded (in.trims).
 func (in *ingest) trim(m *monState) error {
 	if in.keep <= 0 {
 		return nil
 	}
 	p := m.ping()
 	for p.Events > in.keep && in.trims > 0 {
-		if err := in.mons.loadLow(m); err != nil {
-			return err
-		}
+		in.mons.loadLow(m)
 		if m.low >= p.NextSeq {
 			return nil
 		}
 		in.trims--
-		found, err := deleteEventAt(in.txn, in.ctx.values, m.mon.GetUuid(), m.low, timed(p, m.low))
+		found, err := deleteEventAt(in.txn, in.ctx.values, m.mon.GetUuid(), m.low)
 		if err != nil {
 			return err
 		}

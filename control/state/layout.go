@@ -39,26 +39,13 @@ import (
 //
 // Monitors, events and quotas. Monitor names are not ids: a name is always
 // the last part of its key, so a ':' in it (check labels) stays unambiguous.
-// Project names may hold anything, so their (older) keys carry the hex of the name.
 //
 //	mon:<monitor uuid>                    -> statev1.Monitor
 //	mon-name:<account id>:<kind>:<name>   -> monitor uuid; kinds are separate name spaces
 //	mon-count:<account id>                -> uint64, monitors of the account (all kinds)
-//	proj:<account id>:<hex of the name>   -> statev1.Project; no longer written (a project is
-//	                                         the name its monitors carry), deleted with any
-//	                                         monitor of its project (projects.go)
 //	ev:<monitor uuid>:<uint64 seq>        -> statev1.StoredEvent
 //	ev-due:<uint64 ms><monitor uuid>      -> empty; when age pruning next looks at the
 //	                                         monitor's oldest events (PingState.events_due_unix_ms)
-//	ev-time:<uint64 received ms><monitor uuid>:<uint64 seq>
-//	                                      -> empty; age order of ev:, one key per event
-//	                                         in the older layout (no longer written: pruned,
-//	                                         and deleted with its event, while any is left;
-//	                                         PingState.untimed_from)
-//	ev-lo:<monitor uuid>                  -> uint64; the retention start of a monitor
-//	                                         before PingState.events_low held it
-//	                                         (read when the record has none, then
-//	                                         deleted: no longer written)
 //	ev-purge:<monitor uuid>               -> empty; a deleted monitor whose last
 //	                                         events PruneEvents still removes
 //	evid:<account id>:<event id>          -> uint64 ms the id was remembered
@@ -137,11 +124,8 @@ var (
 	prefixMonitor      = []byte("mon:")
 	prefixMonitorName  = []byte("mon-name:")
 	prefixMonitorCount = []byte("mon-count:")
-	prefixProject      = []byte("proj:")
 	prefixEvent        = []byte("ev:")
 	prefixEventDue     = []byte("ev-due:")
-	prefixEventTime    = []byte("ev-time:")
-	prefixEventLow     = []byte("ev-lo:")
 	prefixEventPurge   = []byte("ev-purge:")
 	prefixEventID      = []byte("evid:")
 	prefixEventIDTime  = []byte("evid-time:")

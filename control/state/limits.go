@@ -97,7 +97,7 @@ const (
 	// check's name (255 characters of up to 4 bytes) fits.
 	MaxKeyPartBytes = 1024
 	// MaxProjectBytes bounds a project name (100 characters of up to 4
-	// bytes); its key holds the name's hex.
+	// bytes).
 	MaxProjectBytes = 400
 	// MaxGroupChannels bounds the channels of one notification group.
 	MaxGroupChannels = 50

@@ -92,10 +92,7 @@ func applyDeleteMonitor(txn *badger.Txn, ctx applyCtx, c *raftv1.DeleteMonitor) 
 		return nil, err
 	}
 	id := mon.GetUuid()
-	if err := deleteProjectRecord(txn, mon); err != nil {
-		return nil, err
-	}
-	for _, key := range [][]byte{monitorKey(id), monitorNameKey(mon.GetAccountId(), mon.GetKind(), mon.GetName()), runsKey(id), eventLowKey(id), alertSinceKey(id)} {
+	for _, key := range [][]byte{monitorKey(id), monitorNameKey(mon.GetAccountId(), mon.GetKind(), mon.GetName()), runsKey(id), alertSinceKey(id)} {
 		if err := ctx.values.del(txn, key); err != nil {
 			return nil, err
 		}

@@ -5,12 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
-	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
 func TestIngestCreatesMonitorsUpToTheLimit(t *testing.T) {
@@ -118,36 +116,6 @@ func TestIngestProjects(t *testing.T) {
 		if got := mustMonitor(t, s, "acct", "job").GetProject(); got != st.want {
 			t.Fatalf("step %d: project %q, want %q", i, got, st.want)
 		}
-	}
-	// A project is the name its monitors carry: no record of it is
-	// written, so none is left behind when its monitors go.
-	if keys := keysWithPrefix(t, s, prefixProject); len(keys) != 0 {
-		t.Fatalf("project records written: %q", keys)
-	}
-}
-
-// TestOlderProjectRecordDeleted: a project record an older state wrote
-// (proj:) is deleted with a monitor of its project, and only that one.
-func TestOlderProjectRecordDeleted(t *testing.T) {
-	s := openStore(t)
-	mustOK(t, s, newAccount("acct"))
-	ingestOK(t, s, ingestNow(ping("acct", "job", "run", t0, project("backups"))))
-	ingestOK(t, s, ingestNow(ping("acct", "other", "run", t0, project("reports"))))
-	err := s.db().Update(func(txn *badger.Txn) error {
-		for _, p := range []string{"backups", "reports"} {
-			if err := setProto(txn, projectKey("acct", p), &statev1.Project{Name: p, CreatedUnixMs: t0}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustOK(t, s, deleteMonitor("acct", mustMonitor(t, s, "acct", "job").GetUuid()))
-	keys := keysWithPrefix(t, s, prefixProject)
-	if len(keys) != 1 || keys[0] != string(projectKey("acct", "reports")) {
-		t.Fatalf("project records %q", keys)
 	}
 }
 

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -17,48 +16,32 @@ import (
 // Age pruning finds a monitor's old events by one key per monitor,
 // ev-due:<ms><monitor>, at the receipt time of its oldest event, rather
 // than by one key per event: an event's own index key, written when it was
-// stored and deleted with it, added a memtable write to every stored event
-// and another to every deleted one.
-// Events stored in the older layout still have such an ev-time: key; those
-// are pruned by it (expiredEvents) and their keys deleted with them
-// (PingState.untimed_from tells which).
+// stored and deleted with it, would add a memtable write to every stored
+// event and another to every deleted one.
 
-// deleteEventAt deletes event seq of a monitor if it exists, with its
-// ev-time: key when it has one (timeKey), and reports whether it existed.
-// Whether it exists comes from values when it knows, else from the
-// database; the receipt time in an ev-time: key from the event.
-func deleteEventAt(txn *badger.Txn, values *valueCache, monitorID string, seq uint64, timeKey bool) (bool, error) {
+// deleteEventAt deletes event seq of a monitor if it exists, and reports
+// whether it existed. Whether it exists comes from values when it knows,
+// else from the database.
+func deleteEventAt(txn *badger.Txn, values *valueCache, monitorID string, seq uint64) (bool, error) {
 	key := eventKey(monitorID, seq)
 	present, known := values.eventPresent(txn, key)
 	if known && !present {
 		return false, nil
 	}
-	var received int64
-	if !known || timeKey {
-		item, err := txn.Get(key)
+	if !known {
+		_, err := txn.Get(key)
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return false, nil
 		}
 		if err != nil {
 			return false, fmt.Errorf("get %q: %w", key, err)
 		}
-		if timeKey {
-			if err := item.Value(func(v []byte) (err error) { received, err = storedReceived(v); return err }); err != nil {
-				return false, fmt.Errorf("event %q: %w", key, err)
-			}
-		}
 	}
-	return true, removeEvent(txn, values, monitorID, seq, received, timeKey)
+	return true, removeEvent(txn, values, monitorID, seq)
 }
 
-// removeEvent deletes event seq of a monitor, received at receivedMs, with
-// its ev-time: key when it has one (timeKey).
-func removeEvent(txn *badger.Txn, values *valueCache, monitorID string, seq uint64, receivedMs int64, timeKey bool) error {
-	if timeKey {
-		if err := txn.Delete(eventTimeKey(receivedMs, monitorID, seq)); err != nil {
-			return err
-		}
-	}
+// removeEvent deletes event seq of a monitor.
+func removeEvent(txn *badger.Txn, values *valueCache, monitorID string, seq uint64) error {
 	key := eventKey(monitorID, seq)
 	if err := txn.Delete(key); err != nil {
 		return err
@@ -68,8 +51,7 @@ func removeEvent(txn *badger.Txn, values *valueCache, monitorID string, seq uint
 }
 
 // purgeEvents deletes up to limit events of a deleted monitor, oldest
-// first, with their ev-time: keys (the record that would tell which have
-// one is gone, so it deletes the key of each). When some are left it sets
+// first. When some are left it sets
 // the monitor's ev-purge: marker, else it removes the marker. It returns
 // how many it deleted.
 func purgeEvents(txn *badger.Txn, values *valueCache, monitorID string, limit int) (int, error) {
@@ -85,7 +67,7 @@ func purgeEvents(txn *badger.Txn, values *valueCache, monitorID string, limit in
 		seqs = seqs[:limit]
 	}
 	for _, seq := range seqs {
-		if _, err := deleteEventAt(txn, values, monitorID, seq, true); err != nil {
+		if _, err := deleteEventAt(txn, values, monitorID, seq); err != nil {
 			return 0, err
 		}
 	}
@@ -100,10 +82,9 @@ func purgeEvents(txn *badger.Txn, values *valueCache, monitorID string, limit in
 // first expired request ids, event ids and ended sessions (their TTLs
 // count from the command's time), audit log entries made before
 // audit_before_unix_ms (pruneAudit), then what deleted monitors left behind, then events
-// received before before_unix_ms: by their monitors' ev-due: keys
-// (pruneDue), then those left with an ev-time: key, oldest receipt first
-// (expiredEvents), taking events of at most MaxPruneMonitors
-// monitors and keeping their counters right. The result's deleted is the
+// received before before_unix_ms, by their monitors' ev-due: keys
+// (pruneDue), taking events of at most MaxPruneMonitors monitors and
+// keeping their counters right. The result's deleted is the
 // number deleted, or max when the entry stopped at MaxPruneMonitors
 // monitors with events left: the leader proposes again while it is max;
 // its pruned says what was deleted, by kind.
@@ -160,22 +141,6 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 		return nil, err
 	}
 	deleted += n
-	if !full {
-		var old []expiredEvent
-		old, full, err = expiredEvents(txn, mons, c.GetBeforeUnixMs(), budget-deleted)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range old {
-			if err := removeEvent(txn, ctx.values, e.monitor, e.seq, e.received, true); err != nil {
-				return nil, err
-			}
-			if err := mons.eventPruned(e.monitor, e.seq); err != nil {
-				return nil, err
-			}
-		}
-		deleted += len(old)
-	}
 	if err := mons.flush(); err != nil {
 		return nil, err
 	}
@@ -185,44 +150,6 @@ func applyPruneEvents(txn *badger.Txn, ctx applyCtx, c *raftv1.PruneEvents) (*ra
 		n = int(c.GetMax())
 	}
 	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Deleted: int64(n), Pruned: counts}, nil
-}
-
-// expiredEvent is an event with an ev-time: key: its monitor, seq and
-// receipt time.
-type expiredEvent struct {
-	monitor  string
-	seq      uint64
-	received int64
-}
-
-// expiredEvents lists, oldest receipt first, up to limit events with an
-// ev-time: key received before beforeMs, of monitors while they and those
-// mons holds are at most MaxPruneMonitors (each one's record is
-// rewritten, and a record can be tens of KB). full reports that it
-// stopped at that many monitors with events left.
-func expiredEvents(txn *badger.Txn, mons *monitorCache, beforeMs int64, limit int) (old []expiredEvent, full bool, err error) {
-	end := kb(prefixEventTime, u64(uint64(max(beforeMs, 0))))
-	monitors := map[string]bool{} // those mons does not hold yet
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefixEventTime})
-	defer it.Close()
-	for it.Rewind(); it.Valid() && len(old) < limit; it.Next() {
-		key := it.Item().Key()
-		if bytes.Compare(key, end) >= 0 {
-			break
-		}
-		received, id, seq, err := parseEventTimeKey(key)
-		if err != nil {
-			return nil, false, err
-		}
-		if _, held := mons.byID[id]; !held && !monitors[id] {
-			if len(mons.order)+len(monitors) == MaxPruneMonitors {
-				return old, true, nil
-			}
-			monitors[id] = true
-		}
-		old = append(old, expiredEvent{monitor: id, seq: seq, received: received})
-	}
-	return old, false, nil
 }
 
 // pruneDue takes the monitors whose ev-due: key is before beforeMs, in
@@ -271,16 +198,10 @@ func pruneDue(txn *badger.Txn, values *valueCache, mons *monitorCache, beforeMs 
 // ev-due: key (dueKey) to the first event it keeps, or deletes it with the
 // last event. When it stops at limit the key stays: it is still due.
 func pruneMonitor(txn *badger.Txn, values *valueCache, mons *monitorCache, m *monState, dueKey []byte, beforeMs int64, limit int) (int, error) {
-	if err := mons.loadLow(m); err != nil {
-		return 0, err
-	}
+	mons.loadLow(m)
 	id := m.mon.GetUuid()
 	prefix := k(prefixEvent, id, "")
-	type event struct {
-		seq      uint64
-		received int64
-	}
-	var old []event
+	var old []uint64 // the seqs to delete
 	next := int64(0) // the receipt time of the first event kept; 0: none
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 	for it.Seek(eventKey(id, m.low)); it.Valid(); it.Next() {
@@ -299,18 +220,18 @@ func pruneMonitor(txn *badger.Txn, values *valueCache, mons *monitorCache, m *mo
 			next = -1
 			break
 		}
-		old = append(old, event{seq: binary.BigEndian.Uint64(item.Key()[len(prefix):]), received: received})
+		old = append(old, binary.BigEndian.Uint64(item.Key()[len(prefix):]))
 	}
 	it.Close()
 	p := m.ping()
-	for _, e := range old {
-		if err := removeEvent(txn, values, id, e.seq, e.received, timed(p, e.seq)); err != nil {
+	for _, seq := range old {
+		if err := removeEvent(txn, values, id, seq); err != nil {
 			return 0, err
 		}
 		if p.Events > 0 {
 			p.Events--
 		}
-		m.low, m.lowModified = e.seq+1, true
+		m.low, m.lowModified = seq+1, true
 	}
 	m.dirty = true
 	if next < 0 {

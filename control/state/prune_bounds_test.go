@@ -17,15 +17,6 @@ import (
 // most MaxPruneMonitors monitors and says max, so the leader proposes
 // again until all are gone.
 func TestPruneEventsOfManyMonitorsIsBounded(t *testing.T) {
-	for _, timeKeys := range []bool{false, true} {
-		t.Run(fmt.Sprintf("ev-time keys=%v", timeKeys), func(t *testing.T) { pruneManyMonitors(t, timeKeys) })
-	}
-}
-
-// pruneManyMonitors is TestPruneEventsOfManyMonitorsIsBounded with the
-// events indexed by their monitors' ev-due: keys, or (timeKeys) by their
-// own ev-time: keys, the layout before.
-func pruneManyMonitors(t *testing.T, timeKeys bool) {
 	s := openStore(t)
 	mustOK(t, s, newAccount("a"))
 	const n = MaxPruneEvents
@@ -44,11 +35,6 @@ func pruneManyMonitors(t *testing.T, timeKeys bool) {
 			evs = append(evs, ping("a", fmt.Sprint("job-", i), "complete", t0))
 		}
 		ingestOK(t, s, ingestAt(t0, 0, evs...))
-	}
-	if timeKeys {
-		for i := range n {
-			toTimeKeys(t, s, "a", fmt.Sprint("job-", i))
-		}
 	}
 	m := mustMonitor(t, s, "a", "job-0")
 	if size := proto.Size(m); size > 1000 || m.GetPing().GetEvents() != 1 {
@@ -72,10 +58,8 @@ func pruneManyMonitors(t *testing.T, timeKeys bool) {
 	if left := keysWithPrefix(t, s, prefixEvent); len(left) != 0 {
 		t.Fatalf("%d events left", len(left))
 	}
-	for _, prefix := range [][]byte{prefixEventDue, prefixEventTime} {
-		if left := keysWithPrefix(t, s, prefix); len(left) != 0 {
-			t.Fatalf("%d %s keys left", len(left), prefix)
-		}
+	if left := keysWithPrefix(t, s, prefixEventDue); len(left) != 0 {
+		t.Fatalf("%d ev-due: keys left", len(left))
 	}
 	for _, i := range []int{0, n / 2, n - 1} {
 		if m := mustMonitor(t, s, "a", fmt.Sprint("job-", i)); m.GetPing().GetEvents() != 0 {

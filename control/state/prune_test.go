@@ -2,70 +2,13 @@ package state
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
-	"google.golang.org/protobuf/proto"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	"lookout/internal/pingstate"
 )
-
-// TestEventsWithTimeKeysArePrunedWithThem: events stored before ev-due:
-// (the older layout) each have an ev-time: key. A monitor with such events keeps
-// working: retention by count deletes their keys with them, the monitor's
-// next events get none, and age pruning takes the old ones by their keys
-// and by the monitor's ev-due: key alike, leaving no key behind.
-func TestEventsWithTimeKeysArePrunedWithThem(t *testing.T) {
-	s := openStore(t)
-	mustOK(t, s, newAccount("a"))
-	var evs []*raftv1.Event
-	for i := range 5 {
-		evs = append(evs, ping("a", "job", "complete", t0+int64(i)))
-	}
-	ingestOK(t, s, ingestAt(t0, 0, evs...))
-	id := toTimeKeys(t, s, "a", "job")
-	timeKeys := func(step string, want ...uint64) {
-		t.Helper()
-		var keys []string
-		for _, seq := range want {
-			keys = append(keys, string(eventTimeKey(t0+int64(seq), id, seq)))
-		}
-		if got := keysWithPrefix(t, s, prefixEventTime); !slices.Equal(got, keys) {
-			t.Fatalf("%s: ev-time: keys %q, want those of %v", step, got, want)
-		}
-	}
-
-	// Keeping 3 of 6 deletes events 0-2 with their keys; event 5 gets none.
-	ingestOK(t, s, ingestAt(t0+10, 3, ping("a", "job", "complete", t0+10)))
-	timeKeys("after retention by count", 3, 4)
-	p := mustMonitor(t, s, "a", "job").GetPing()
-	if p.GetUntimedFrom() != 6 || p.GetEventsDueUnixMs() != t0+10 || p.GetEvents() != 3 {
-		t.Fatalf("ping state %v, want untimed from 6, due at t0+10, 3 events", p)
-	}
-	if due := keysWithPrefix(t, s, prefixEventDue); !slices.Equal(due, []string{string(eventDueKey(t0+10, id))}) {
-		t.Fatalf("ev-due: keys %q", due)
-	}
-	// By age: event 3 by its time key (the monitor is not due yet), then
-	// 4 and 5 by the monitor's ev-due: key.
-	if n := pruned(t, s, t0+4, 10); n != 1 {
-		t.Fatalf("deleted %d, want 1", n)
-	}
-	timeKeys("after pruning event 3", 4)
-	if n := pruned(t, s, t0+20, 10); n != 2 {
-		t.Fatalf("deleted %d, want 2", n)
-	}
-	timeKeys("after pruning all")
-	for _, prefix := range [][]byte{prefixEvent, prefixEventDue} {
-		if left := keysWithPrefix(t, s, prefix); len(left) != 0 {
-			t.Fatalf("%s keys left: %q", prefix, left)
-		}
-	}
-	if n := mustMonitor(t, s, "a", "job").GetPing().GetEvents(); n != 0 {
-		t.Fatalf("%d events counted", n)
-	}
-}
 
 // TestMissedRunsArePrunedByAge: the missed run the deadline engine records
 // is filed for age pruning like a ping, also as the only event of its
@@ -113,39 +56,6 @@ func TestDueKeyOfAMissingMonitorIsDropped(t *testing.T) {
 	if left := keysWithPrefix(t, s, prefixEventDue); len(left) != 0 {
 		t.Fatalf("ev-due: keys left: %q", left)
 	}
-}
-
-// toTimeKeys rewrites the ping monitor name of account acct and its
-// events in the older layout: a time key per event,
-// no ev-due: key, a record without events_due_unix_ms and untimed_from. It
-// returns the monitor's uuid.
-func toTimeKeys(t *testing.T, s *Store, acct, name string) string {
-	t.Helper()
-	m := mustMonitor(t, s, acct, name)
-	id := m.GetUuid()
-	evs := mustEvents(t, s, acct, id, 0)
-	old := proto.CloneOf(m)
-	old.Ping.EventsDueUnixMs, old.Ping.UntimedFrom = 0, 0
-	rec, err := proto.MarshalOptions{Deterministic: true}.Marshal(old)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = s.db().Update(func(txn *badger.Txn) error {
-		for _, e := range evs {
-			if err := txn.Set(eventTimeKey(e.GetEvent().GetReceivedUnixMs(), id, e.GetSeq()), nil); err != nil {
-				return err
-			}
-		}
-		if err := txn.Delete(eventDueKey(m.GetPing().GetEventsDueUnixMs(), id)); err != nil {
-			return err
-		}
-		return txn.Set(monitorKey(id), rec)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.values.reset()
-	return id
 }
 
 // A PruneEvents says what it deleted, by kind: expired request ids and

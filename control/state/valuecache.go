@@ -10,10 +10,10 @@ import (
 
 // valueCache keeps, across entries, the committed values of the keys that
 // every IngestBatch reads for each monitor it touches: mon-name: (the ping
-// monitor of a name), mon: (the monitor, with its retention start), runs:
-// (its open runs) and ev-lo: (a retention start in the former layout); and
-// for each key it carries, key-used: (the key's last recorded use).
-// Without it, each monitor of each batch costs up to four Badger point reads
+// monitor of a name), mon: (the monitor, with its retention start) and
+// runs: (its open runs); and for each key it carries, key-used: (the key's
+// last recorded use).
+// Without it, each monitor of each batch costs up to three Badger point reads
 // (each a memtable and LSM lookup).
 //
 // It is exactly coherent with the database, so it changes the speed of an
@@ -79,7 +79,7 @@ func newValueCache() *valueCache {
 // cacheable tells whether key is one of the cached kinds.
 func cacheable(key []byte) bool {
 	return bytes.HasPrefix(key, prefixMonitor) || bytes.HasPrefix(key, prefixMonitorName) ||
-		bytes.HasPrefix(key, prefixRuns) || bytes.HasPrefix(key, prefixEventLow) || bytes.HasPrefix(key, prefixKeyUsed)
+		bytes.HasPrefix(key, prefixRuns) || bytes.HasPrefix(key, prefixKeyUsed)
 }
 
 // own makes pending belong to txn, dropping what another transaction left.

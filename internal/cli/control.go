@@ -22,7 +22,7 @@ import (
 	"lookout/control/admin"
 	"lookout/control/agentrpc"
 	"lookout/control/alert/channel"
-	"lookout/control/alert/channels"
+	"lookout/control/alert/channelregistry"
 	"lookout/control/engine"
 	"lookout/control/ingest"
 	"lookout/control/manage"
@@ -277,7 +277,7 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	// The alert channels, with the operator's SMTP server: saved channel
 	// configs are validated with it and alerts are sent through it. Their
 	// HTTP requests dial through the address rule (cfg.targets).
-	channelRegistry := channels.Registry(channel.Deps{SMTP: cfg.smtp, HTTP: &http.Client{Timeout: 10 * time.Second, Transport: cfg.targets().Transport()}})
+	channelRegistry := channelregistry.New(channel.Deps{SMTP: cfg.smtp, HTTP: &http.Client{Timeout: 10 * time.Second, Transport: cfg.targets().Transport()}})
 	if cfg.allowPrivate {
 		log.Warn("private targets allowed: checks without regions and alert channels may reach loopback, private and link-local addresses")
 	}

@@ -1,7 +1,7 @@
 // Package channel is the one interface every alert channel implements
 // (e-mail, Slack, Discord, Teams, PagerDuty, Opsgenie, Telegram, signed
 // webhooks, shoutrrr service URLs), and the Registry that finds a channel by its type. Each
-// channel is a subpackage exporting Type and New; control/alert/channels
+// channel is a subpackage exporting Type and New; control/alert/channelregistry
 // lists them all, so a new channel touches its own folder and one line
 // there.
 package channel

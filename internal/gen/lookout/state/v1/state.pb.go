@@ -1382,9 +1382,8 @@ type PingState struct {
 	// next_seq numbers the monitor's next event.
 	NextSeq uint64 `protobuf:"varint,4,opt,name=next_seq,json=nextSeq,proto3" json:"next_seq,omitempty"`
 	// events_low is the retention start: no event of the monitor below this
-	// seq, but stragglers (control/state/ingest_store.go, trim). Until
-	// 2026-11-23 it was its own key, ev-lo:<monitor>, which is still read for
-	// a monitor whose record has none, and removed when this is written.
+	// seq (control/state/ingest_store.go, trim; control/state/prune.go,
+	// pruneMonitor).
 	EventsLow uint64 `protobuf:"varint,5,opt,name=events_low,json=eventsLow,proto3" json:"events_low,omitempty"`
 	// events_due_unix_ms is the time in the monitor's ev-due: key (0: the
 	// monitor has none): age pruning looks at its oldest events once that
@@ -1392,11 +1391,6 @@ type PingState struct {
 	// is the receipt time of the monitor's lowest-seq event when the key was
 	// written; retention by count deletes events without moving it.
 	EventsDueUnixMs int64 `protobuf:"varint,6,opt,name=events_due_unix_ms,json=eventsDueUnixMs,proto3" json:"events_due_unix_ms,omitempty"`
-	// untimed_from is one more than the seq of the first event stored
-	// without an ev-time: key (the per-event age index used up to
-	// 2026-11-23): the events below that seq have one, deleted with them. 0:
-	// the monitor has no event without one yet.
-	UntimedFrom uint64 `protobuf:"varint,7,opt,name=untimed_from,json=untimedFrom,proto3" json:"untimed_from,omitempty"`
 	// last_region is the agent region the newest ping came through (empty:
 	// a control node received it).
 	LastRegion    string `protobuf:"bytes,220,opt,name=last_region,json=lastRegion,proto3" json:"last_region,omitempty"`
@@ -1476,71 +1470,11 @@ func (x *PingState) GetEventsDueUnixMs() int64 {
 	return 0
 }
 
-func (x *PingState) GetUntimedFrom() uint64 {
-	if x != nil {
-		return x.UntimedFrom
-	}
-	return 0
-}
-
 func (x *PingState) GetLastRegion() string {
 	if x != nil {
 		return x.LastRegion
 	}
 	return ""
-}
-
-// Project groups monitors of an account by name.
-type Project struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	CreatedUnixMs int64                  `protobuf:"varint,2,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Project) Reset() {
-	*x = Project{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Project) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Project) ProtoMessage() {}
-
-func (x *Project) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Project.ProtoReflect.Descriptor instead.
-func (*Project) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{12}
-}
-
-func (x *Project) GetName() string {
-	if x != nil {
-		return x.Name
-	}
-	return ""
-}
-
-func (x *Project) GetCreatedUnixMs() int64 {
-	if x != nil {
-		return x.CreatedUnixMs
-	}
-	return 0
 }
 
 // StoredEvent is an event as kept in a monitor's history.
@@ -1560,7 +1494,7 @@ type StoredEvent struct {
 
 func (x *StoredEvent) Reset() {
 	*x = StoredEvent{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1572,7 +1506,7 @@ func (x *StoredEvent) String() string {
 func (*StoredEvent) ProtoMessage() {}
 
 func (x *StoredEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1585,7 +1519,7 @@ func (x *StoredEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StoredEvent.ProtoReflect.Descriptor instead.
 func (*StoredEvent) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{13}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *StoredEvent) GetSeq() uint64 {
@@ -1635,7 +1569,7 @@ type OpenRun struct {
 
 func (x *OpenRun) Reset() {
 	*x = OpenRun{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1647,7 +1581,7 @@ func (x *OpenRun) String() string {
 func (*OpenRun) ProtoMessage() {}
 
 func (x *OpenRun) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1660,7 +1594,7 @@ func (x *OpenRun) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenRun.ProtoReflect.Descriptor instead.
 func (*OpenRun) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{14}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *OpenRun) GetSeries() string {
@@ -1699,7 +1633,7 @@ type Quota struct {
 
 func (x *Quota) Reset() {
 	*x = Quota{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1711,7 +1645,7 @@ func (x *Quota) String() string {
 func (*Quota) ProtoMessage() {}
 
 func (x *Quota) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1724,7 +1658,7 @@ func (x *Quota) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quota.ProtoReflect.Descriptor instead.
 func (*Quota) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{15}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Quota) GetPeriod() int64 {
@@ -1764,7 +1698,7 @@ type Channel struct {
 
 func (x *Channel) Reset() {
 	*x = Channel{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1776,7 +1710,7 @@ func (x *Channel) String() string {
 func (*Channel) ProtoMessage() {}
 
 func (x *Channel) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1789,7 +1723,7 @@ func (x *Channel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Channel.ProtoReflect.Descriptor instead.
 func (*Channel) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{16}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Channel) GetId() string {
@@ -1871,7 +1805,7 @@ type CheckStatus struct {
 
 func (x *CheckStatus) Reset() {
 	*x = CheckStatus{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1883,7 +1817,7 @@ func (x *CheckStatus) String() string {
 func (*CheckStatus) ProtoMessage() {}
 
 func (x *CheckStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1896,7 +1830,7 @@ func (x *CheckStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckStatus.ProtoReflect.Descriptor instead.
 func (*CheckStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{17}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CheckStatus) GetLastSlotUnixMs() int64 {
@@ -1994,7 +1928,7 @@ type Agent struct {
 
 func (x *Agent) Reset() {
 	*x = Agent{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2006,7 +1940,7 @@ func (x *Agent) String() string {
 func (*Agent) ProtoMessage() {}
 
 func (x *Agent) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2019,7 +1953,7 @@ func (x *Agent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Agent.ProtoReflect.Descriptor instead.
 func (*Agent) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{18}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Agent) GetId() string {
@@ -2121,7 +2055,7 @@ type Region struct {
 
 func (x *Region) Reset() {
 	*x = Region{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2133,7 +2067,7 @@ func (x *Region) String() string {
 func (*Region) ProtoMessage() {}
 
 func (x *Region) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2146,7 +2080,7 @@ func (x *Region) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Region.ProtoReflect.Descriptor instead.
 func (*Region) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{19}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Region) GetName() string {
@@ -2189,7 +2123,7 @@ type AlertedAccount struct {
 
 func (x *AlertedAccount) Reset() {
 	*x = AlertedAccount{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2201,7 +2135,7 @@ func (x *AlertedAccount) String() string {
 func (*AlertedAccount) ProtoMessage() {}
 
 func (x *AlertedAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2214,7 +2148,7 @@ func (x *AlertedAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AlertedAccount.ProtoReflect.Descriptor instead.
 func (*AlertedAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{20}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AlertedAccount) GetSinceUnixMs() int64 {
@@ -2245,7 +2179,7 @@ type EndedSession struct {
 
 func (x *EndedSession) Reset() {
 	*x = EndedSession{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2257,7 +2191,7 @@ func (x *EndedSession) String() string {
 func (*EndedSession) ProtoMessage() {}
 
 func (x *EndedSession) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2270,7 +2204,7 @@ func (x *EndedSession) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndedSession.ProtoReflect.Descriptor instead.
 func (*EndedSession) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{21}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *EndedSession) GetAccountId() string {
@@ -2311,7 +2245,7 @@ type User struct {
 
 func (x *User) Reset() {
 	*x = User{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2323,7 +2257,7 @@ func (x *User) String() string {
 func (*User) ProtoMessage() {}
 
 func (x *User) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2336,7 +2270,7 @@ func (x *User) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use User.ProtoReflect.Descriptor instead.
 func (*User) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{22}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *User) GetId() string {
@@ -2400,7 +2334,7 @@ type Invite struct {
 
 func (x *Invite) Reset() {
 	*x = Invite{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2412,7 +2346,7 @@ func (x *Invite) String() string {
 func (*Invite) ProtoMessage() {}
 
 func (x *Invite) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2425,7 +2359,7 @@ func (x *Invite) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Invite.ProtoReflect.Descriptor instead.
 func (*Invite) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{23}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Invite) GetId() string {
@@ -2505,7 +2439,7 @@ type Uptime struct {
 
 func (x *Uptime) Reset() {
 	*x = Uptime{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2517,7 +2451,7 @@ func (x *Uptime) String() string {
 func (*Uptime) ProtoMessage() {}
 
 func (x *Uptime) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2530,7 +2464,7 @@ func (x *Uptime) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Uptime.ProtoReflect.Descriptor instead.
 func (*Uptime) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{24}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Uptime) GetFlips() []*UptimeFlip {
@@ -2565,7 +2499,7 @@ type UptimeFlip struct {
 
 func (x *UptimeFlip) Reset() {
 	*x = UptimeFlip{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[25]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2577,7 +2511,7 @@ func (x *UptimeFlip) String() string {
 func (*UptimeFlip) ProtoMessage() {}
 
 func (x *UptimeFlip) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[25]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2590,7 +2524,7 @@ func (x *UptimeFlip) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UptimeFlip.ProtoReflect.Descriptor instead.
 func (*UptimeFlip) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{25}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *UptimeFlip) GetAtUnixMs() int64 {
@@ -2620,7 +2554,7 @@ type UptimeDay struct {
 
 func (x *UptimeDay) Reset() {
 	*x = UptimeDay{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[26]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2632,7 +2566,7 @@ func (x *UptimeDay) String() string {
 func (*UptimeDay) ProtoMessage() {}
 
 func (x *UptimeDay) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[26]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2645,7 +2579,7 @@ func (x *UptimeDay) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UptimeDay.ProtoReflect.Descriptor instead.
 func (*UptimeDay) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{26}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *UptimeDay) GetDay() int64 {
@@ -2684,7 +2618,7 @@ type StatusPage struct {
 
 func (x *StatusPage) Reset() {
 	*x = StatusPage{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[27]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2696,7 +2630,7 @@ func (x *StatusPage) String() string {
 func (*StatusPage) ProtoMessage() {}
 
 func (x *StatusPage) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[27]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2709,7 +2643,7 @@ func (x *StatusPage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusPage.ProtoReflect.Descriptor instead.
 func (*StatusPage) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{27}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *StatusPage) GetEnabled() bool {
@@ -2761,7 +2695,7 @@ type ServiceLife struct {
 
 func (x *ServiceLife) Reset() {
 	*x = ServiceLife{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[28]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2773,7 +2707,7 @@ func (x *ServiceLife) String() string {
 func (*ServiceLife) ProtoMessage() {}
 
 func (x *ServiceLife) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[28]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2786,7 +2720,7 @@ func (x *ServiceLife) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ServiceLife.ProtoReflect.Descriptor instead.
 func (*ServiceLife) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{28}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ServiceLife) GetAliveUnixMs() int64 {
@@ -2815,7 +2749,7 @@ type Outage struct {
 
 func (x *Outage) Reset() {
 	*x = Outage{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[29]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2827,7 +2761,7 @@ func (x *Outage) String() string {
 func (*Outage) ProtoMessage() {}
 
 func (x *Outage) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[29]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2840,7 +2774,7 @@ func (x *Outage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Outage.ProtoReflect.Descriptor instead.
 func (*Outage) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{29}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Outage) GetFromUnixMs() int64 {
@@ -2885,7 +2819,7 @@ type AuditEntry struct {
 
 func (x *AuditEntry) Reset() {
 	*x = AuditEntry{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[30]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2897,7 +2831,7 @@ func (x *AuditEntry) String() string {
 func (*AuditEntry) ProtoMessage() {}
 
 func (x *AuditEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[30]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2910,7 +2844,7 @@ func (x *AuditEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditEntry.ProtoReflect.Descriptor instead.
 func (*AuditEntry) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{30}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *AuditEntry) GetRaftIndex() uint64 {
@@ -2976,7 +2910,7 @@ type AuditTarget struct {
 
 func (x *AuditTarget) Reset() {
 	*x = AuditTarget{}
-	mi := &file_lookout_state_v1_state_proto_msgTypes[31]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2988,7 +2922,7 @@ func (x *AuditTarget) String() string {
 func (*AuditTarget) ProtoMessage() {}
 
 func (x *AuditTarget) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_state_v1_state_proto_msgTypes[31]
+	mi := &file_lookout_state_v1_state_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3001,7 +2935,7 @@ func (x *AuditTarget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AuditTarget.ProtoReflect.Descriptor instead.
 func (*AuditTarget) Descriptor() ([]byte, []int) {
-	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{31}
+	return file_lookout_state_v1_state_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *AuditTarget) GetKind() string {
@@ -3162,7 +3096,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x06status\x18\x06 \x01(\tR\x06status\x12\x14\n" +
 	"\x05error\x18\a \x01(\tR\x05error\x12\x1a\n" +
 	"\battempts\x18\b \x01(\x03R\battempts\x12/\n" +
-	"\x14last_attempt_unix_ms\x18\t \x01(\x03R\x11lastAttemptUnixMs\"\x9b\x02\n" +
+	"\x14last_attempt_unix_ms\x18\t \x01(\x03R\x11lastAttemptUnixMs\"\xf8\x01\n" +
 	"\tPingState\x12)\n" +
 	"\x11last_ping_unix_ms\x18\x01 \x01(\x03R\x0elastPingUnixMs\x12\x1f\n" +
 	"\vlast_status\x18\x02 \x01(\tR\n" +
@@ -3171,13 +3105,9 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\bnext_seq\x18\x04 \x01(\x04R\anextSeq\x12\x1d\n" +
 	"\n" +
 	"events_low\x18\x05 \x01(\x04R\teventsLow\x12+\n" +
-	"\x12events_due_unix_ms\x18\x06 \x01(\x03R\x0feventsDueUnixMs\x12!\n" +
-	"\funtimed_from\x18\a \x01(\x04R\vuntimedFrom\x12 \n" +
+	"\x12events_due_unix_ms\x18\x06 \x01(\x03R\x0feventsDueUnixMs\x12 \n" +
 	"\vlast_region\x18\xdc\x01 \x01(\tR\n" +
-	"lastRegion\"E\n" +
-	"\aProject\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\x12&\n" +
-	"\x0fcreated_unix_ms\x18\x02 \x01(\x03R\rcreatedUnixMs\"\xbe\x01\n" +
+	"lastRegion\"\xbe\x01\n" +
 	"\vStoredEvent\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12,\n" +
 	"\x05event\x18\x02 \x01(\v2\x16.lookout.raft.v1.EventR\x05event\x12+\n" +
@@ -3330,7 +3260,7 @@ func file_lookout_state_v1_state_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_state_v1_state_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_lookout_state_v1_state_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_lookout_state_v1_state_proto_goTypes = []any{
 	(UptimeState)(0),           // 0: lookout.state.v1.UptimeState
 	(*Account)(nil),            // 1: lookout.state.v1.Account
@@ -3345,54 +3275,53 @@ var file_lookout_state_v1_state_proto_goTypes = []any{
 	(*OpenProblem)(nil),        // 10: lookout.state.v1.OpenProblem
 	(*DeliveryRecord)(nil),     // 11: lookout.state.v1.DeliveryRecord
 	(*PingState)(nil),          // 12: lookout.state.v1.PingState
-	(*Project)(nil),            // 13: lookout.state.v1.Project
-	(*StoredEvent)(nil),        // 14: lookout.state.v1.StoredEvent
-	(*OpenRun)(nil),            // 15: lookout.state.v1.OpenRun
-	(*Quota)(nil),              // 16: lookout.state.v1.Quota
-	(*Channel)(nil),            // 17: lookout.state.v1.Channel
-	(*CheckStatus)(nil),        // 18: lookout.state.v1.CheckStatus
-	(*Agent)(nil),              // 19: lookout.state.v1.Agent
-	(*Region)(nil),             // 20: lookout.state.v1.Region
-	(*AlertedAccount)(nil),     // 21: lookout.state.v1.AlertedAccount
-	(*EndedSession)(nil),       // 22: lookout.state.v1.EndedSession
-	(*User)(nil),               // 23: lookout.state.v1.User
-	(*Invite)(nil),             // 24: lookout.state.v1.Invite
-	(*Uptime)(nil),             // 25: lookout.state.v1.Uptime
-	(*UptimeFlip)(nil),         // 26: lookout.state.v1.UptimeFlip
-	(*UptimeDay)(nil),          // 27: lookout.state.v1.UptimeDay
-	(*StatusPage)(nil),         // 28: lookout.state.v1.StatusPage
-	(*ServiceLife)(nil),        // 29: lookout.state.v1.ServiceLife
-	(*Outage)(nil),             // 30: lookout.state.v1.Outage
-	(*AuditEntry)(nil),         // 31: lookout.state.v1.AuditEntry
-	(*AuditTarget)(nil),        // 32: lookout.state.v1.AuditTarget
-	(*v1.Plan)(nil),            // 33: lookout.raft.v1.Plan
-	(*v1.Result)(nil),          // 34: lookout.raft.v1.Result
-	(*v1.CheckConfig)(nil),     // 35: lookout.raft.v1.CheckConfig
-	(*v1.Dependency)(nil),      // 36: lookout.raft.v1.Dependency
-	(*v1.Execution)(nil),       // 37: lookout.raft.v1.Execution
-	(*v1.Event)(nil),           // 38: lookout.raft.v1.Event
-	(*v1.StatusPageMatch)(nil), // 39: lookout.raft.v1.StatusPageMatch
-	(*v1.Actor)(nil),           // 40: lookout.raft.v1.Actor
+	(*StoredEvent)(nil),        // 13: lookout.state.v1.StoredEvent
+	(*OpenRun)(nil),            // 14: lookout.state.v1.OpenRun
+	(*Quota)(nil),              // 15: lookout.state.v1.Quota
+	(*Channel)(nil),            // 16: lookout.state.v1.Channel
+	(*CheckStatus)(nil),        // 17: lookout.state.v1.CheckStatus
+	(*Agent)(nil),              // 18: lookout.state.v1.Agent
+	(*Region)(nil),             // 19: lookout.state.v1.Region
+	(*AlertedAccount)(nil),     // 20: lookout.state.v1.AlertedAccount
+	(*EndedSession)(nil),       // 21: lookout.state.v1.EndedSession
+	(*User)(nil),               // 22: lookout.state.v1.User
+	(*Invite)(nil),             // 23: lookout.state.v1.Invite
+	(*Uptime)(nil),             // 24: lookout.state.v1.Uptime
+	(*UptimeFlip)(nil),         // 25: lookout.state.v1.UptimeFlip
+	(*UptimeDay)(nil),          // 26: lookout.state.v1.UptimeDay
+	(*StatusPage)(nil),         // 27: lookout.state.v1.StatusPage
+	(*ServiceLife)(nil),        // 28: lookout.state.v1.ServiceLife
+	(*Outage)(nil),             // 29: lookout.state.v1.Outage
+	(*AuditEntry)(nil),         // 30: lookout.state.v1.AuditEntry
+	(*AuditTarget)(nil),        // 31: lookout.state.v1.AuditTarget
+	(*v1.Plan)(nil),            // 32: lookout.raft.v1.Plan
+	(*v1.Result)(nil),          // 33: lookout.raft.v1.Result
+	(*v1.CheckConfig)(nil),     // 34: lookout.raft.v1.CheckConfig
+	(*v1.Dependency)(nil),      // 35: lookout.raft.v1.Dependency
+	(*v1.Execution)(nil),       // 36: lookout.raft.v1.Execution
+	(*v1.Event)(nil),           // 37: lookout.raft.v1.Event
+	(*v1.StatusPageMatch)(nil), // 38: lookout.raft.v1.StatusPageMatch
+	(*v1.Actor)(nil),           // 39: lookout.raft.v1.Actor
 }
 var file_lookout_state_v1_state_proto_depIdxs = []int32{
-	33, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
-	34, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
+	32, // 0: lookout.state.v1.Account.plan:type_name -> lookout.raft.v1.Plan
+	33, // 1: lookout.state.v1.AppliedRequest.result:type_name -> lookout.raft.v1.Result
 	12, // 2: lookout.state.v1.Monitor.ping:type_name -> lookout.state.v1.PingState
-	35, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
+	34, // 3: lookout.state.v1.Monitor.config:type_name -> lookout.raft.v1.CheckConfig
 	7,  // 4: lookout.state.v1.Monitor.engine:type_name -> lookout.state.v1.EngineState
 	6,  // 5: lookout.state.v1.Monitor.quiet:type_name -> lookout.state.v1.QuietState
-	36, // 6: lookout.state.v1.Monitor.depends_on:type_name -> lookout.raft.v1.Dependency
-	14, // 7: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
+	35, // 6: lookout.state.v1.Monitor.depends_on:type_name -> lookout.raft.v1.Dependency
+	13, // 7: lookout.state.v1.Alert.event:type_name -> lookout.state.v1.StoredEvent
 	8,  // 8: lookout.state.v1.Alert.deliveries:type_name -> lookout.state.v1.Delivery
-	37, // 9: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
-	38, // 10: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
-	26, // 11: lookout.state.v1.Uptime.flips:type_name -> lookout.state.v1.UptimeFlip
-	27, // 12: lookout.state.v1.Uptime.days:type_name -> lookout.state.v1.UptimeDay
+	36, // 9: lookout.state.v1.Alert.execution:type_name -> lookout.raft.v1.Execution
+	37, // 10: lookout.state.v1.StoredEvent.event:type_name -> lookout.raft.v1.Event
+	25, // 11: lookout.state.v1.Uptime.flips:type_name -> lookout.state.v1.UptimeFlip
+	26, // 12: lookout.state.v1.Uptime.days:type_name -> lookout.state.v1.UptimeDay
 	0,  // 13: lookout.state.v1.UptimeFlip.state:type_name -> lookout.state.v1.UptimeState
-	39, // 14: lookout.state.v1.StatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
-	30, // 15: lookout.state.v1.ServiceLife.outages:type_name -> lookout.state.v1.Outage
-	40, // 16: lookout.state.v1.AuditEntry.actor:type_name -> lookout.raft.v1.Actor
-	32, // 17: lookout.state.v1.AuditEntry.target:type_name -> lookout.state.v1.AuditTarget
+	38, // 14: lookout.state.v1.StatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	29, // 15: lookout.state.v1.ServiceLife.outages:type_name -> lookout.state.v1.Outage
+	39, // 16: lookout.state.v1.AuditEntry.actor:type_name -> lookout.raft.v1.Actor
+	31, // 17: lookout.state.v1.AuditEntry.target:type_name -> lookout.state.v1.AuditTarget
 	18, // [18:18] is the sub-list for method output_type
 	18, // [18:18] is the sub-list for method input_type
 	18, // [18:18] is the sub-list for extension type_name
@@ -3407,15 +3336,15 @@ func file_lookout_state_v1_state_proto_init() {
 	}
 	file_lookout_state_v1_state_proto_msgTypes[4].OneofWrappers = []any{}
 	file_lookout_state_v1_state_proto_msgTypes[8].OneofWrappers = []any{}
-	file_lookout_state_v1_state_proto_msgTypes[13].OneofWrappers = []any{}
-	file_lookout_state_v1_state_proto_msgTypes[17].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[12].OneofWrappers = []any{}
+	file_lookout_state_v1_state_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_state_v1_state_proto_rawDesc), len(file_lookout_state_v1_state_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   32,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -1,7 +1,8 @@
-// Package channels lists every alert channel type: it is the one place a
-// new channel is added (its own package under channel/, and its lines
-// here: its factory and its secret field).
-package channels
+// Package channelregistry builds the channel.Registry of every alert
+// channel type: it is the one place a new channel is added (its own
+// package under channel/, and its lines here: its factory and its secret
+// field).
+package channelregistry
 
 import (
 	"lookout/control/alert/channel"
@@ -16,9 +17,9 @@ import (
 	"lookout/control/alert/channel/webhook"
 )
 
-// Registry returns a registry of all channel types whose channels get
-// deps (the operator's SMTP server, the HTTP client, the clock).
-func Registry(deps channel.Deps) *channel.Registry {
+// New returns a registry of all channel types whose channels get deps
+// (the operator's SMTP server, the HTTP client, the clock).
+func New(deps channel.Deps) *channel.Registry {
 	return channel.NewRegistry(map[string]channel.Factory{
 		email.Type:     email.New,
 		slack.Type:     slack.New,

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 
-	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	"lookout/internal/manifest"
 )
@@ -63,30 +62,3 @@ func (a *API) manifestOptions(accountID string) manifest.Options {
 		return err == nil
 	}}
 }
-
-// writeInvalid answers 422 with the validation body.
-func writeInvalid(w http.ResponseWriter, body manifest.ErrorBody) {
-	writeJSON(w, http.StatusUnprocessableEntity, body)
-}
-
-// writeRefused answers 422 for a PutMonitors the state machine refused,
-// under key (manifest or monitors.<i>).
-func writeRefused(w http.ResponseWriter, key string, res *raftv1.Result) {
-	code := res.GetCode()
-	if code == "" {
-		code = "invalid"
-	}
-	writeInvalid(w, manifest.ErrorBody{
-		Message:    res.GetMessage(),
-		Errors:     map[string][]string{key: {res.GetMessage()}},
-		ErrorCodes: map[string][]string{key: {code}},
-	})
-}
-
-// notFound answers 404 for a monitor.
-func notFound(w http.ResponseWriter, uuid string) {
-	writeError(w, http.StatusNotFound, "not_found", "no monitor "+uuid)
-}
-
-// isNotFound tells whether err is the state's not-found.
-func isNotFound(err error) bool { return errors.Is(err, state.ErrNotFound) }

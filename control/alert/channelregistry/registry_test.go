@@ -1,4 +1,4 @@
-package channels_test
+package channelregistry_test
 
 import (
 	"encoding/json"
@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"lookout/control/alert/channel"
-	"lookout/control/alert/channels"
+	"lookout/control/alert/channelregistry"
 )
 
 func TestTypes(t *testing.T) {
-	got := channels.Registry(channel.Deps{}).Types()
+	got := channelregistry.New(channel.Deps{}).Types()
 	want := []string{"discord", "email", "opsgenie", "pagerduty", "shoutrrr", "slack", "teams", "telegram", "webhook"}
 	if !slices.Equal(got, want) {
 		t.Errorf("types %q, want %q", got, want)
@@ -23,7 +23,7 @@ var smtp = channel.SMTPSettings{Addr: "smtp.example.com:587", From: "alerts@exam
 
 // TestValidate checks each type's config rules through the registry.
 func TestValidate(t *testing.T) {
-	r := channels.Registry(channel.Deps{SMTP: smtp})
+	r := channelregistry.New(channel.Deps{SMTP: smtp})
 	for _, tc := range []struct {
 		typ, config string
 		field       string // "": valid; else the field named, or "-" for a ConfigError of no field
@@ -73,11 +73,11 @@ func TestValidate(t *testing.T) {
 // can be sent.
 func TestValidateEmailNeedsSMTP(t *testing.T) {
 	cfg := json.RawMessage(`{"to": ["ops@example.com"]}`)
-	err := channels.Registry(channel.Deps{}).Validate("email", cfg)
+	err := channelregistry.New(channel.Deps{}).Validate("email", cfg)
 	if err == nil || !strings.Contains(err.Error(), "--smtp-addr") {
 		t.Errorf("without SMTP: %v", err)
 	}
-	if err := channels.Registry(channel.Deps{SMTP: smtp}).Validate("email", cfg); err != nil {
+	if err := channelregistry.New(channel.Deps{SMTP: smtp}).Validate("email", cfg); err != nil {
 		t.Errorf("with SMTP: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package channels_test
+package channelregistry_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channel/channeltest"
-	"lookout/control/alert/channels"
+	"lookout/control/alert/channelregistry"
 )
 
 // TestEveryChannelTellsHowLongItWasDown: a recovery with down_seconds
@@ -21,7 +21,7 @@ import (
 func TestEveryChannelTellsHowLongItWasDown(t *testing.T) {
 	rx := channeltest.NewReceiver(t)
 	mail := channeltest.StartSMTP(t, channeltest.SMTPOptions{})
-	r := channels.Registry(channel.Deps{HTTP: channeltest.HTTP(), Now: channeltest.Clock,
+	r := channelregistry.New(channel.Deps{HTTP: channeltest.HTTP(), Now: channeltest.Clock,
 		SMTP: channel.SMTPSettings{Addr: mail.Addr, From: "alerts@example.com"}})
 	configs := map[string]string{
 		"email":     `{"to": ["ops@example.com"]}`,
