@@ -278,6 +278,8 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applyDeleteGroup(txn, ctx, op.DeleteNotificationGroup)
 	case *raftv1.Command_FireDeadline:
 		return applyFireDeadline(txn, ctx, op.FireDeadline)
+	case *raftv1.Command_FireDeadlines:
+		return applyFireDeadlines(txn, ctx, op.FireDeadlines)
 	case *raftv1.Command_RecordDelivery:
 		return applyRecordDelivery(txn, ctx, op.RecordDelivery)
 	case *raftv1.Command_PruneAlerts:

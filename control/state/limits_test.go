@@ -232,6 +232,7 @@ func worstCases() map[string]worstCase {
 			over: putMonitorsCmd("a", []*raftv1.MonitorSpec{{Uuid: "u", Kind: KindPing, Name: "n", DisplayName: long(MaxPutMonitorsBytes)}}, nil),
 		},
 		"fire_deadline":     fireWorstCase(),
+		"fire_deadlines":    fireBatchWorstCase(),
 		"record_executions": recordExecutionsWorstCase(),
 		"record_delivery":   recordWorstCase(),
 		"record_agent_seen": {
