@@ -157,6 +157,9 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 	if cmd.GetIngestBatch() == nil {
 		s.values.dropAccounts()
 	}
+	if !keepsScans(cmd) {
+		s.values.dropScans()
+	}
 	if changesAuth(cmd) {
 		s.authDirty = true
 	}
