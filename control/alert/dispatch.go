@@ -139,6 +139,10 @@ type Dispatcher struct {
 	owners    map[string]string // account of alert id (a cache, see owner)
 }
 
+// DefaultConcurrency is the attempts under way at once unless
+// DispatcherOptions.Concurrency says otherwise.
+const DefaultConcurrency = 16
+
 // maxRecording bounds the attempts whose outcome is being recorded
 // through raft (sent, their slot free); past it no attempt starts until a
 // record ends, so a log that cannot keep up holds the sends back.
@@ -165,7 +169,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 		o.SendTimeout = 30 * time.Second
 	}
 	if o.Concurrency <= 0 {
-		o.Concurrency = 16
+		o.Concurrency = DefaultConcurrency
 	}
 	if o.ChannelConcurrency <= 0 {
 		o.ChannelConcurrency = 2
@@ -256,6 +260,9 @@ func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) (time.Time, e
 		if ctx.Err() != nil {
 			return false
 		}
+		if d.known(due) {
+			return true // under way, or recorded and not read back yet
+		}
 		account, a, err := d.owner(due.AlertID)
 		if err != nil {
 			d.o.Logger.Warn("reading a due alert failed", "alert", due.AlertID, "error", err)
@@ -294,6 +301,15 @@ const (
 	claimShare        // its account has AccountConcurrency attempts under way
 	claimFull         // Concurrency attempts under way
 )
+
+// known tells whether this process knows the delivery already: claim
+// would skip it, so a pass need not read its alert.
+func (d *Dispatcher) known(due state.DueDelivery) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.jobs[due.AlertID+"\x00"+due.ChannelRef]
+	return ok
+}
 
 // claim marks the delivery of account as under way, taking a slot,
 // unless this process knows it already or no slot is free.

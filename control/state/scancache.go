@@ -9,7 +9,9 @@ import (
 
 // The scan part of the valueCache: what raising an alert reads by scanning
 // a prefix of its account, the account's default channels (route) and its
-// maintenance windows (gate). Inside the apply transaction a scan costs
+// maintenance windows (gate), and what recording a delivery reads, the
+// keys of its channel's history (recordHistory, which stages the keys it
+// adds and drops). Inside the apply transaction a scan costs
 // more than what it reads: Badger sorts every pending write of the
 // transaction each time an iterator opens, and a burst of alerts applies
 // many of them in one long transaction (an ApplyBatch of FireDeadlines
@@ -17,7 +19,8 @@ import (
 //
 // The rule that keeps it coherent is the accounts' (acctcache.go), with
 // its own list of commands: the scans are kept across a run of entries
-// whose commands never write chan: or mw: keys (keepsScans); any other
+// whose commands never write chan: or mw: keys, nor dlv: keys but through
+// recordHistory (keepsScans); any other
 // command drops them before it runs. A scan read in a transaction takes
 // effect when that transaction commits, like the values, so a discarded
 // transaction's scans are dropped with it.
@@ -31,6 +34,7 @@ type scanKind uint8
 const (
 	scanDefaultChannels scanKind = iota + 1 // []defaultChannel
 	scanWindows                             // []*raftv1.MaintenanceWindow
+	scanHistory                             // []string: a channel's history keys (history.go)
 )
 
 type scanKey struct {
@@ -64,6 +68,16 @@ func (c *valueCache) scan(txn *badger.Txn, kind scanKind, acct string, read func
 	return v, nil
 }
 
+// stageScan records v as what a scan of kind for acct gives in txn once
+// txn commits: a writer of what the scan reads keeps it true.
+func (c *valueCache) stageScan(txn *badger.Txn, kind scanKind, acct string, v any) {
+	if c == nil {
+		return
+	}
+	c.own(txn)
+	c.pendingScans[scanKey{kind, acct}] = v
+}
+
 // dropScans forgets every scan, committed and staged: the entry about to
 // apply may write what they read.
 func (c *valueCache) dropScans() {
@@ -86,7 +100,8 @@ func (c *valueCache) commitScans() {
 }
 
 // keepsScans tells whether cmd leaves the cached scans true: it writes no
-// channel (chan:) and no maintenance window (mw:). Only the commands
+// channel (chan:), no maintenance window (mw:) and no delivery history
+// (dlv:) but through recordHistory. Only the commands
 // listed here keep them; every other drops them, so a new command is safe
 // until it is listed.
 func keepsScans(cmd *raftv1.Command) bool {

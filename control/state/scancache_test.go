@@ -78,3 +78,63 @@ func TestScanCacheCoherent(t *testing.T) {
 		t.Errorf("job-2 alerted inside the window: %v", got["job-2"])
 	}
 }
+
+// historyWorkload records deliveries of more alerts than a channel's
+// history keeps, some in one transaction and some across, with a repeat
+// record and the channel deleted and made again in between.
+func historyWorkload(t *testing.T, s *Store) []*raftv1.Result {
+	t.Helper()
+	mustOK(t, s, newAccount("a"), uncapped("a"), createChannelCmd("a", "c1", true))
+	raise := func(from, n int) []string {
+		for i := from; i < from+n; i++ {
+			ingestOK(t, s, ingestAt(t0, 0, ping("a", fmt.Sprint("job-", i), "fail", t0+int64(i))))
+		}
+		pending, err := s.PendingAlerts(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, a := range pending {
+			ids = append(ids, a.GetId())
+		}
+		sort.Strings(ids)
+		return ids
+	}
+	record := func(id string, delivered bool) *raftv1.Command {
+		return cmd(&raftv1.Command{Op: &raftv1.Command_RecordDelivery{RecordDelivery: &raftv1.RecordDelivery{AlertId: id, ChannelRef: "chan:c1", Delivered: delivered, NextTryUnixMs: t0 + hour}}})
+	}
+	var res []*raftv1.Result
+	ids := raise(0, MaxChannelHistory+10)
+	var first []*raftv1.Command
+	for _, id := range ids[:60] {
+		first = append(first, record(id, false)) // retrying: recorded again below
+	}
+	res = append(res, apply(t, s, first...)...)
+	for _, id := range ids[:80] {
+		res = append(res, apply(t, s, record(id, true))...)
+	}
+	var rest []*raftv1.Command
+	for _, id := range ids[80:] {
+		rest = append(rest, record(id, true))
+	}
+	res = append(res, apply(t, s, rest...)...)
+	if h, err := s.ChannelHistory("a", "c1"); err != nil || len(h) != MaxChannelHistory {
+		t.Fatalf("a full history: %d records, %v", len(h), err)
+	}
+	res = append(res, apply(t, s, deleteChannelCmd("a", "c1"), createChannelCmd("a", "c1", true))...)
+	ids = raise(MaxChannelHistory+10, 3)
+	for _, id := range ids {
+		res = append(res, apply(t, s, record(id, true))...)
+	}
+	return res
+}
+
+// TestHistoryCacheCoherent: the channel history kept through the cached
+// scans is the one kept without them, at most MaxChannelHistory records.
+func TestHistoryCacheCoherent(t *testing.T) {
+	with, _ := withAndWithoutCache(t, historyWorkload)
+	h, err := with.ChannelHistory("a", "c1")
+	if err != nil || len(h) != 3 {
+		t.Fatalf("history after the channel was made again: %d records, %v", len(h), err)
+	}
+}
