@@ -137,6 +137,8 @@ type Dispatcher struct {
 	busy      map[string]int    // attempts under way per channel ref
 	accounts  map[string]int    // attempts under way per account
 	owners    map[string]string // account of alert id (a cache, see owner)
+
+	records *recorder // the outcomes, recorded many to a command
 }
 
 // DefaultConcurrency is the attempts under way at once unless
@@ -190,7 +192,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 		o.Now = time.Now
 	}
 	return &Dispatcher{o: o, wake: make(chan struct{}, 1), jobs: map[string]job{}, busy: map[string]int{},
-		accounts: map[string]int{}, owners: map[string]string{}}
+		accounts: map[string]int{}, owners: map[string]string{}, records: &recorder{apply: o.Cluster.Apply}}
 }
 
 // Notify makes Run read the outbox now rather than at its next tick. The

@@ -167,6 +167,28 @@ func route(txn *badger.Txn, values *valueCache, m *statev1.Monitor) ([]*statev1.
 	return out, nil
 }
 
+// MaxRecordDeliveries bounds the records of one RecordDeliveries: each
+// rewrites one alert, as each alert of a JudgeAfresh is written.
+const MaxRecordDeliveries = 16
+
+// applyRecordDeliveries applies records in order, each as
+// applyRecordDelivery would alone, and returns their results as the items
+// of an OK result.
+func applyRecordDeliveries(txn *badger.Txn, ctx applyCtx, c *raftv1.RecordDeliveries) (*raftv1.Result, error) {
+	if n := len(c.GetRecords()); n == 0 || n > MaxRecordDeliveries {
+		return invalid("record deliveries: 1 to %d records", MaxRecordDeliveries), nil
+	}
+	out := ok()
+	for _, r := range c.GetRecords() {
+		res, err := applyRecordDelivery(txn, ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		out.Items = append(out.Items, res)
+	}
+	return out, nil
+}
+
 // applyRecordDelivery records one delivery attempt and moves the
 // delivery in the due index (out of it when it is delivered or given up).
 // When every delivery of the alert is delivered or given up, the alert

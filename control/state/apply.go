@@ -285,6 +285,8 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applyFireDeadlines(txn, ctx, op.FireDeadlines)
 	case *raftv1.Command_RecordDelivery:
 		return applyRecordDelivery(txn, ctx, op.RecordDelivery)
+	case *raftv1.Command_RecordDeliveries:
+		return applyRecordDeliveries(txn, ctx, op.RecordDeliveries)
 	case *raftv1.Command_PruneAlerts:
 		return applyPruneAlerts(txn, op.PruneAlerts)
 	case *raftv1.Command_PutMonitors:

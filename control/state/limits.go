@@ -61,7 +61,8 @@ import (
 //     most MaxRegionAccounts accounts, each alerted once (an alert, its
 //     deliveries and a mark): about 3,400 writes at most.
 //   - RecordDelivery rewrites one alert and writes one record of its
-//     channel's history, dropping the oldest beyond MaxChannelHistory.
+//     channel's history, dropping the oldest beyond MaxChannelHistory;
+//     RecordDeliveries does so for at most MaxRecordDeliveries records.
 //     DeleteChannel, UpdateNotificationGroup and DeleteNotificationGroup
 //     give up deliveries within MaxGiveUpBytes and MaxGiveUpWrites (and
 //     DeleteChannel deletes the channel's history, MaxChannelHistory
@@ -262,6 +263,16 @@ func CheckCommand(cmd *raftv1.Command) error {
 	case *raftv1.Command_RecordDelivery:
 		c := op.RecordDelivery
 		return checkSmall("record delivery", c, c.GetAlertId(), c.GetChannelRef())
+	case *raftv1.Command_RecordDeliveries:
+		c := op.RecordDeliveries
+		if n := len(c.GetRecords()); n > MaxRecordDeliveries {
+			return fmt.Errorf("record deliveries: %d records, at most %d", n, MaxRecordDeliveries)
+		}
+		var parts []string
+		for _, r := range c.GetRecords() {
+			parts = append(parts, r.GetAlertId(), r.GetChannelRef())
+		}
+		return checkSmall("record deliveries", c, parts...)
 	case *raftv1.Command_SetBadgeKey:
 		c := op.SetBadgeKey
 		return checkSmall("set badge key", c, c.GetAccountId(), c.GetBadgeKey())

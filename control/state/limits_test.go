@@ -235,6 +235,7 @@ func worstCases() map[string]worstCase {
 		"fire_deadlines":    fireBatchWorstCase(),
 		"record_executions": recordExecutionsWorstCase(),
 		"record_delivery":   recordWorstCase(),
+		"record_deliveries": recordBatchWorstCase(),
 		"record_agent_seen": {
 			worst: func(*testing.T, *Store) *raftv1.Command {
 				return agentSeenCmd(&raftv1.RecordAgentSeen{AgentId: long(MaxKeyPartBytes), TokenId: long(MaxKeyPartBytes), Region: long(MaxKeyPartBytes),

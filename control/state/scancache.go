@@ -107,7 +107,7 @@ func (c *valueCache) commitScans() {
 func keepsScans(cmd *raftv1.Command) bool {
 	switch cmd.GetOp().(type) {
 	case *raftv1.Command_IngestBatch, *raftv1.Command_FireDeadline, *raftv1.Command_FireDeadlines,
-		*raftv1.Command_RecordDelivery, *raftv1.Command_RecordExecutions, *raftv1.Command_JudgeAfresh,
+		*raftv1.Command_RecordDelivery, *raftv1.Command_RecordDeliveries, *raftv1.Command_RecordExecutions, *raftv1.Command_JudgeAfresh,
 		*raftv1.Command_PauseMonitor, *raftv1.Command_MarkAlive, *raftv1.Command_RecordAgentSeen,
 		*raftv1.Command_RecordKeyUsed, *raftv1.Command_SetRegionState, *raftv1.Command_PruneEvents,
 		*raftv1.Command_PruneAlerts, *raftv1.Command_PutMonitors:
