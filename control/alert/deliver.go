@@ -61,7 +61,7 @@ func (d *Dispatcher) deliver(ctx context.Context, a *statev1.Alert, dl *statev1.
 		rctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 		defer cancel()
 	}
-	res, aerr := d.o.Cluster.Apply(rctx, &raftv1.Command{Op: &raftv1.Command_RecordDelivery{RecordDelivery: rec}})
+	res, aerr := d.records.record(rctx, rec)
 	if aerr != nil {
 		if ctx.Err() == nil {
 			log.Warn("recording the alert delivery failed; it will be tried again", "delivered", rec.GetDelivered(), "error", aerr)

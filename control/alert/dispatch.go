@@ -137,7 +137,17 @@ type Dispatcher struct {
 	busy      map[string]int    // attempts under way per channel ref
 	accounts  map[string]int    // attempts under way per account
 	owners    map[string]string // account of alert id (a cache, see owner)
+
+	records *recorder // the outcomes, recorded many to a command
 }
+
+// minPassGap is the least time between the starts of two passes over the
+// outbox (real time, whatever the clock of the options).
+const minPassGap = 2 * time.Millisecond
+
+// DefaultConcurrency is the attempts under way at once unless
+// DispatcherOptions.Concurrency says otherwise.
+const DefaultConcurrency = 16
 
 // maxRecording bounds the attempts whose outcome is being recorded
 // through raft (sent, their slot free); past it no attempt starts until a
@@ -165,7 +175,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 		o.SendTimeout = 30 * time.Second
 	}
 	if o.Concurrency <= 0 {
-		o.Concurrency = 16
+		o.Concurrency = DefaultConcurrency
 	}
 	if o.ChannelConcurrency <= 0 {
 		o.ChannelConcurrency = 2
@@ -186,7 +196,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 		o.Now = time.Now
 	}
 	return &Dispatcher{o: o, wake: make(chan struct{}, 1), jobs: map[string]job{}, busy: map[string]int{},
-		accounts: map[string]int{}, owners: map[string]string{}}
+		accounts: map[string]int{}, owners: map[string]string{}, records: &recorder{apply: o.Cluster.Apply}}
 }
 
 // Notify makes Run read the outbox now rather than at its next tick. The
@@ -213,7 +223,19 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	d.mu.Unlock()
 	t := time.NewTimer(d.o.Interval)
 	defer t.Stop()
+	var last time.Time
 	for {
+		// Every attempt that ends wakes the loop: in a burst, wakes
+		// within minPassGap share one pass rather than each reading the
+		// due outbox from its start.
+		if gap := minPassGap - time.Since(last); gap > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(gap):
+			}
+		}
+		last = time.Now()
 		next, err := d.pass(ctx, &wg)
 		if err != nil && ctx.Err() == nil {
 			d.o.Logger.Warn("reading the alert outbox failed", "error", err)
@@ -256,6 +278,9 @@ func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) (time.Time, e
 		if ctx.Err() != nil {
 			return false
 		}
+		if d.known(due) {
+			return true // under way, or recorded and not read back yet
+		}
 		account, a, err := d.owner(due.AlertID)
 		if err != nil {
 			d.o.Logger.Warn("reading a due alert failed", "alert", due.AlertID, "error", err)
@@ -294,6 +319,15 @@ const (
 	claimShare        // its account has AccountConcurrency attempts under way
 	claimFull         // Concurrency attempts under way
 )
+
+// known tells whether this process knows the delivery already: claim
+// would skip it, so a pass need not read its alert.
+func (d *Dispatcher) known(due state.DueDelivery) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.jobs[due.AlertID+"\x00"+due.ChannelRef]
+	return ok
+}
 
 // claim marks the delivery of account as under way, taking a slot,
 // unless this process knows it already or no slot is free.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,8 +39,9 @@ type DeadlineOptions struct {
 	Now     func() time.Time
 	// After is the timer (default time.After); tests inject their clock.
 	After func(d time.Duration) <-chan time.Time
-	// MaxInFlight bounds the FireDeadline commands proposed at once
-	// (default 32), so many deadlines due together keep up.
+	// MaxInFlight bounds the commands proposed at once (default 16), each
+	// of up to state.MaxFireDeadlines deadlines due together, so a burst
+	// keeps up without holding the raft log for everything else.
 	MaxInFlight int
 	// RetryDelay is the wait before trying again after a failed proposal
 	// or read (default 250ms).
@@ -83,8 +85,8 @@ type DeadlineStats struct {
 // Deadlines is the leader's deadline engine: a min-heap of the next
 // timeout and missed deadline of every ping monitor, rebuilt from the state
 // when the node becomes leader and kept current from the monitors that
-// applied entries change. A deadline that passes is proposed as one
-// FireDeadline command; the state machine applies it only if it is still
+// applied entries change. Deadlines that pass are proposed together, as
+// FireDeadlines commands; the state machine applies each only if it is still
 // the monitor's deadline, so a deadline fires once whichever leader
 // proposes it, and one that passed during an election fires as soon as
 // the next leader has rebuilt its heap. Run it as a leader task.
@@ -107,7 +109,7 @@ func NewDeadlines(o DeadlineOptions) *Deadlines {
 		o.After = time.After
 	}
 	if o.MaxInFlight <= 0 {
-		o.MaxInFlight = 32
+		o.MaxInFlight = 16
 	}
 	if o.RetryDelay <= 0 {
 		o.RetryDelay = 250 * time.Millisecond
@@ -140,9 +142,11 @@ type term struct {
 	heap     *deadlineHeap
 	names    *names
 	inFlight map[slot]int64 // proposed deadlines: not scheduled again meanwhile
-	retry    map[string]struct{}
-	retryAll bool
-	retryAt  time.Time
+	// proposals counts the commands in flight (at most MaxInFlight).
+	proposals int
+	retry     map[string]struct{}
+	retryAll  bool
+	retryAt   time.Time
 	// windows are the maintenance windows by account and id, read at each
 	// rebuild (quiet.go).
 	windows map[string]map[string]*raftv1.MaintenanceWindow
@@ -151,12 +155,13 @@ type term struct {
 	dependents map[string]map[string]struct{}
 }
 
-// fired is the outcome of one proposal.
+// fired is the outcome of one proposal: its deadlines' slots and monitor
+// ids, in the order of the command.
 type fired struct {
-	slot slot
-	id   string
-	res  *raftv1.Result
-	err  error
+	slots []slot
+	ids   []string
+	res   *raftv1.Result
+	err   error
 }
 
 // Run marks the leader alive (alive.go: the term's first mark records an
@@ -301,69 +306,114 @@ func (t *term) schedule(k monKey, m *statev1.Monitor) {
 	}
 }
 
-// fire proposes the deadlines due at now, as many as MaxInFlight allows.
+// fire proposes the deadlines due at now, as many commands as MaxInFlight
+// allows: the ping deadlines due together in FireDeadlines commands of up
+// to state.MaxFireDeadlines each (one raft entry for a burst), a quiet
+// deadline (a window or a dependency over) as a JudgeAfresh of its own.
 func (t *term) fire(ctx context.Context, now time.Time, results chan<- fired, wg *sync.WaitGroup) {
-	o := t.d.o
-	for len(t.inFlight) < o.MaxInFlight {
+	var batch []item
+	for t.proposals < t.d.o.MaxInFlight {
 		it, ok := t.heap.peek()
 		if !ok || it.due > now.UnixMilli() {
-			return
+			break
 		}
 		t.heap.pop()
-		s := slot{it.id, it.kind}
-		t.inFlight[s] = it.due
-		id := t.names.id(it.id)
-		var cmd *raftv1.Command
+		t.inFlight[slot{it.id, it.kind}] = it.due
 		if it.kind == kindQuiet {
-			cmd = &raftv1.Command{Op: &raftv1.Command_JudgeAfresh{JudgeAfresh: &raftv1.JudgeAfresh{MonitorUuids: []string{id}}}}
-		} else {
-			cmd = &raftv1.Command{Op: &raftv1.Command_FireDeadline{FireDeadline: &raftv1.FireDeadline{
-				AccountId: t.names.accts[it.acct], MonitorUuid: id, Kind: kindNames[it.kind], DueUnixMs: it.due,
-			}}}
+			t.propose(ctx, []item{it}, results, wg)
+			continue
 		}
-		wg.Go(func() {
-			if o.OnFire != nil && it.kind != kindQuiet {
-				o.OnFire(time.UnixMilli(cmd.GetFireDeadline().GetDueUnixMs()), o.Now())
-			}
-			res, err := o.Cluster.Apply(ctx, cmd)
-			results <- fired{slot: s, id: id, res: res, err: err}
-		})
+		if batch = append(batch, it); len(batch) == state.MaxFireDeadlines {
+			t.propose(ctx, batch, results, wg)
+			batch = nil
+		}
+	}
+	if len(batch) > 0 {
+		t.propose(ctx, batch, results, wg)
 	}
 }
 
-// finish counts a proposal's outcome. A failed one is retried from the
-// state after RetryDelay (it may have been applied after all); one the
-// state refused is dropped. A fired one needs nothing: the entry changed
-// the monitor, which comes back as a change with its next deadline.
-func (t *term) finish(ctx context.Context, r fired) {
-	delete(t.inFlight, r.slot)
+// propose applies one command for items (ping deadlines, or one quiet
+// deadline) in a goroutine that sends its outcome to results.
+func (t *term) propose(ctx context.Context, items []item, results chan<- fired, wg *sync.WaitGroup) {
+	o := t.d.o
+	t.proposals++
+	f := fired{slots: make([]slot, len(items)), ids: make([]string, len(items))}
+	var cmd *raftv1.Command
+	if items[0].kind == kindQuiet {
+		f.slots[0], f.ids[0] = slot{items[0].id, kindQuiet}, t.names.id(items[0].id)
+		cmd = &raftv1.Command{Op: &raftv1.Command_JudgeAfresh{JudgeAfresh: &raftv1.JudgeAfresh{MonitorUuids: []string{f.ids[0]}}}}
+	} else {
+		fds := make([]*raftv1.FireDeadline, len(items))
+		for i, it := range items {
+			f.slots[i], f.ids[i] = slot{it.id, it.kind}, t.names.id(it.id)
+			fds[i] = &raftv1.FireDeadline{AccountId: t.names.accts[it.acct], MonitorUuid: f.ids[i], Kind: kindNames[it.kind], DueUnixMs: it.due}
+		}
+		cmd = &raftv1.Command{Op: &raftv1.Command_FireDeadlines{FireDeadlines: &raftv1.FireDeadlines{Deadlines: fds}}}
+	}
+	wg.Go(func() {
+		if o.OnFire != nil {
+			proposed := o.Now()
+			for _, fd := range cmd.GetFireDeadlines().GetDeadlines() {
+				o.OnFire(time.UnixMilli(fd.GetDueUnixMs()), proposed)
+			}
+		}
+		f.res, f.err = o.Cluster.Apply(ctx, cmd)
+		results <- f
+	})
+}
+
+// finish counts a proposal's outcome, deadline by deadline. A failed one is
+// retried from the state after RetryDelay (it may have been applied after
+// all); one the state refused is dropped. A fired one needs nothing: the
+// entry changed the monitor, which comes back as a change with its next
+// deadline.
+func (t *term) finish(ctx context.Context, f fired) {
+	t.proposals--
+	items := f.res.GetItems()
+	for i, s := range f.slots {
+		delete(t.inFlight, s)
+		res := f.res
+		if s.kind != kindQuiet && res.GetStatus() == raftv1.Status_STATUS_OK {
+			if len(items) != len(f.slots) {
+				res = &raftv1.Result{Status: raftv1.Status_STATUS_UNSPECIFIED, Message: fmt.Sprintf("%d results for %d deadlines", len(items), len(f.slots))}
+			} else {
+				res = items[i]
+			}
+		}
+		t.finishOne(ctx, s, f.ids[i], res, f.err)
+	}
+}
+
+// finishOne counts the outcome of one deadline.
+func (t *term) finishOne(ctx context.Context, s slot, id string, res *raftv1.Result, err error) {
 	d := t.d
 	switch {
-	case r.err != nil:
+	case err != nil:
 		if ctx.Err() != nil {
 			return // leadership lost: the next leader proposes it
 		}
 		d.errs.Add(1)
 		if t.retryAt.IsZero() {
-			d.o.Logger.Warn("deadline engine: proposing a deadline failed; retrying", "monitor", r.id, "error", r.err)
+			d.o.Logger.Warn("deadline engine: proposing a deadline failed; retrying", "monitor", id, "error", err)
 		}
-		t.retry[r.id] = struct{}{}
+		t.retry[id] = struct{}{}
 		t.armRetry()
-	case r.slot.kind == kindQuiet && r.res.GetStale():
+	case s.kind == kindQuiet && res.GetStale():
 		// The state machine found nothing due where the engine did (its
 		// view of a window or a dependency was behind): look again
 		// after a while rather than at once.
 		d.stale.Add(1)
-		t.retry[r.id] = struct{}{}
+		t.retry[id] = struct{}{}
 		t.armRetry()
-	case r.res.GetStatus() == raftv1.Status_STATUS_NOT_FOUND,
-		r.res.GetStatus() == raftv1.Status_STATUS_OK && r.res.GetStale():
+	case res.GetStatus() == raftv1.Status_STATUS_NOT_FOUND,
+		res.GetStatus() == raftv1.Status_STATUS_OK && res.GetStale():
 		d.stale.Add(1)
-	case r.res.GetStatus() == raftv1.Status_STATUS_OK:
+	case res.GetStatus() == raftv1.Status_STATUS_OK:
 		d.fired.Add(1)
 	default:
 		d.errs.Add(1)
-		d.o.Logger.Error("deadline engine: a deadline was refused", "monitor", r.id, "status", r.res.GetStatus(), "message", r.res.GetMessage())
+		d.o.Logger.Error("deadline engine: a deadline was refused", "monitor", id, "status", res.GetStatus(), "message", res.GetMessage())
 	}
 }
 
@@ -396,7 +446,7 @@ func (t *term) retryNow() {
 // bound, or the retry time.
 func (t *term) wake() time.Time {
 	var at time.Time
-	if it, ok := t.heap.peek(); ok && len(t.inFlight) < t.d.o.MaxInFlight {
+	if it, ok := t.heap.peek(); ok && t.proposals < t.d.o.MaxInFlight {
 		at = time.UnixMilli(it.due)
 	}
 	if !t.retryAt.IsZero() && (at.IsZero() || t.retryAt.Before(at)) {

@@ -314,7 +314,7 @@ func TestLateWithinGraceThenMissed(t *testing.T) {
 	}
 }
 
-// overtaking applies a ping of monitor before the first FireDeadline it is
+// overtaking applies a ping of monitor before the first FireDeadlines it is
 // asked to apply, as a ping that reaches raft just ahead of the deadline
 // would.
 type overtaking struct {
@@ -324,7 +324,7 @@ type overtaking struct {
 }
 
 func (o *overtaking) Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error) {
-	if cmd.GetFireDeadline() != nil {
+	if cmd.GetFireDeadlines() != nil {
 		o.once.Do(func() { o.h.ping(o.monitor, "complete") })
 	}
 	return o.h.cluster.Apply(ctx, cmd)

@@ -145,7 +145,7 @@ func regionAccountAlert(txn *badger.Txn, ctx applyCtx, reg *statev1.Region, ra *
 		return err
 	}
 	id := uuid.NewSHA1(alertNamespace, []byte("region\x00"+reg.GetName()+"\x00"+acct+"\x00"+strconv.FormatInt(reg.GetSinceUnixMs(), 10)+"\x00"+typ)).String()
-	deliveries, err := route(txn, &statev1.Monitor{AccountId: acct})
+	deliveries, err := route(txn, ctx.values, &statev1.Monitor{AccountId: acct})
 	if err != nil {
 		return err
 	}

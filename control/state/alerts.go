@@ -37,7 +37,7 @@ func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ 
 // newAlert is the alert raiseAlert stores, not stored yet.
 func newAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ string, at int64, ev *statev1.StoredEvent, exec *raftv1.Execution, regions ...string) (*statev1.Alert, error) {
 	id := uuid.NewSHA1(alertNamespace, []byte(m.GetUuid()+"\x00"+strconv.FormatUint(ctx.index, 10)+"\x00"+strconv.Itoa(pos)+"\x00"+typ)).String()
-	deliveries, err := route(txn, m)
+	deliveries, err := route(txn, ctx.values, m)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func storeAlert(txn *badger.Txn, ctx applyCtx, a *statev1.Alert) error {
 // notification group (a group's channel that names an alert channel of
 // the account by channel_id is delivered as that channel, once), or else
 // the account's default channels.
-func route(txn *badger.Txn, m *statev1.Monitor) ([]*statev1.Delivery, error) {
+func route(txn *badger.Txn, values *valueCache, m *statev1.Monitor) ([]*statev1.Delivery, error) {
 	acct := m.GetAccountId()
 	if g := m.GetNotificationGroup(); g != "" {
 		gid, err := getRaw(txn, k(prefixGroupName, acct, g))
@@ -156,14 +156,37 @@ func route(txn *badger.Txn, m *statev1.Monitor) ([]*statev1.Delivery, error) {
 		}
 		return out, nil
 	}
+	channels, err := defaultChannels(txn, values, acct)
+	if err != nil {
+		return nil, err
+	}
 	var out []*statev1.Delivery
-	err := scanProto(txn, k(prefixChannel, acct, ""), func() *statev1.Channel { return new(statev1.Channel) }, func(c *statev1.Channel) error {
-		if c.GetIsDefault() {
-			out = append(out, &statev1.Delivery{ChannelRef: "chan:" + c.GetId(), ChannelType: c.GetType()})
+	for _, c := range channels {
+		out = append(out, &statev1.Delivery{ChannelRef: c.ref, ChannelType: c.typ})
+	}
+	return out, nil
+}
+
+// MaxRecordDeliveries bounds the records of one RecordDeliveries: each
+// rewrites one alert, as each alert of a JudgeAfresh is written.
+const MaxRecordDeliveries = 16
+
+// applyRecordDeliveries applies records in order, each as
+// applyRecordDelivery would alone, and returns their results as the items
+// of an OK result.
+func applyRecordDeliveries(txn *badger.Txn, ctx applyCtx, c *raftv1.RecordDeliveries) (*raftv1.Result, error) {
+	if n := len(c.GetRecords()); n == 0 || n > MaxRecordDeliveries {
+		return invalid("record deliveries: 1 to %d records", MaxRecordDeliveries), nil
+	}
+	out := ok()
+	for _, r := range c.GetRecords() {
+		res, err := applyRecordDelivery(txn, ctx, r)
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	return out, err
+		out.Items = append(out.Items, res)
+	}
+	return out, nil
 }
 
 // applyRecordDelivery records one delivery attempt and moves the

@@ -157,6 +157,9 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 	if cmd.GetIngestBatch() == nil {
 		s.values.dropAccounts()
 	}
+	if !keepsScans(cmd) {
+		s.values.dropScans()
+	}
 	if changesAuth(cmd) {
 		s.authDirty = true
 	}
@@ -278,8 +281,12 @@ func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Resul
 		return applyDeleteGroup(txn, ctx, op.DeleteNotificationGroup)
 	case *raftv1.Command_FireDeadline:
 		return applyFireDeadline(txn, ctx, op.FireDeadline)
+	case *raftv1.Command_FireDeadlines:
+		return applyFireDeadlines(txn, ctx, op.FireDeadlines)
 	case *raftv1.Command_RecordDelivery:
 		return applyRecordDelivery(txn, ctx, op.RecordDelivery)
+	case *raftv1.Command_RecordDeliveries:
+		return applyRecordDeliveries(txn, ctx, op.RecordDeliveries)
 	case *raftv1.Command_PruneAlerts:
 		return applyPruneAlerts(txn, op.PruneAlerts)
 	case *raftv1.Command_PutMonitors:

@@ -185,6 +185,29 @@ func applyFireDeadline(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadline) (*
 	return ok(), putMonitorIn(txn, ctx.values, m)
 }
 
+// MaxFireDeadlines bounds the deadlines of one FireDeadlines: each may
+// raise an alert with a delivery per channel, as many as one JudgeAfresh
+// may.
+const MaxFireDeadlines = MaxJudgeAfresh
+
+// applyFireDeadlines applies deadlines in order, each as applyFireDeadline
+// would alone (a later one sees what an earlier one changed), and returns
+// their results as the items of an OK result.
+func applyFireDeadlines(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadlines) (*raftv1.Result, error) {
+	if n := len(c.GetDeadlines()); n == 0 || n > MaxFireDeadlines {
+		return invalid("fire deadlines: 1 to %d deadlines", MaxFireDeadlines), nil
+	}
+	out := ok()
+	for _, d := range c.GetDeadlines() {
+		res, err := applyFireDeadline(txn, ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		out.Items = append(out.Items, res)
+	}
+	return out, nil
+}
+
 // recordMissed adds the expected run that did not come to the monitor's
 // history: an event of type "missed" at the deadline, received when the
 // deadline fired. It is not counted in the quota (nobody sent it).

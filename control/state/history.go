@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -73,20 +74,49 @@ func recordHistory(txn *badger.Txn, ctx applyCtx, a *statev1.Alert, d *statev1.D
 	if err != nil {
 		return err
 	}
+	if known {
+		return setProto(txn, key, rec)
+	}
+	// The history's keys before this one, oldest first; with it, the
+	// oldest beyond MaxChannelHistory go.
+	keys, err := historyList(txn, ctx.values, a.GetAccountId(), channelID)
+	if err != nil {
+		return err
+	}
 	if err := setProto(txn, key, rec); err != nil {
 		return err
 	}
-	if known {
-		return nil
-	}
-	keys := historyKeys(txn, a.GetAccountId(), channelID)
-	for _, old := range keys[:max(len(keys)-MaxChannelHistory, 0)] {
-		if err := txn.Delete(old); err != nil {
+	i, _ := slices.BinarySearch(keys, string(key))
+	keys = slices.Insert(slices.Clone(keys), i, string(key))
+	drop := max(len(keys)-MaxChannelHistory, 0)
+	for _, old := range keys[:drop] {
+		if err := txn.Delete([]byte(old)); err != nil {
 			return err
 		}
 	}
+	ctx.values.stageScan(txn, scanHistory, historyScanKey(a.GetAccountId(), channelID), keys[drop:])
 	return nil
 }
+
+// historyList returns the keys of a channel's history, oldest first,
+// through the valueCache's scans: the keys a record adds and drops are
+// staged there (recordHistory), and a command that deletes a history
+// (DeleteChannel) drops the scans. Shared: not to be modified.
+func historyList(txn *badger.Txn, values *valueCache, accountID, channelID string) ([]string, error) {
+	v, err := values.scan(txn, scanHistory, historyScanKey(accountID, channelID), func() (any, error) {
+		var out []string
+		for _, key := range historyKeys(txn, accountID, channelID) {
+			out = append(out, string(key))
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]string), nil
+}
+
+func historyScanKey(accountID, channelID string) string { return accountID + "\x00" + channelID }
 
 // historyKeys lists the keys of a channel's history, oldest first.
 func historyKeys(txn *badger.Txn, accountID, channelID string) [][]byte {

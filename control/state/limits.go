@@ -61,7 +61,8 @@ import (
 //     most MaxRegionAccounts accounts, each alerted once (an alert, its
 //     deliveries and a mark): about 3,400 writes at most.
 //   - RecordDelivery rewrites one alert and writes one record of its
-//     channel's history, dropping the oldest beyond MaxChannelHistory.
+//     channel's history, dropping the oldest beyond MaxChannelHistory;
+//     RecordDeliveries does so for at most MaxRecordDeliveries records.
 //     DeleteChannel, UpdateNotificationGroup and DeleteNotificationGroup
 //     give up deliveries within MaxGiveUpBytes and MaxGiveUpWrites (and
 //     DeleteChannel deletes the channel's history, MaxChannelHistory
@@ -72,6 +73,8 @@ import (
 //   - PauseMonitor rewrites one monitor and may raise its held alert.
 //     JudgeAfresh rewrites at most MaxJudgeAfresh monitors, each raising
 //     at most two alerts and rewriting its check status.
+//   - FireDeadlines applies at most MaxFireDeadlines deadlines, each as
+//     a FireDeadline: a monitor rewritten, a missed event, an alert.
 //   - Audit entries (audit.go): one per change, written with it. An
 //     entry is at most a few KB (its diff bounded by maxAuditDiffBytes,
 //     its values and target name by maxAuditValueBytes, its actor by
@@ -79,7 +82,7 @@ import (
 //     IngestBatch one per monitor its pings create, every other command at
 //     most one. Past an account's MaxAuditEntries each new entry deletes
 //     the oldest (one more write). PruneEvents deletes at most its max.
-//   - Alerts (raised by IngestBatch, FireDeadline, RecordExecutions,
+//   - Alerts (raised by IngestBatch, FireDeadline(s), RecordExecutions,
 //     SetRegionState, PauseMonitor and JudgeAfresh)
 //     carry one delivery
 //     per channel: MaxGroupChannels and MaxAccountChannels bound them.
@@ -218,6 +221,16 @@ func CheckCommand(cmd *raftv1.Command) error {
 	case *raftv1.Command_FireDeadline:
 		c := op.FireDeadline
 		return checkSmall("fire deadline", c, c.GetAccountId(), c.GetMonitorUuid(), c.GetKind())
+	case *raftv1.Command_FireDeadlines:
+		c := op.FireDeadlines
+		if n := len(c.GetDeadlines()); n > MaxFireDeadlines {
+			return fmt.Errorf("fire deadlines: %d deadlines, at most %d", n, MaxFireDeadlines)
+		}
+		var parts []string
+		for _, d := range c.GetDeadlines() {
+			parts = append(parts, d.GetAccountId(), d.GetMonitorUuid(), d.GetKind())
+		}
+		return checkSmall("fire deadlines", c, parts...)
 	case *raftv1.Command_RecordExecutions:
 		c := op.RecordExecutions
 		if n := c.GetRetentionCount(); n > MaxExecutionRetention {
@@ -250,6 +263,16 @@ func CheckCommand(cmd *raftv1.Command) error {
 	case *raftv1.Command_RecordDelivery:
 		c := op.RecordDelivery
 		return checkSmall("record delivery", c, c.GetAlertId(), c.GetChannelRef())
+	case *raftv1.Command_RecordDeliveries:
+		c := op.RecordDeliveries
+		if n := len(c.GetRecords()); n > MaxRecordDeliveries {
+			return fmt.Errorf("record deliveries: %d records, at most %d", n, MaxRecordDeliveries)
+		}
+		var parts []string
+		for _, r := range c.GetRecords() {
+			parts = append(parts, r.GetAlertId(), r.GetChannelRef())
+		}
+		return checkSmall("record deliveries", c, parts...)
 	case *raftv1.Command_SetBadgeKey:
 		c := op.SetBadgeKey
 		return checkSmall("set badge key", c, c.GetAccountId(), c.GetBadgeKey())

@@ -232,8 +232,10 @@ func worstCases() map[string]worstCase {
 			over: putMonitorsCmd("a", []*raftv1.MonitorSpec{{Uuid: "u", Kind: KindPing, Name: "n", DisplayName: long(MaxPutMonitorsBytes)}}, nil),
 		},
 		"fire_deadline":     fireWorstCase(),
+		"fire_deadlines":    fireBatchWorstCase(),
 		"record_executions": recordExecutionsWorstCase(),
 		"record_delivery":   recordWorstCase(),
+		"record_deliveries": recordBatchWorstCase(),
 		"record_agent_seen": {
 			worst: func(*testing.T, *Store) *raftv1.Command {
 				return agentSeenCmd(&raftv1.RecordAgentSeen{AgentId: long(MaxKeyPartBytes), TokenId: long(MaxKeyPartBytes), Region: long(MaxKeyPartBytes),

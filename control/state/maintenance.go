@@ -109,25 +109,21 @@ func applyDeleteMaintenanceWindow(txn *badger.Txn, c *raftv1.DeleteMaintenanceWi
 
 // inWindow tells which window of m's account holds m at nowMs ("" for
 // none): the first by id that matches it and has an occurrence under way.
-func inWindow(txn *badger.Txn, m *statev1.Monitor, nowMs int64) (*raftv1.MaintenanceWindow, maintenance.Occurrence, error) {
-	var found *raftv1.MaintenanceWindow
-	var occ maintenance.Occurrence
+func inWindow(txn *badger.Txn, values *valueCache, m *statev1.Monitor, nowMs int64) (*raftv1.MaintenanceWindow, maintenance.Occurrence, error) {
+	windows, err := accountWindows(txn, values, m.GetAccountId())
+	if err != nil {
+		return nil, maintenance.Occurrence{}, err
+	}
 	at := time.UnixMilli(nowMs)
-	errFound := errors.New("found")
-	err := scanProto(txn, k(prefixWindow, m.GetAccountId(), ""), func() *raftv1.MaintenanceWindow { return new(raftv1.MaintenanceWindow) }, func(w *raftv1.MaintenanceWindow) error {
+	for _, w := range windows {
 		if !maintenance.Matches(w, m.GetUuid(), m.GetTags(), m.GetProject()) {
-			return nil
+			continue
 		}
 		if o, in := maintenance.Covering(w, at); in {
-			found, occ = w, o
-			return errFound
+			return w, o, nil
 		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errFound) {
-		return nil, occ, err
 	}
-	return found, occ, nil
+	return nil, maintenance.Occurrence{}, nil
 }
 
 // MaintenanceWindows returns the account's windows, by id.
@@ -167,7 +163,7 @@ func (s *Store) MonitorInWindow(m *statev1.Monitor, nowMs int64) (*raftv1.Mainte
 	var o maintenance.Occurrence
 	err := s.view(func(txn *badger.Txn) error {
 		var err error
-		w, o, err = inWindow(txn, m, nowMs)
+		w, o, err = inWindow(txn, nil, m, nowMs)
 		return err
 	})
 	return w, o.End, err

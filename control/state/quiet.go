@@ -70,7 +70,7 @@ func gate(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor) (string, error) {
 	if m.GetQuiet().GetPaused() {
 		return HeldByPause, nil
 	}
-	w, _, err := inWindow(txn, m, ctx.now)
+	w, _, err := inWindow(txn, ctx.values, m, ctx.now)
 	if err != nil || w != nil {
 		return HeldByMaintenance + w.GetId(), err
 	}

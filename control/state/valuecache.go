@@ -53,6 +53,9 @@ type valueCache struct {
 
 	// The accounts, kept across a run of IngestBatch entries (acctcache.go).
 	accts, pendingAccts map[string]*acctState
+	// The scans of an account's channels and windows, kept across a run of
+	// entries that write neither (scancache.go).
+	scans, pendingScans map[scanKey]any
 }
 
 // cachedValue is a value, or (ok false) the key's absence.
@@ -73,6 +76,7 @@ func newValueCache() *valueCache {
 		committed: map[string]cachedValue{}, events: map[string]struct{}{},
 		pending: map[string]cachedValue{}, pendingEvents: map[string]bool{},
 		accts: map[string]*acctState{}, pendingAccts: map[string]*acctState{},
+		scans: map[scanKey]any{}, pendingScans: map[scanKey]any{},
 	}
 }
 
@@ -89,6 +93,7 @@ func (c *valueCache) own(txn *badger.Txn) {
 		clear(c.pending)
 		clear(c.pendingEvents)
 		clear(c.pendingAccts)
+		clear(c.pendingScans)
 	}
 }
 
@@ -180,6 +185,7 @@ func (c *valueCache) commit(txn *badger.Txn) (monitors []MonitorChange) {
 	clear(c.pending)
 	clear(c.pendingEvents)
 	c.commitAccounts()
+	c.commitScans()
 	c.txn = nil
 	return monitors
 }
@@ -194,6 +200,7 @@ func (c *valueCache) reset() {
 	clear(c.events)
 	clear(c.pendingEvents)
 	c.dropAccounts()
+	c.dropScans()
 	c.bytes, c.txn = 0, nil
 }
 

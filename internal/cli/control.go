@@ -21,6 +21,7 @@ import (
 	"lookout/cluster"
 	"lookout/control/admin"
 	"lookout/control/agentrpc"
+	"lookout/control/alert"
 	"lookout/control/alert/channel"
 	"lookout/control/alert/channelregistry"
 	"lookout/control/engine"
@@ -277,7 +278,11 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 	// The alert channels, with the operator's SMTP server: saved channel
 	// configs are validated with it and alerts are sent through it. Their
 	// HTTP requests dial through the address rule (cfg.targets).
-	channelRegistry := channelregistry.New(channel.Deps{SMTP: cfg.smtp, HTTP: &http.Client{Timeout: 10 * time.Second, Transport: cfg.targets().Transport()}})
+	// Many alerts go to one host (a chat service's webhooks): the
+	// dispatcher's concurrent sends keep their connections for the next.
+	alertTransport := cfg.targets().Transport()
+	alertTransport.MaxIdleConnsPerHost = alert.DefaultConcurrency
+	channelRegistry := channelregistry.New(channel.Deps{SMTP: cfg.smtp, HTTP: &http.Client{Timeout: 10 * time.Second, Transport: alertTransport}})
 	if cfg.allowPrivate {
 		log.Warn("private targets allowed: checks without regions and alert channels may reach loopback, private and link-local addresses")
 	}

@@ -68,10 +68,10 @@ func run(ctx context.Context, n int, spread, lead time.Duration, sched string) e
 	}
 	defer d.Close()
 	store := d.Store
-	applied := make([]time.Duration, 0, n) // due time to the FireDeadline's apply
+	applied := make([]time.Duration, 0, n) // due time to the FireDeadlines' apply
 	var appliedMissed []time.Duration      // the same, of the missed deadlines only
 	d.OnApply = func(cmd *raftv1.Command, _ *raftv1.Result) {
-		if fd := cmd.GetFireDeadline(); fd != nil {
+		for _, fd := range cmd.GetFireDeadlines().GetDeadlines() {
 			lag := time.Since(time.UnixMilli(fd.GetDueUnixMs()))
 			applied = append(applied, lag)
 			if fd.GetKind() == "missed" {

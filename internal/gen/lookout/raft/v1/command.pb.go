@@ -251,6 +251,8 @@ type Command struct {
 	//	*Command_CreateChannel
 	//	*Command_FireDeadline
 	//	*Command_RecordDelivery
+	//	*Command_FireDeadlines
+	//	*Command_RecordDeliveries
 	//	*Command_RecordExecutions
 	//	*Command_PruneAlerts
 	//	*Command_RevokeAgentToken
@@ -460,6 +462,24 @@ func (x *Command) GetRecordDelivery() *RecordDelivery {
 	if x != nil {
 		if x, ok := x.Op.(*Command_RecordDelivery); ok {
 			return x.RecordDelivery
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetFireDeadlines() *FireDeadlines {
+	if x != nil {
+		if x, ok := x.Op.(*Command_FireDeadlines); ok {
+			return x.FireDeadlines
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetRecordDeliveries() *RecordDeliveries {
+	if x != nil {
+		if x, ok := x.Op.(*Command_RecordDeliveries); ok {
+			return x.RecordDeliveries
 		}
 	}
 	return nil
@@ -764,6 +784,14 @@ type Command_RecordDelivery struct {
 	RecordDelivery *RecordDelivery `protobuf:"bytes,22,opt,name=record_delivery,json=recordDelivery,proto3,oneof"`
 }
 
+type Command_FireDeadlines struct {
+	FireDeadlines *FireDeadlines `protobuf:"bytes,23,opt,name=fire_deadlines,json=fireDeadlines,proto3,oneof"`
+}
+
+type Command_RecordDeliveries struct {
+	RecordDeliveries *RecordDeliveries `protobuf:"bytes,24,opt,name=record_deliveries,json=recordDeliveries,proto3,oneof"`
+}
+
 type Command_RecordExecutions struct {
 	RecordExecutions *RecordExecutions `protobuf:"bytes,200,opt,name=record_executions,json=recordExecutions,proto3,oneof"`
 }
@@ -897,6 +925,10 @@ func (*Command_CreateChannel) isCommand_Op() {}
 func (*Command_FireDeadline) isCommand_Op() {}
 
 func (*Command_RecordDelivery) isCommand_Op() {}
+
+func (*Command_FireDeadlines) isCommand_Op() {}
+
+func (*Command_RecordDeliveries) isCommand_Op() {}
 
 func (*Command_RecordExecutions) isCommand_Op() {}
 
@@ -4092,6 +4124,56 @@ func (x *FireDeadline) GetDueUnixMs() int64 {
 	return 0
 }
 
+// FireDeadlines is deadlines the leader saw pass together (at most
+// MaxFireDeadlines, control/state), applied in order as FireDeadline each:
+// one raft entry for a burst of deadlines due at the same moment, so the
+// cost of an entry (its log append, replication, transaction and request
+// id) is paid once for all of them. Its result holds one item per
+// deadline, in order.
+type FireDeadlines struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Deadlines     []*FireDeadline        `protobuf:"bytes,1,rep,name=deadlines,proto3" json:"deadlines,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FireDeadlines) Reset() {
+	*x = FireDeadlines{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FireDeadlines) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FireDeadlines) ProtoMessage() {}
+
+func (x *FireDeadlines) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FireDeadlines.ProtoReflect.Descriptor instead.
+func (*FireDeadlines) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *FireDeadlines) GetDeadlines() []*FireDeadline {
+	if x != nil {
+		return x.Deadlines
+	}
+	return nil
+}
+
 // RecordDelivery records one delivery attempt of an alert to a channel.
 type RecordDelivery struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
@@ -4114,7 +4196,7 @@ type RecordDelivery struct {
 
 func (x *RecordDelivery) Reset() {
 	*x = RecordDelivery{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4126,7 +4208,7 @@ func (x *RecordDelivery) String() string {
 func (*RecordDelivery) ProtoMessage() {}
 
 func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[41]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4139,7 +4221,7 @@ func (x *RecordDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordDelivery.ProtoReflect.Descriptor instead.
 func (*RecordDelivery) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{41}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RecordDelivery) GetAlertId() string {
@@ -4191,6 +4273,54 @@ func (x *RecordDelivery) GetPermanent() bool {
 	return false
 }
 
+// RecordDeliveries is delivery attempts the leader recorded together (at
+// most MaxRecordDeliveries, control/state), applied in order as
+// RecordDelivery each: one raft entry for the outcomes of a burst. Its
+// result holds one item per record, in order.
+type RecordDeliveries struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Records       []*RecordDelivery      `protobuf:"bytes,1,rep,name=records,proto3" json:"records,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordDeliveries) Reset() {
+	*x = RecordDeliveries{}
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordDeliveries) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordDeliveries) ProtoMessage() {}
+
+func (x *RecordDeliveries) ProtoReflect() protoreflect.Message {
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordDeliveries.ProtoReflect.Descriptor instead.
+func (*RecordDeliveries) Descriptor() ([]byte, []int) {
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *RecordDeliveries) GetRecords() []*RecordDelivery {
+	if x != nil {
+		return x.Records
+	}
+	return nil
+}
+
 // RecordExecutions stores check executions, each
 // keyed by (check, region, slot): a repeat is stored once, and a final
 // verdict (success, failed) is never changed. At most
@@ -4209,7 +4339,7 @@ type RecordExecutions struct {
 
 func (x *RecordExecutions) Reset() {
 	*x = RecordExecutions{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4221,7 +4351,7 @@ func (x *RecordExecutions) String() string {
 func (*RecordExecutions) ProtoMessage() {}
 
 func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[42]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4234,7 +4364,7 @@ func (x *RecordExecutions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordExecutions.ProtoReflect.Descriptor instead.
 func (*RecordExecutions) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{42}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RecordExecutions) GetExecutions() []*Execution {
@@ -4286,7 +4416,7 @@ type Execution struct {
 
 func (x *Execution) Reset() {
 	*x = Execution{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4298,7 +4428,7 @@ func (x *Execution) String() string {
 func (*Execution) ProtoMessage() {}
 
 func (x *Execution) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[43]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4311,7 +4441,7 @@ func (x *Execution) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Execution.ProtoReflect.Descriptor instead.
 func (*Execution) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{43}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *Execution) GetAccountId() string {
@@ -4443,7 +4573,7 @@ type ExecutionTCP struct {
 
 func (x *ExecutionTCP) Reset() {
 	*x = ExecutionTCP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4455,7 +4585,7 @@ func (x *ExecutionTCP) String() string {
 func (*ExecutionTCP) ProtoMessage() {}
 
 func (x *ExecutionTCP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[44]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4468,7 +4598,7 @@ func (x *ExecutionTCP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionTCP.ProtoReflect.Descriptor instead.
 func (*ExecutionTCP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{44}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ExecutionTCP) GetConnectMs() int64 {
@@ -4491,7 +4621,7 @@ type ExecutionDNS struct {
 
 func (x *ExecutionDNS) Reset() {
 	*x = ExecutionDNS{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4503,7 +4633,7 @@ func (x *ExecutionDNS) String() string {
 func (*ExecutionDNS) ProtoMessage() {}
 
 func (x *ExecutionDNS) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[45]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4516,7 +4646,7 @@ func (x *ExecutionDNS) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionDNS.ProtoReflect.Descriptor instead.
 func (*ExecutionDNS) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{45}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ExecutionDNS) GetAnswers() []string {
@@ -4549,7 +4679,7 @@ type ExecutionHTTP struct {
 
 func (x *ExecutionHTTP) Reset() {
 	*x = ExecutionHTTP{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4561,7 +4691,7 @@ func (x *ExecutionHTTP) String() string {
 func (*ExecutionHTTP) ProtoMessage() {}
 
 func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[46]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4574,7 +4704,7 @@ func (x *ExecutionHTTP) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionHTTP.ProtoReflect.Descriptor instead.
 func (*ExecutionHTTP) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{46}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ExecutionHTTP) GetStatusCode() int64 {
@@ -4644,7 +4774,7 @@ type ExecutionSSL struct {
 
 func (x *ExecutionSSL) Reset() {
 	*x = ExecutionSSL{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4656,7 +4786,7 @@ func (x *ExecutionSSL) String() string {
 func (*ExecutionSSL) ProtoMessage() {}
 
 func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[47]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4669,7 +4799,7 @@ func (x *ExecutionSSL) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecutionSSL.ProtoReflect.Descriptor instead.
 func (*ExecutionSSL) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{47}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ExecutionSSL) GetExpiresUnixMs() int64 {
@@ -4743,7 +4873,7 @@ type PruneAlerts struct {
 
 func (x *PruneAlerts) Reset() {
 	*x = PruneAlerts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4755,7 +4885,7 @@ func (x *PruneAlerts) String() string {
 func (*PruneAlerts) ProtoMessage() {}
 
 func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[48]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4768,7 +4898,7 @@ func (x *PruneAlerts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneAlerts.ProtoReflect.Descriptor instead.
 func (*PruneAlerts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{48}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *PruneAlerts) GetBeforeUnixMs() int64 {
@@ -4810,7 +4940,7 @@ type RecordAgentSeen struct {
 
 func (x *RecordAgentSeen) Reset() {
 	*x = RecordAgentSeen{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4822,7 +4952,7 @@ func (x *RecordAgentSeen) String() string {
 func (*RecordAgentSeen) ProtoMessage() {}
 
 func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[49]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4835,7 +4965,7 @@ func (x *RecordAgentSeen) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordAgentSeen.ProtoReflect.Descriptor instead.
 func (*RecordAgentSeen) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{49}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *RecordAgentSeen) GetAgentId() string {
@@ -4929,7 +5059,7 @@ type SetRegionState struct {
 
 func (x *SetRegionState) Reset() {
 	*x = SetRegionState{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4941,7 +5071,7 @@ func (x *SetRegionState) String() string {
 func (*SetRegionState) ProtoMessage() {}
 
 func (x *SetRegionState) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[50]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4954,7 +5084,7 @@ func (x *SetRegionState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetRegionState.ProtoReflect.Descriptor instead.
 func (*SetRegionState) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{50}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *SetRegionState) GetRegion() string {
@@ -5015,7 +5145,7 @@ type ForgetAgents struct {
 
 func (x *ForgetAgents) Reset() {
 	*x = ForgetAgents{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5027,7 +5157,7 @@ func (x *ForgetAgents) String() string {
 func (*ForgetAgents) ProtoMessage() {}
 
 func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[51]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5040,7 +5170,7 @@ func (x *ForgetAgents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ForgetAgents.ProtoReflect.Descriptor instead.
 func (*ForgetAgents) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{51}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ForgetAgents) GetAgentIds() []string {
@@ -5084,7 +5214,7 @@ type PauseMonitor struct {
 
 func (x *PauseMonitor) Reset() {
 	*x = PauseMonitor{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5096,7 +5226,7 @@ func (x *PauseMonitor) String() string {
 func (*PauseMonitor) ProtoMessage() {}
 
 func (x *PauseMonitor) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[52]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5109,7 +5239,7 @@ func (x *PauseMonitor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseMonitor.ProtoReflect.Descriptor instead.
 func (*PauseMonitor) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{52}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *PauseMonitor) GetAccountId() string {
@@ -5162,7 +5292,7 @@ type JudgeAfresh struct {
 
 func (x *JudgeAfresh) Reset() {
 	*x = JudgeAfresh{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5174,7 +5304,7 @@ func (x *JudgeAfresh) String() string {
 func (*JudgeAfresh) ProtoMessage() {}
 
 func (x *JudgeAfresh) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[53]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5187,7 +5317,7 @@ func (x *JudgeAfresh) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JudgeAfresh.ProtoReflect.Descriptor instead.
 func (*JudgeAfresh) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{53}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *JudgeAfresh) GetMonitorUuids() []string {
@@ -5221,7 +5351,7 @@ type MaintenanceWindow struct {
 
 func (x *MaintenanceWindow) Reset() {
 	*x = MaintenanceWindow{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5233,7 +5363,7 @@ func (x *MaintenanceWindow) String() string {
 func (*MaintenanceWindow) ProtoMessage() {}
 
 func (x *MaintenanceWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[54]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5246,7 +5376,7 @@ func (x *MaintenanceWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MaintenanceWindow.ProtoReflect.Descriptor instead.
 func (*MaintenanceWindow) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{54}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *MaintenanceWindow) GetId() string {
@@ -5340,7 +5470,7 @@ type WindowMatch struct {
 
 func (x *WindowMatch) Reset() {
 	*x = WindowMatch{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5352,7 +5482,7 @@ func (x *WindowMatch) String() string {
 func (*WindowMatch) ProtoMessage() {}
 
 func (x *WindowMatch) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[55]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5365,7 +5495,7 @@ func (x *WindowMatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowMatch.ProtoReflect.Descriptor instead.
 func (*WindowMatch) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{55}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *WindowMatch) GetMonitors() []string {
@@ -5403,7 +5533,7 @@ type PutMaintenanceWindow struct {
 
 func (x *PutMaintenanceWindow) Reset() {
 	*x = PutMaintenanceWindow{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[56]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5415,7 +5545,7 @@ func (x *PutMaintenanceWindow) String() string {
 func (*PutMaintenanceWindow) ProtoMessage() {}
 
 func (x *PutMaintenanceWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[56]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5428,7 +5558,7 @@ func (x *PutMaintenanceWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutMaintenanceWindow.ProtoReflect.Descriptor instead.
 func (*PutMaintenanceWindow) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{56}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *PutMaintenanceWindow) GetWindow() *MaintenanceWindow {
@@ -5457,7 +5587,7 @@ type DeleteMaintenanceWindow struct {
 
 func (x *DeleteMaintenanceWindow) Reset() {
 	*x = DeleteMaintenanceWindow{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[57]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5469,7 +5599,7 @@ func (x *DeleteMaintenanceWindow) String() string {
 func (*DeleteMaintenanceWindow) ProtoMessage() {}
 
 func (x *DeleteMaintenanceWindow) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[57]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5482,7 +5612,7 @@ func (x *DeleteMaintenanceWindow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteMaintenanceWindow.ProtoReflect.Descriptor instead.
 func (*DeleteMaintenanceWindow) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{57}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *DeleteMaintenanceWindow) GetAccountId() string {
@@ -5516,7 +5646,7 @@ type MarkAlive struct {
 
 func (x *MarkAlive) Reset() {
 	*x = MarkAlive{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[58]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5528,7 +5658,7 @@ func (x *MarkAlive) String() string {
 func (*MarkAlive) ProtoMessage() {}
 
 func (x *MarkAlive) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[58]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5541,7 +5671,7 @@ func (x *MarkAlive) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MarkAlive.ProtoReflect.Descriptor instead.
 func (*MarkAlive) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{58}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *MarkAlive) GetTermStart() bool {
@@ -5569,7 +5699,7 @@ type RegionAccount struct {
 
 func (x *RegionAccount) Reset() {
 	*x = RegionAccount{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[59]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5581,7 +5711,7 @@ func (x *RegionAccount) String() string {
 func (*RegionAccount) ProtoMessage() {}
 
 func (x *RegionAccount) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[59]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5594,7 +5724,7 @@ func (x *RegionAccount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegionAccount.ProtoReflect.Descriptor instead.
 func (*RegionAccount) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{59}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *RegionAccount) GetAccountId() string {
@@ -5628,7 +5758,7 @@ type QuotaStatus struct {
 
 func (x *QuotaStatus) Reset() {
 	*x = QuotaStatus{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[60]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5640,7 +5770,7 @@ func (x *QuotaStatus) String() string {
 func (*QuotaStatus) ProtoMessage() {}
 
 func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[60]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5653,7 +5783,7 @@ func (x *QuotaStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuotaStatus.ProtoReflect.Descriptor instead.
 func (*QuotaStatus) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{60}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *QuotaStatus) GetState() string {
@@ -5702,7 +5832,7 @@ type EventResult struct {
 
 func (x *EventResult) Reset() {
 	*x = EventResult{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[61]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5714,7 +5844,7 @@ func (x *EventResult) String() string {
 func (*EventResult) ProtoMessage() {}
 
 func (x *EventResult) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[61]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5727,7 +5857,7 @@ func (x *EventResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EventResult.ProtoReflect.Descriptor instead.
 func (*EventResult) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{61}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *EventResult) GetOutcome() EventOutcome {
@@ -5789,14 +5919,17 @@ type Result struct {
 	// deleted.
 	Deleted int64 `protobuf:"varint,161,opt,name=deleted,proto3" json:"deleted,omitempty"`
 	// pruned says what a PruneEvents deleted, by kind.
-	Pruned        *PruneCounts `protobuf:"bytes,1250,opt,name=pruned,proto3" json:"pruned,omitempty"`
+	Pruned *PruneCounts `protobuf:"bytes,1250,opt,name=pruned,proto3" json:"pruned,omitempty"`
+	// items holds one result per deadline of a FireDeadlines, or per record
+	// of a RecordDeliveries, in order.
+	Items         []*Result `protobuf:"bytes,2870,rep,name=items,proto3" json:"items,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Result) Reset() {
 	*x = Result{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[62]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5808,7 +5941,7 @@ func (x *Result) String() string {
 func (*Result) ProtoMessage() {}
 
 func (x *Result) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[62]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5821,7 +5954,7 @@ func (x *Result) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Result.ProtoReflect.Descriptor instead.
 func (*Result) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{62}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *Result) GetStatus() Status {
@@ -5880,6 +6013,13 @@ func (x *Result) GetPruned() *PruneCounts {
 	return nil
 }
 
+func (x *Result) GetItems() []*Result {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
 // PruneCounts are the records one PruneEvents entry deleted, by kind.
 type PruneCounts struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -5901,7 +6041,7 @@ type PruneCounts struct {
 
 func (x *PruneCounts) Reset() {
 	*x = PruneCounts{}
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[63]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5913,7 +6053,7 @@ func (x *PruneCounts) String() string {
 func (*PruneCounts) ProtoMessage() {}
 
 func (x *PruneCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_lookout_raft_v1_command_proto_msgTypes[63]
+	mi := &file_lookout_raft_v1_command_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5926,7 +6066,7 @@ func (x *PruneCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PruneCounts.ProtoReflect.Descriptor instead.
 func (*PruneCounts) Descriptor() ([]byte, []int) {
-	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{63}
+	return file_lookout_raft_v1_command_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *PruneCounts) GetRequestIds() int64 {
@@ -5968,7 +6108,7 @@ var File_lookout_raft_v1_command_proto protoreflect.FileDescriptor
 
 const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\n" +
-	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xbb\x18\n" +
+	"\x1dlookout/raft/v1/command.proto\x12\x0flookout.raft.v1\"\xd6\x19\n" +
 	"\aCommand\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\rR\aversion\x12\x1d\n" +
 	"\n" +
@@ -5991,7 +6131,9 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\fput_monitors\x18\x13 \x01(\v2\x1c.lookout.raft.v1.PutMonitorsH\x00R\vputMonitors\x12G\n" +
 	"\x0ecreate_channel\x18\x14 \x01(\v2\x1e.lookout.raft.v1.CreateChannelH\x00R\rcreateChannel\x12D\n" +
 	"\rfire_deadline\x18\x15 \x01(\v2\x1d.lookout.raft.v1.FireDeadlineH\x00R\ffireDeadline\x12J\n" +
-	"\x0frecord_delivery\x18\x16 \x01(\v2\x1f.lookout.raft.v1.RecordDeliveryH\x00R\x0erecordDelivery\x12Q\n" +
+	"\x0frecord_delivery\x18\x16 \x01(\v2\x1f.lookout.raft.v1.RecordDeliveryH\x00R\x0erecordDelivery\x12G\n" +
+	"\x0efire_deadlines\x18\x17 \x01(\v2\x1e.lookout.raft.v1.FireDeadlinesH\x00R\rfireDeadlines\x12P\n" +
+	"\x11record_deliveries\x18\x18 \x01(\v2!.lookout.raft.v1.RecordDeliveriesH\x00R\x10recordDeliveries\x12Q\n" +
 	"\x11record_executions\x18\xc8\x01 \x01(\v2!.lookout.raft.v1.RecordExecutionsH\x00R\x10recordExecutions\x12B\n" +
 	"\fprune_alerts\x18\x8c\x01 \x01(\v2\x1c.lookout.raft.v1.PruneAlertsH\x00R\vpruneAlerts\x12R\n" +
 	"\x12revoke_agent_token\x18\xd2\x01 \x01(\v2!.lookout.raft.v1.RevokeAgentTokenH\x00R\x10revokeAgentToken\x12O\n" +
@@ -6323,7 +6465,9 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12!\n" +
 	"\fmonitor_uuid\x18\x02 \x01(\tR\vmonitorUuid\x12\x12\n" +
 	"\x04kind\x18\x03 \x01(\tR\x04kind\x12\x1e\n" +
-	"\vdue_unix_ms\x18\x04 \x01(\x03R\tdueUnixMs\"\xe1\x01\n" +
+	"\vdue_unix_ms\x18\x04 \x01(\x03R\tdueUnixMs\"L\n" +
+	"\rFireDeadlines\x12;\n" +
+	"\tdeadlines\x18\x01 \x03(\v2\x1d.lookout.raft.v1.FireDeadlineR\tdeadlines\"\xe1\x01\n" +
 	"\x0eRecordDelivery\x12\x19\n" +
 	"\balert_id\x18\x01 \x01(\tR\aalertId\x12\x1f\n" +
 	"\vchannel_ref\x18\x02 \x01(\tR\n" +
@@ -6332,7 +6476,9 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x05error\x18\x04 \x01(\tR\x05error\x12'\n" +
 	"\x10next_try_unix_ms\x18\x05 \x01(\x03R\rnextTryUnixMs\x12\x17\n" +
 	"\agive_up\x18\x06 \x01(\bR\x06giveUp\x12\x1d\n" +
-	"\tpermanent\x18\x84\x02 \x01(\bR\tpermanent\"w\n" +
+	"\tpermanent\x18\x84\x02 \x01(\bR\tpermanent\"M\n" +
+	"\x10RecordDeliveries\x129\n" +
+	"\arecords\x18\x01 \x03(\v2\x1f.lookout.raft.v1.RecordDeliveryR\arecords\"w\n" +
 	"\x10RecordExecutions\x12:\n" +
 	"\n" +
 	"executions\x18\x01 \x03(\v2\x1a.lookout.raft.v1.ExecutionR\n" +
@@ -6465,7 +6611,7 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x05quota\x18\x02 \x01(\v2\x1c.lookout.raft.v1.QuotaStatusR\x05quota\x12!\n" +
 	"\fmonitor_uuid\x18\x03 \x01(\tR\vmonitorUuid\x12\x15\n" +
 	"\x05error\x18\xd2\x01 \x01(\tR\x05error\x12\x19\n" +
-	"\acreated\x18\xe2\t \x01(\bR\acreated\"\x9c\x02\n" +
+	"\acreated\x18\xe2\t \x01(\bR\acreated\"\xcc\x02\n" +
 	"\x06Result\x12/\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x17.lookout.raft.v1.StatusR\x06status\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x124\n" +
@@ -6474,7 +6620,8 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"\x05entry\x18\x05 \x01(\x03R\x05entry\x12\x15\n" +
 	"\x05stale\x18\xa0\x01 \x01(\bR\x05stale\x12\x19\n" +
 	"\adeleted\x18\xa1\x01 \x01(\x03R\adeleted\x125\n" +
-	"\x06pruned\x18\xe2\t \x01(\v2\x1c.lookout.raft.v1.PruneCountsR\x06pruned\"\x96\x01\n" +
+	"\x06pruned\x18\xe2\t \x01(\v2\x1c.lookout.raft.v1.PruneCountsR\x06pruned\x12.\n" +
+	"\x05items\x18\xb6\x16 \x03(\v2\x17.lookout.raft.v1.ResultR\x05items\"\x96\x01\n" +
 	"\vPruneCounts\x12\x1f\n" +
 	"\vrequest_ids\x18\x01 \x01(\x03R\n" +
 	"requestIds\x12\x1b\n" +
@@ -6516,7 +6663,7 @@ func file_lookout_raft_v1_command_proto_rawDescGZIP() []byte {
 }
 
 var file_lookout_raft_v1_command_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 64)
+var file_lookout_raft_v1_command_proto_msgTypes = make([]protoimpl.MessageInfo, 66)
 var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(KeyType)(0),                    // 0: lookout.raft.v1.KeyType
 	(EventOutcome)(0),               // 1: lookout.raft.v1.EventOutcome
@@ -6562,29 +6709,31 @@ var file_lookout_raft_v1_command_proto_goTypes = []any{
 	(*UpdateNotificationGroup)(nil), // 41: lookout.raft.v1.UpdateNotificationGroup
 	(*DeleteNotificationGroup)(nil), // 42: lookout.raft.v1.DeleteNotificationGroup
 	(*FireDeadline)(nil),            // 43: lookout.raft.v1.FireDeadline
-	(*RecordDelivery)(nil),          // 44: lookout.raft.v1.RecordDelivery
-	(*RecordExecutions)(nil),        // 45: lookout.raft.v1.RecordExecutions
-	(*Execution)(nil),               // 46: lookout.raft.v1.Execution
-	(*ExecutionTCP)(nil),            // 47: lookout.raft.v1.ExecutionTCP
-	(*ExecutionDNS)(nil),            // 48: lookout.raft.v1.ExecutionDNS
-	(*ExecutionHTTP)(nil),           // 49: lookout.raft.v1.ExecutionHTTP
-	(*ExecutionSSL)(nil),            // 50: lookout.raft.v1.ExecutionSSL
-	(*PruneAlerts)(nil),             // 51: lookout.raft.v1.PruneAlerts
-	(*RecordAgentSeen)(nil),         // 52: lookout.raft.v1.RecordAgentSeen
-	(*SetRegionState)(nil),          // 53: lookout.raft.v1.SetRegionState
-	(*ForgetAgents)(nil),            // 54: lookout.raft.v1.ForgetAgents
-	(*PauseMonitor)(nil),            // 55: lookout.raft.v1.PauseMonitor
-	(*JudgeAfresh)(nil),             // 56: lookout.raft.v1.JudgeAfresh
-	(*MaintenanceWindow)(nil),       // 57: lookout.raft.v1.MaintenanceWindow
-	(*WindowMatch)(nil),             // 58: lookout.raft.v1.WindowMatch
-	(*PutMaintenanceWindow)(nil),    // 59: lookout.raft.v1.PutMaintenanceWindow
-	(*DeleteMaintenanceWindow)(nil), // 60: lookout.raft.v1.DeleteMaintenanceWindow
-	(*MarkAlive)(nil),               // 61: lookout.raft.v1.MarkAlive
-	(*RegionAccount)(nil),           // 62: lookout.raft.v1.RegionAccount
-	(*QuotaStatus)(nil),             // 63: lookout.raft.v1.QuotaStatus
-	(*EventResult)(nil),             // 64: lookout.raft.v1.EventResult
-	(*Result)(nil),                  // 65: lookout.raft.v1.Result
-	(*PruneCounts)(nil),             // 66: lookout.raft.v1.PruneCounts
+	(*FireDeadlines)(nil),           // 44: lookout.raft.v1.FireDeadlines
+	(*RecordDelivery)(nil),          // 45: lookout.raft.v1.RecordDelivery
+	(*RecordDeliveries)(nil),        // 46: lookout.raft.v1.RecordDeliveries
+	(*RecordExecutions)(nil),        // 47: lookout.raft.v1.RecordExecutions
+	(*Execution)(nil),               // 48: lookout.raft.v1.Execution
+	(*ExecutionTCP)(nil),            // 49: lookout.raft.v1.ExecutionTCP
+	(*ExecutionDNS)(nil),            // 50: lookout.raft.v1.ExecutionDNS
+	(*ExecutionHTTP)(nil),           // 51: lookout.raft.v1.ExecutionHTTP
+	(*ExecutionSSL)(nil),            // 52: lookout.raft.v1.ExecutionSSL
+	(*PruneAlerts)(nil),             // 53: lookout.raft.v1.PruneAlerts
+	(*RecordAgentSeen)(nil),         // 54: lookout.raft.v1.RecordAgentSeen
+	(*SetRegionState)(nil),          // 55: lookout.raft.v1.SetRegionState
+	(*ForgetAgents)(nil),            // 56: lookout.raft.v1.ForgetAgents
+	(*PauseMonitor)(nil),            // 57: lookout.raft.v1.PauseMonitor
+	(*JudgeAfresh)(nil),             // 58: lookout.raft.v1.JudgeAfresh
+	(*MaintenanceWindow)(nil),       // 59: lookout.raft.v1.MaintenanceWindow
+	(*WindowMatch)(nil),             // 60: lookout.raft.v1.WindowMatch
+	(*PutMaintenanceWindow)(nil),    // 61: lookout.raft.v1.PutMaintenanceWindow
+	(*DeleteMaintenanceWindow)(nil), // 62: lookout.raft.v1.DeleteMaintenanceWindow
+	(*MarkAlive)(nil),               // 63: lookout.raft.v1.MarkAlive
+	(*RegionAccount)(nil),           // 64: lookout.raft.v1.RegionAccount
+	(*QuotaStatus)(nil),             // 65: lookout.raft.v1.QuotaStatus
+	(*EventResult)(nil),             // 66: lookout.raft.v1.EventResult
+	(*Result)(nil),                  // 67: lookout.raft.v1.Result
+	(*PruneCounts)(nil),             // 68: lookout.raft.v1.PruneCounts
 }
 var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	4,  // 0: lookout.raft.v1.Command.actor:type_name -> lookout.raft.v1.Actor
@@ -6600,67 +6749,72 @@ var file_lookout_raft_v1_command_proto_depIdxs = []int32{
 	37, // 10: lookout.raft.v1.Command.put_monitors:type_name -> lookout.raft.v1.PutMonitors
 	38, // 11: lookout.raft.v1.Command.create_channel:type_name -> lookout.raft.v1.CreateChannel
 	43, // 12: lookout.raft.v1.Command.fire_deadline:type_name -> lookout.raft.v1.FireDeadline
-	44, // 13: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
-	45, // 14: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
-	51, // 15: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
-	26, // 16: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
-	52, // 17: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
-	53, // 18: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
-	54, // 19: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
-	10, // 20: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
-	11, // 21: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
-	39, // 22: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
-	40, // 23: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
-	41, // 24: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
-	42, // 25: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
-	18, // 26: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
-	19, // 27: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
-	23, // 28: lookout.raft.v1.Command.record_key_used:type_name -> lookout.raft.v1.RecordKeyUsed
-	55, // 29: lookout.raft.v1.Command.pause_monitor:type_name -> lookout.raft.v1.PauseMonitor
-	56, // 30: lookout.raft.v1.Command.judge_afresh:type_name -> lookout.raft.v1.JudgeAfresh
-	59, // 31: lookout.raft.v1.Command.put_maintenance_window:type_name -> lookout.raft.v1.PutMaintenanceWindow
-	60, // 32: lookout.raft.v1.Command.delete_maintenance_window:type_name -> lookout.raft.v1.DeleteMaintenanceWindow
-	61, // 33: lookout.raft.v1.Command.mark_alive:type_name -> lookout.raft.v1.MarkAlive
-	12, // 34: lookout.raft.v1.Command.add_user:type_name -> lookout.raft.v1.AddUser
-	13, // 35: lookout.raft.v1.Command.update_user:type_name -> lookout.raft.v1.UpdateUser
-	14, // 36: lookout.raft.v1.Command.remove_user:type_name -> lookout.raft.v1.RemoveUser
-	15, // 37: lookout.raft.v1.Command.create_invite:type_name -> lookout.raft.v1.CreateInvite
-	16, // 38: lookout.raft.v1.Command.accept_invite:type_name -> lookout.raft.v1.AcceptInvite
-	17, // 39: lookout.raft.v1.Command.revoke_invite:type_name -> lookout.raft.v1.RevokeInvite
-	5,  // 40: lookout.raft.v1.Command.record_sign_in:type_name -> lookout.raft.v1.RecordSignIn
-	0,  // 41: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
-	6,  // 42: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
-	7,  // 43: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
-	7,  // 44: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
-	6,  // 45: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
-	20, // 46: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
-	7,  // 47: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
-	28, // 48: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
-	32, // 49: lookout.raft.v1.CheckConfig.headers:type_name -> lookout.raft.v1.HTTPHeader
-	33, // 50: lookout.raft.v1.CheckConfig.basic_auth:type_name -> lookout.raft.v1.HTTPBasicAuth
-	34, // 51: lookout.raft.v1.CheckConfig.json_path:type_name -> lookout.raft.v1.JSONPathAssertion
-	31, // 52: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
-	36, // 53: lookout.raft.v1.MonitorSpec.depends_on:type_name -> lookout.raft.v1.Dependency
-	35, // 54: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
-	35, // 55: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
-	46, // 56: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
-	49, // 57: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
-	50, // 58: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
-	47, // 59: lookout.raft.v1.Execution.tcp:type_name -> lookout.raft.v1.ExecutionTCP
-	48, // 60: lookout.raft.v1.Execution.dns:type_name -> lookout.raft.v1.ExecutionDNS
-	62, // 61: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
-	58, // 62: lookout.raft.v1.MaintenanceWindow.match:type_name -> lookout.raft.v1.WindowMatch
-	57, // 63: lookout.raft.v1.PutMaintenanceWindow.window:type_name -> lookout.raft.v1.MaintenanceWindow
-	1,  // 64: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
-	63, // 65: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
-	2,  // 66: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
-	64, // 67: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
-	66, // 68: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
-	69, // [69:69] is the sub-list for method output_type
-	69, // [69:69] is the sub-list for method input_type
-	69, // [69:69] is the sub-list for extension type_name
-	69, // [69:69] is the sub-list for extension extendee
-	0,  // [0:69] is the sub-list for field type_name
+	45, // 13: lookout.raft.v1.Command.record_delivery:type_name -> lookout.raft.v1.RecordDelivery
+	44, // 14: lookout.raft.v1.Command.fire_deadlines:type_name -> lookout.raft.v1.FireDeadlines
+	46, // 15: lookout.raft.v1.Command.record_deliveries:type_name -> lookout.raft.v1.RecordDeliveries
+	47, // 16: lookout.raft.v1.Command.record_executions:type_name -> lookout.raft.v1.RecordExecutions
+	53, // 17: lookout.raft.v1.Command.prune_alerts:type_name -> lookout.raft.v1.PruneAlerts
+	26, // 18: lookout.raft.v1.Command.revoke_agent_token:type_name -> lookout.raft.v1.RevokeAgentToken
+	54, // 19: lookout.raft.v1.Command.record_agent_seen:type_name -> lookout.raft.v1.RecordAgentSeen
+	55, // 20: lookout.raft.v1.Command.set_region_state:type_name -> lookout.raft.v1.SetRegionState
+	56, // 21: lookout.raft.v1.Command.forget_agents:type_name -> lookout.raft.v1.ForgetAgents
+	10, // 22: lookout.raft.v1.Command.set_password:type_name -> lookout.raft.v1.SetPassword
+	11, // 23: lookout.raft.v1.Command.end_session:type_name -> lookout.raft.v1.EndSession
+	39, // 24: lookout.raft.v1.Command.update_channel:type_name -> lookout.raft.v1.UpdateChannel
+	40, // 25: lookout.raft.v1.Command.delete_channel:type_name -> lookout.raft.v1.DeleteChannel
+	41, // 26: lookout.raft.v1.Command.update_notification_group:type_name -> lookout.raft.v1.UpdateNotificationGroup
+	42, // 27: lookout.raft.v1.Command.delete_notification_group:type_name -> lookout.raft.v1.DeleteNotificationGroup
+	18, // 28: lookout.raft.v1.Command.set_badge_key:type_name -> lookout.raft.v1.SetBadgeKey
+	19, // 29: lookout.raft.v1.Command.put_status_page:type_name -> lookout.raft.v1.PutStatusPage
+	23, // 30: lookout.raft.v1.Command.record_key_used:type_name -> lookout.raft.v1.RecordKeyUsed
+	57, // 31: lookout.raft.v1.Command.pause_monitor:type_name -> lookout.raft.v1.PauseMonitor
+	58, // 32: lookout.raft.v1.Command.judge_afresh:type_name -> lookout.raft.v1.JudgeAfresh
+	61, // 33: lookout.raft.v1.Command.put_maintenance_window:type_name -> lookout.raft.v1.PutMaintenanceWindow
+	62, // 34: lookout.raft.v1.Command.delete_maintenance_window:type_name -> lookout.raft.v1.DeleteMaintenanceWindow
+	63, // 35: lookout.raft.v1.Command.mark_alive:type_name -> lookout.raft.v1.MarkAlive
+	12, // 36: lookout.raft.v1.Command.add_user:type_name -> lookout.raft.v1.AddUser
+	13, // 37: lookout.raft.v1.Command.update_user:type_name -> lookout.raft.v1.UpdateUser
+	14, // 38: lookout.raft.v1.Command.remove_user:type_name -> lookout.raft.v1.RemoveUser
+	15, // 39: lookout.raft.v1.Command.create_invite:type_name -> lookout.raft.v1.CreateInvite
+	16, // 40: lookout.raft.v1.Command.accept_invite:type_name -> lookout.raft.v1.AcceptInvite
+	17, // 41: lookout.raft.v1.Command.revoke_invite:type_name -> lookout.raft.v1.RevokeInvite
+	5,  // 42: lookout.raft.v1.Command.record_sign_in:type_name -> lookout.raft.v1.RecordSignIn
+	0,  // 43: lookout.raft.v1.Key.type:type_name -> lookout.raft.v1.KeyType
+	6,  // 44: lookout.raft.v1.CreateAccount.plan:type_name -> lookout.raft.v1.Plan
+	7,  // 45: lookout.raft.v1.CreateAccount.ingest_key:type_name -> lookout.raft.v1.Key
+	7,  // 46: lookout.raft.v1.CreateAccount.management_key:type_name -> lookout.raft.v1.Key
+	6,  // 47: lookout.raft.v1.SetPlan.plan:type_name -> lookout.raft.v1.Plan
+	20, // 48: lookout.raft.v1.PutStatusPage.match:type_name -> lookout.raft.v1.StatusPageMatch
+	7,  // 49: lookout.raft.v1.CreateKey.key:type_name -> lookout.raft.v1.Key
+	28, // 50: lookout.raft.v1.IngestBatch.events:type_name -> lookout.raft.v1.Event
+	32, // 51: lookout.raft.v1.CheckConfig.headers:type_name -> lookout.raft.v1.HTTPHeader
+	33, // 52: lookout.raft.v1.CheckConfig.basic_auth:type_name -> lookout.raft.v1.HTTPBasicAuth
+	34, // 53: lookout.raft.v1.CheckConfig.json_path:type_name -> lookout.raft.v1.JSONPathAssertion
+	31, // 54: lookout.raft.v1.MonitorSpec.config:type_name -> lookout.raft.v1.CheckConfig
+	36, // 55: lookout.raft.v1.MonitorSpec.depends_on:type_name -> lookout.raft.v1.Dependency
+	35, // 56: lookout.raft.v1.PutMonitors.creates:type_name -> lookout.raft.v1.MonitorSpec
+	35, // 57: lookout.raft.v1.PutMonitors.updates:type_name -> lookout.raft.v1.MonitorSpec
+	43, // 58: lookout.raft.v1.FireDeadlines.deadlines:type_name -> lookout.raft.v1.FireDeadline
+	45, // 59: lookout.raft.v1.RecordDeliveries.records:type_name -> lookout.raft.v1.RecordDelivery
+	48, // 60: lookout.raft.v1.RecordExecutions.executions:type_name -> lookout.raft.v1.Execution
+	51, // 61: lookout.raft.v1.Execution.http:type_name -> lookout.raft.v1.ExecutionHTTP
+	52, // 62: lookout.raft.v1.Execution.ssl:type_name -> lookout.raft.v1.ExecutionSSL
+	49, // 63: lookout.raft.v1.Execution.tcp:type_name -> lookout.raft.v1.ExecutionTCP
+	50, // 64: lookout.raft.v1.Execution.dns:type_name -> lookout.raft.v1.ExecutionDNS
+	64, // 65: lookout.raft.v1.SetRegionState.accounts:type_name -> lookout.raft.v1.RegionAccount
+	60, // 66: lookout.raft.v1.MaintenanceWindow.match:type_name -> lookout.raft.v1.WindowMatch
+	59, // 67: lookout.raft.v1.PutMaintenanceWindow.window:type_name -> lookout.raft.v1.MaintenanceWindow
+	1,  // 68: lookout.raft.v1.EventResult.outcome:type_name -> lookout.raft.v1.EventOutcome
+	65, // 69: lookout.raft.v1.EventResult.quota:type_name -> lookout.raft.v1.QuotaStatus
+	2,  // 70: lookout.raft.v1.Result.status:type_name -> lookout.raft.v1.Status
+	66, // 71: lookout.raft.v1.Result.events:type_name -> lookout.raft.v1.EventResult
+	68, // 72: lookout.raft.v1.Result.pruned:type_name -> lookout.raft.v1.PruneCounts
+	67, // 73: lookout.raft.v1.Result.items:type_name -> lookout.raft.v1.Result
+	74, // [74:74] is the sub-list for method output_type
+	74, // [74:74] is the sub-list for method input_type
+	74, // [74:74] is the sub-list for extension type_name
+	74, // [74:74] is the sub-list for extension extendee
+	0,  // [0:74] is the sub-list for field type_name
 }
 
 func init() { file_lookout_raft_v1_command_proto_init() }
@@ -6682,6 +6836,8 @@ func file_lookout_raft_v1_command_proto_init() {
 		(*Command_CreateChannel)(nil),
 		(*Command_FireDeadline)(nil),
 		(*Command_RecordDelivery)(nil),
+		(*Command_FireDeadlines)(nil),
+		(*Command_RecordDeliveries)(nil),
 		(*Command_RecordExecutions)(nil),
 		(*Command_PruneAlerts)(nil),
 		(*Command_RevokeAgentToken)(nil),
@@ -6714,14 +6870,14 @@ func file_lookout_raft_v1_command_proto_init() {
 	file_lookout_raft_v1_command_proto_msgTypes[25].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[28].OneofWrappers = []any{}
 	file_lookout_raft_v1_command_proto_msgTypes[32].OneofWrappers = []any{}
-	file_lookout_raft_v1_command_proto_msgTypes[60].OneofWrappers = []any{}
+	file_lookout_raft_v1_command_proto_msgTypes[62].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_lookout_raft_v1_command_proto_rawDesc), len(file_lookout_raft_v1_command_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   64,
+			NumMessages:   66,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
