@@ -13,19 +13,27 @@ import (
 	"lookout/internal/pingstate"
 )
 
-// commands records the deadlines of each FireDeadlines the engine proposes.
+// commands records the deadlines of each FireDeadlines the engine proposes,
+// and the most of them it had in flight at once.
 type commands struct {
-	h     *harness
-	mu    sync.Mutex
-	sizes []int
+	h                  *harness
+	mu                 sync.Mutex
+	sizes              []int
+	flying, mostFlying int
 }
 
 func (c *commands) Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, error) {
-	if fd := cmd.GetFireDeadlines(); fd != nil {
-		c.mu.Lock()
-		c.sizes = append(c.sizes, len(fd.GetDeadlines()))
-		c.mu.Unlock()
+	fd := cmd.GetFireDeadlines()
+	if fd == nil {
+		return c.h.cluster.Apply(ctx, cmd) // the alive marks: not the deadlines' commands
 	}
+	c.mu.Lock()
+	c.sizes = append(c.sizes, len(fd.GetDeadlines()))
+	c.flying++
+	c.mostFlying = max(c.mostFlying, c.flying)
+	c.mu.Unlock()
+	time.Sleep(time.Millisecond) // raft's round trip: the next commands queue meanwhile
+	defer func() { c.mu.Lock(); c.flying--; c.mu.Unlock() }()
 	return c.h.cluster.Apply(ctx, cmd)
 }
 
@@ -62,6 +70,9 @@ func TestDeadlinesDueTogetherShareCommands(t *testing.T) {
 			t.Fatalf("a command of %d deadlines: %v", size, c.sizes)
 		}
 		total += size
+	}
+	if c.mostFlying > 2 {
+		t.Fatalf("%d commands in flight at once, MaxInFlight 2", c.mostFlying)
 	}
 	if total != n || len(c.sizes) >= n/2 {
 		t.Fatalf("%d deadlines in %d commands (%v): want %d in a few", total, len(c.sizes), c.sizes, n)

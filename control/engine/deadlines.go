@@ -312,10 +312,17 @@ func (t *term) schedule(k monKey, m *statev1.Monitor) {
 // deadline (a window or a dependency over) as a JudgeAfresh of its own.
 func (t *term) fire(ctx context.Context, now time.Time, results chan<- fired, wg *sync.WaitGroup) {
 	var batch []item
-	for t.proposals < t.d.o.MaxInFlight {
+	for {
 		it, ok := t.heap.peek()
 		if !ok || it.due > now.UnixMilli() {
 			break
+		}
+		// A deadline joins the batch under way; a new command needs a
+		// free place beside it.
+		if len(batch) == 0 || it.kind == kindQuiet {
+			if t.proposals+min(len(batch), 1) >= t.d.o.MaxInFlight {
+				break
+			}
 		}
 		t.heap.pop()
 		t.inFlight[slot{it.id, it.kind}] = it.due
