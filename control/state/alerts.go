@@ -172,21 +172,9 @@ func route(txn *badger.Txn, values *valueCache, m *statev1.Monitor) ([]*statev1.
 const MaxRecordDeliveries = 16
 
 // applyRecordDeliveries applies records in order, each as
-// applyRecordDelivery would alone, and returns their results as the items
-// of an OK result.
+// applyRecordDelivery would alone (applyEach).
 func applyRecordDeliveries(txn *badger.Txn, ctx applyCtx, c *raftv1.RecordDeliveries) (*raftv1.Result, error) {
-	if n := len(c.GetRecords()); n == 0 || n > MaxRecordDeliveries {
-		return invalid("record deliveries: 1 to %d records", MaxRecordDeliveries), nil
-	}
-	out := ok()
-	for _, r := range c.GetRecords() {
-		res, err := applyRecordDelivery(txn, ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		out.Items = append(out.Items, res)
-	}
-	return out, nil
+	return applyEach(txn, ctx, "record deliveries", c.GetRecords(), MaxRecordDeliveries, applyRecordDelivery)
 }
 
 // applyRecordDelivery records one delivery attempt and moves the

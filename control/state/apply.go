@@ -231,6 +231,25 @@ type applyCtx struct {
 	due *dueFloor
 }
 
+// applyEach applies the items of a batch command (1 to max of them) in
+// order, each with apply as its single command would be, a later one seeing
+// what an earlier one changed, and returns their results as the items of
+// an OK result. An item's refusal is its result; an error fails the entry.
+func applyEach[T any](txn *badger.Txn, ctx applyCtx, what string, items []T, max int, apply func(*badger.Txn, applyCtx, T) (*raftv1.Result, error)) (*raftv1.Result, error) {
+	if len(items) == 0 || len(items) > max {
+		return invalid("%s: 1 to %d items", what, max), nil
+	}
+	out := ok()
+	for _, item := range items {
+		res, err := apply(txn, ctx, item)
+		if err != nil {
+			return nil, err
+		}
+		out.Items = append(out.Items, res)
+	}
+	return out, nil
+}
+
 // dispatch calls the apply function of the command's type.
 func dispatch(txn *badger.Txn, ctx applyCtx, cmd *raftv1.Command) (*raftv1.Result, error) {
 	now := ctx.now

@@ -191,21 +191,9 @@ func applyFireDeadline(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadline) (*
 const MaxFireDeadlines = MaxJudgeAfresh
 
 // applyFireDeadlines applies deadlines in order, each as applyFireDeadline
-// would alone (a later one sees what an earlier one changed), and returns
-// their results as the items of an OK result.
+// would alone (applyEach).
 func applyFireDeadlines(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadlines) (*raftv1.Result, error) {
-	if n := len(c.GetDeadlines()); n == 0 || n > MaxFireDeadlines {
-		return invalid("fire deadlines: 1 to %d deadlines", MaxFireDeadlines), nil
-	}
-	out := ok()
-	for _, d := range c.GetDeadlines() {
-		res, err := applyFireDeadline(txn, ctx, d)
-		if err != nil {
-			return nil, err
-		}
-		out.Items = append(out.Items, res)
-	}
-	return out, nil
+	return applyEach(txn, ctx, "fire deadlines", c.GetDeadlines(), MaxFireDeadlines, applyFireDeadline)
 }
 
 // recordMissed adds the expected run that did not come to the monitor's
