@@ -46,7 +46,7 @@ func main() {
 	flag.IntVar(&c.conns, "conns", 64, "pings in flight at once for the deadline burst")
 	flag.IntVar(&c.pageRuns, "page-runs", 5, "GETs of the panel page on each node timed")
 	flag.StringVar(&c.catchup, "catchup", "snapshot", "how the emptied node catches up: snapshot (the state is saved and restored through the operator API first, so that it must install a snapshot) or log (whatever raft sends: the log while it is not compacted)")
-	flag.StringVar(&c.profileDir, "profile-dir", "", "write each node's heap profile after the load, and the leader's CPU profile during the deadline burst, into this directory")
+	flag.StringVar(&c.profileDir, "profile-dir", "", "write each node's heap profile after the load, and each node's CPU profile during the deadline burst (the leader's named so), into this directory")
 	flag.StringVar(&c.nodeEnv, "node-env", "", "environment variables added to the nodes', comma-separated (e.g. GOMEMLIMIT=1200MiB)")
 	flag.BoolVar(&c.deadlinesOnly, "deadlines-only", false, "after the load, measure the deadline burst only (to study it)")
 	flag.Parse()

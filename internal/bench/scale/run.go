@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"lookout/internal/bench"
 )
 
@@ -139,8 +141,8 @@ func rounded(ds []time.Duration) []time.Duration {
 	return out
 }
 
-// measureDeadlines runs the deadline burst, with the leader's CPU profile
-// beside it.
+// measureDeadlines runs the deadline burst, with each node's CPU profile
+// beside it (the leader's named so).
 func measureDeadlines(ctx context.Context, c config, cl *bench.Cluster, accts []account, recv *receiver, f *figures) error {
 	profiled := make(chan error, 1)
 	if leader, err := cl.Leader(ctx); c.profileDir != "" && err == nil {
@@ -148,7 +150,15 @@ func measureDeadlines(ctx context.Context, c config, cl *bench.Cluster, accts []
 			// The burst's deadlines fall at the start of the minute after
 			// the next one.
 			bench.Sleep(ctx, time.Until(time.Now().Truncate(time.Minute).Add(2*time.Minute)))
-			profiled <- cl.CPUProfile(ctx, leader, 20*time.Second, filepath.Join(c.profileDir, "cpu-leader-deadlines.pprof"))
+			var g errgroup.Group
+			for i := range c.nodes {
+				name := fmt.Sprintf("cpu-node%d-deadlines.pprof", i+1)
+				if i == leader {
+					name = "cpu-leader-deadlines.pprof"
+				}
+				g.Go(func() error { return cl.CPUProfile(ctx, i, 20*time.Second, filepath.Join(c.profileDir, name)) })
+			}
+			profiled <- g.Wait()
 		}()
 	} else {
 		profiled <- nil
