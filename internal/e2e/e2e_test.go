@@ -4,6 +4,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -21,6 +22,15 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	// The tests spend their time waiting on processes and schedules, not
+	// on this process's CPU: unless -parallel is given, run more of them at
+	// once than GOMAXPROCS (the default).
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		flag.Set("test.parallel", "8")
+	}
 	dir, err := os.MkdirTemp("", "lookout-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
