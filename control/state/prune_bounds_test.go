@@ -17,6 +17,7 @@ import (
 // most MaxPruneMonitors monitors and says max, so the leader proposes
 // again until all are gone.
 func TestPruneEventsOfManyMonitorsIsBounded(t *testing.T) {
+	t.Parallel() // heavy: overlaps the package's other heavy tests
 	for _, timeKeys := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ev-time keys=%v", timeKeys), func(t *testing.T) { pruneManyMonitors(t, timeKeys) })
 	}

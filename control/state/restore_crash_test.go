@@ -55,6 +55,7 @@ var bigStateOnce struct {
 // (cluster's catchUpFromSnapshot) instead of running on a half state; the
 // next restore brings it to the snapshot's state.
 func TestRestoreCrashMidwayDoesNotClaimTheSnapshot(t *testing.T) {
+	t.Parallel() // heavy: overlaps the package's other heavy tests
 	snap, index := bigState(t)
 	if bytes.Index(snap, keyApplied) > len(snap)/2 {
 		t.Fatal("meta:applied is not in the first half of the stream: the test does not exercise a late failure")
@@ -158,6 +159,7 @@ func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 // killed after, it has the snapshot's state. Either way the other
 // database is gone.
 func TestRestoreKilledAtEachStage(t *testing.T) {
+	t.Parallel() // heavy: overlaps the package's other heavy tests
 	snap, index := bigState(t)
 	snapFile := filepath.Join(t.TempDir(), "snapshot")
 	if err := os.WriteFile(snapFile, snap, 0o600); err != nil {
