@@ -4,7 +4,6 @@ package e2e
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -16,21 +15,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"lookout/internal/waittest"
 )
 
 // binary is the lookout binary built once for the package's tests.
 var binary string
 
 func TestMain(m *testing.M) {
-	// The tests spend their time waiting on processes and schedules, not
-	// on this process's CPU: unless -parallel is given, run more of them at
-	// once than GOMAXPROCS (the default).
-	flag.Parse()
-	explicit := false
-	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
-	if !explicit {
-		flag.Set("test.parallel", "8")
-	}
 	dir, err := os.MkdirTemp("", "lookout-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -43,7 +35,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build lookout:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := waittest.Main(m) // the tests wait on processes and schedules
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
