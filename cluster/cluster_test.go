@@ -69,6 +69,7 @@ func TestWriteOnFollowerIsForwardedAndReadableEverywhere(t *testing.T) {
 }
 
 func TestRetriedRequestIsAppliedOnce(t *testing.T) {
+	t.Parallel()
 	c := clustertest.NewCluster(t, 3)
 	id := uuid.NewString()
 	cmd := createAccount(id)
@@ -87,6 +88,7 @@ func TestRetriedRequestIsAppliedOnce(t *testing.T) {
 }
 
 func TestKillLeaderKeepsAcknowledgedWrites(t *testing.T) {
+	t.Parallel()
 	c := clustertest.NewCluster(t, 3)
 	var ids []string
 	for i := 0; i < 20; i++ {
@@ -113,6 +115,7 @@ func TestKillLeaderKeepsAcknowledgedWrites(t *testing.T) {
 }
 
 func TestLeaderTasksRunOnlyOnTheLeader(t *testing.T) {
+	t.Parallel()
 	type run struct {
 		node    int
 		stopped chan struct{}
@@ -161,6 +164,7 @@ func TestLeaderTasksRunOnlyOnTheLeader(t *testing.T) {
 // gets through, the leader's configuration (which added it as a voter)
 // reaches it and it has the cluster's data.
 func TestLateNodeJoinsAsVoterWithoutBootstrapping(t *testing.T) {
+	t.Parallel()
 	c := clustertest.NewCluster(t, 3)
 	id := uuid.NewString()
 	mustApply(t, c.Follower(), createAccount(id))

@@ -73,6 +73,7 @@ func applyEventually(t *testing.T, n *clustertest.Node, timeout time.Duration) {
 // and stops contacting it; after the cut heals, writes through it are
 // forwarded to the leader again and gossip is whole again.
 func TestGossipAndForwardingHealAfterLongPartition(t *testing.T) {
+	t.Parallel()
 	c := clustertest.NewCluster(t, 3)
 	leader := c.Leader(5 * time.Second)
 	p := c.Follower()
@@ -103,6 +104,7 @@ func TestGossipAndForwardingHealAfterLongPartition(t *testing.T) {
 // however short --remove-gone-after is, and writes through it are still
 // forwarded to the leader gossip no longer shows it.
 func TestVoterLostByGossipAloneIsKept(t *testing.T) {
+	t.Parallel()
 	c := clustertest.NewCluster(t, 3, clustertest.Options{Tune: func(i int, o *cluster.Options) {
 		o.RemoveGoneAfter = time.Second
 	}})
@@ -138,6 +140,7 @@ func TestVoterLostByGossipAloneIsKept(t *testing.T) {
 // before it has applied what it missed; /health's Healthy must not say yes
 // until it has applied everything the leader had applied.
 func TestRestartedFollowerIsNotHealthyUntilCaughtUp(t *testing.T) {
+	t.Parallel()
 	c := clustertest.NewCluster(t, 3)
 	f := c.Follower()
 	raftAddr := f.RaftAddr()

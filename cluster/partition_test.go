@@ -14,6 +14,7 @@ import (
 )
 
 func TestPartitionedLeaderNeverAcknowledgesAndClusterConverges(t *testing.T) {
+	t.Parallel()
 	c := clustertest.NewCluster(t, 3)
 	before := uuid.NewString()
 	mustApply(t, c.Follower(), createAccount(before))
@@ -65,6 +66,7 @@ func TestPartitionedLeaderNeverAcknowledgesAndClusterConverges(t *testing.T) {
 }
 
 func TestNodeDownDuringCompactionGetsSnapshot(t *testing.T) {
+	t.Parallel()
 	c := clustertest.NewCluster(t, 3, clustertest.Options{Tune: func(i int, o *cluster.Options) {
 		o.Raft.SnapshotThreshold = 20
 		o.Raft.SnapshotInterval = 100 * time.Millisecond
@@ -105,6 +107,7 @@ func TestNodeDownDuringCompactionGetsSnapshot(t *testing.T) {
 }
 
 func TestGoneServerIsRemovedAndRejoins(t *testing.T) {
+	t.Parallel()
 	c := clustertest.NewCluster(t, 3, clustertest.Options{Tune: func(i int, o *cluster.Options) {
 		o.RemoveGoneAfter = time.Second
 	}})

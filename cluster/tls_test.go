@@ -76,6 +76,7 @@ func TestMutualTLSClusterElectsAndForwards(t *testing.T) {
 }
 
 func TestNodeWithCertFromAnotherCAIsRefused(t *testing.T) {
+	t.Parallel()
 	ca := tlstest.NewCA(t, "cluster CA")
 	other := tlstest.NewCA(t, "another CA")
 	rogue := other.Certs(t, "rogue")

@@ -103,12 +103,14 @@ func checkIDs(n int) []string {
 // when one dies (no leave), the two others take exactly its checks, and
 // agree again.
 func TestDeadMemberChecksMove(t *testing.T) {
+	t.Parallel()
 	testMove(t, fast, 15*time.Second)
 }
 
 // TestDeadMemberChecksMoveTuned is the same with the timings the agent
 // really uses: the checks move within 15 s.
 func TestDeadMemberChecksMoveTuned(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("takes several seconds")
 	}
@@ -157,6 +159,7 @@ func testMove(t *testing.T, tune func(*memberlist.Config), within time.Duration)
 // TestLeaveMovesAtOnce: an agent that stops cleanly leaves, and the
 // others see it gone without waiting for the failure detector.
 func TestLeaveMovesAtOnce(t *testing.T) {
+	t.Parallel()
 	ps := pools(t, 2, nil)
 	if err := ps[1].Close(); err != nil {
 		t.Fatal(err)
@@ -167,6 +170,7 @@ func TestLeaveMovesAtOnce(t *testing.T) {
 // TestLateJoin: an agent whose join target is not up yet keeps trying and
 // meets it when it comes.
 func TestLateJoin(t *testing.T) {
+	t.Parallel()
 	a, err := region.New(region.Options{ID: "ag_a", GossipAddr: "127.0.0.1:0", SecretKey: key})
 	if err != nil {
 		t.Fatal(err)
@@ -191,6 +195,7 @@ func TestLateJoin(t *testing.T) {
 
 // TestRegionOfOne: without a gossip address the agent owns everything.
 func TestRegionOfOne(t *testing.T) {
+	t.Parallel()
 	p, err := region.New(region.Options{ID: "ag_1", Name: "edge"})
 	if err != nil {
 		t.Fatal(err)
@@ -212,6 +217,7 @@ func TestRegionOfOne(t *testing.T) {
 // TestOwnerStable: the rendezvous hash depends on the members only, not
 // their order, and adding a member only takes checks to it.
 func TestOwnerStable(t *testing.T) {
+	t.Parallel()
 	a, b, c := region.Member{ID: "ag_a"}, region.Member{ID: "ag_b"}, region.Member{ID: "ag_c"}
 	for _, id := range checkIDs(200) {
 		o := region.Owner(id, nil, []region.Member{a, b})
@@ -232,6 +238,7 @@ func TestOwnerStable(t *testing.T) {
 // does not meet them, and takes no check: the region's two agents still
 // own every check between them.
 func TestGossipKey(t *testing.T) {
+	t.Parallel()
 	other := []byte("fedcba9876543210fedcba9876543210")
 	a, err := region.New(region.Options{ID: "ag_a", GossipAddr: "127.0.0.1:0", SecretKey: key, TokenID: "tok", Config: fast})
 	if err != nil {
@@ -310,6 +317,7 @@ func TestGossipKey(t *testing.T) {
 // agents that take the new one one after the other stay in one pool, and
 // a newcomer with only the new key joins them.
 func TestKeyChange(t *testing.T) {
+	t.Parallel()
 	ps := pools(t, 2, fast)
 	next := []byte("fedcba9876543210fedcba9876543210")
 	for _, p := range ps {
@@ -332,6 +340,7 @@ func TestKeyChange(t *testing.T) {
 // serve its account, and all agree on which. A member that changes token
 // is placed by its new one.
 func TestPlacementByToken(t *testing.T) {
+	t.Parallel()
 	var ps []*region.Pool
 	for i, tok := range []string{"tok-a", "tok-all", "tok-all"} {
 		o := region.Options{ID: fmt.Sprintf("ag_%d", i), Name: fmt.Sprintf("edge-%d", i), GossipAddr: "127.0.0.1:0", Config: fast,

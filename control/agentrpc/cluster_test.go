@@ -19,6 +19,7 @@ import (
 // live changes arrive: a new check of the region, a disabled check
 // removed, a revoked key removed.
 func TestAssignmentsStream(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	mine, other := uuid.NewString(), uuid.NewString()
 	e.putCheck(t, mine, true, true, region, "us-1")
@@ -94,6 +95,7 @@ func TestAssignmentsStream(t *testing.T) {
 // the difference: nothing for items it holds at their version, the item
 // whose version changed, and the removal of one it should not hold.
 func TestAssignmentsHeldNotResent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a, b := uuid.NewString(), uuid.NewString()
 	e.putCheck(t, a, true, true, region)
@@ -135,6 +137,7 @@ func TestAssignmentsHeldNotResent(t *testing.T) {
 // stream on a follower with UNAUTHENTICATED within 5 s, and unary calls
 // are refused at once.
 func TestRevokedTokenIsCut(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	f := e.c.Follower()
 	c := client(f, e.token)
@@ -177,6 +180,7 @@ func TestRevokedTokenIsCut(t *testing.T) {
 // follower at once (a miss is checked after a consistent read), and a
 // heartbeat reaches Presence.
 func TestNewTokenOnFollower(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for i := range 5 {
 		token, id := e.newToken(t, fmt.Sprintf("r-%d", i))

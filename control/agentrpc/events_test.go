@@ -20,6 +20,7 @@ import (
 // every node holds each event once, with the token's region and the
 // agent's receipt time, in the order sent.
 func TestForwardEventsStoredOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	f := e.c.Follower()
 	c := client(f, e.token)
@@ -77,6 +78,7 @@ func TestForwardEventsStoredOnce(t *testing.T) {
 // API's rules (or was received before the agent's token was made) is
 // answered INVALID and the others are stored.
 func TestForwardEventsBounds(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := client(e.c.Leader(10*time.Second), e.token)
 	now := time.Now().UnixMilli()
@@ -133,6 +135,7 @@ func TestForwardEventsBounds(t *testing.T) {
 // another region, a disabled one, a gone one and a status that is not
 // final are refused one by one.
 func TestReportExecutions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	mine, other, off := uuid.NewString(), uuid.NewString(), uuid.NewString()
 	e.putCheck(t, mine, true, true, region)
@@ -189,6 +192,7 @@ func TestReportExecutions(t *testing.T) {
 // (through the other follower), and every node holds exactly one
 // check.failed naming both regions.
 func TestConfirmRegionsAcrossAgents(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	us, _ := e.newToken(t, "us-1")
 	e.apply(t, &raftv1.Command{Op: &raftv1.Command_CreateChannel{CreateChannel: &raftv1.CreateChannel{

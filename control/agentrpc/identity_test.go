@@ -17,6 +17,7 @@ import (
 // text) is refused with INVALID_ARGUMENT, a permanent error, and nothing
 // is reported to presence; a sound identity is recorded.
 func TestMalformedIdentityRefused(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{}
 	n := newOneNode(t, agentrpc.Options{Presence: rec}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -60,6 +61,7 @@ func TestMalformedIdentityRefused(t *testing.T) {
 // refused INVALID_ARGUMENT by every call that records its name, and
 // nothing of it is recorded; a name in any script is fine.
 func TestAgentNameBreakingTheRuleIsRefused(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{}
 	n := newOneNode(t, agentrpc.Options{Presence: rec}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

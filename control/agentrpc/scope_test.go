@@ -25,6 +25,7 @@ import (
 // key. A token of B made later is added to B's check on the streams that
 // hold it.
 func TestTokenOfAnAccountGetsOnlyItsAssignments(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	acctB, keyB := e.newAccount(t)
 	checkA, checkB := uuid.NewString(), uuid.NewString()
@@ -101,6 +102,7 @@ func TestTokenOfAnAccountGetsOnlyItsAssignments(t *testing.T) {
 // nothing of them is stored on any node, while A's event and execution
 // are. The token of every account forwards B's event.
 func TestTokenOfAnAccountCannotForwardAnother(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	acctB, keyB := e.newAccount(t)
 	checkA, checkB := uuid.NewString(), uuid.NewString()

@@ -25,6 +25,7 @@ func (c *countingState) AgentAssignments(region string, accounts []string) (*sta
 // TestStreamsOfARegionShareReadings: 20 streams of one region cost one
 // reading of the state to open and one per change, not one per stream.
 func TestStreamsOfARegionShareReadings(t *testing.T) {
+	t.Parallel()
 	var cs *countingState
 	n := newOneNode(t, agentrpc.Options{}, func(st *state.Store) agentrpc.State {
 		cs = &countingState{Store: st}

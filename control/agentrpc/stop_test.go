@@ -16,6 +16,7 @@ import (
 // the HTTP server's Shutdown wait for them, and records no "stream closed"
 // sighting that could land after the agent's reconnect elsewhere.
 func TestStopEndsStreams(t *testing.T) {
+	t.Parallel()
 	rec := &recorder{}
 	n := newOneNode(t, agentrpc.Options{Presence: rec}, nil)
 	svc, c, srv := n.svc, n.client, n.srv

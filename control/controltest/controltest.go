@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/hashicorp/go-hclog"
+	"golang.org/x/crypto/bcrypt"
 	"google.golang.org/protobuf/proto"
 
 	"lookout/cluster/clusterapi"
@@ -251,7 +252,7 @@ func NewServer(t testing.TB) *Server {
 	now := time.Date(2026, time.March, 15, 12, 30, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	c := NewCluster(store, clock)
-	api := admin.New(admin.Options{Cluster: c, State: store, Token: Token, Now: clock, Channels: Channels()})
+	api := admin.New(admin.Options{Cluster: c, State: store, Token: Token, Now: clock, Channels: Channels(), PasswordCost: bcrypt.MinCost})
 	mux := http.NewServeMux()
 	api.Register(mux)
 	srv := httptest.NewServer(mux)

@@ -90,6 +90,7 @@ func storedIDs(t *testing.T, n *clustertest.Node, acct string, monitors []string
 }
 
 func TestPingsToAFollowerAreDurableOnEveryNode(t *testing.T) {
+	t.Parallel()
 	c, acct, key := newIngestCluster(t)
 	f := c.Follower()
 	// Keys are checked against the node's own copy of the state: wait until
@@ -117,6 +118,7 @@ func TestPingsToAFollowerAreDurableOnEveryNode(t *testing.T) {
 }
 
 func TestLeaderKillDuringPingStreamLosesNoAcknowledgedPing(t *testing.T) {
+	t.Parallel()
 	c, acct, key := newIngestCluster(t)
 	monitors := []string{"m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7"}
 	var (

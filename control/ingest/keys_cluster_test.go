@@ -57,6 +57,7 @@ func pingStatus(ctx context.Context, base, key, monitor, eventID string) (int, e
 // follower that has not applied the revocation yet (the state machine
 // checks the key again when it applies the batch).
 func TestRevokedKeyIsRefusedByEveryNode(t *testing.T) {
+	t.Parallel()
 	c, acct, _ := newIngestCluster(t)
 	leader := c.Leader(5 * time.Second)
 	var followers []*clustertest.Node
@@ -143,6 +144,7 @@ func TestRevokedKeyIsRefusedByEveryNode(t *testing.T) {
 // answer 401 to the valid key, on the Ingest API or the Management API: it
 // checks the key with the leader first.
 func TestCatchingUpFollowerKnowsNewKeys(t *testing.T) {
+	t.Parallel()
 	c := clustertest.NewCluster(t, 3, clustertest.Options{
 		Serve: func(n *cluster.Node, mux *http.ServeMux) func() {
 			api := ingest.New(ingest.Options{Health: n, Cluster: n, State: clustertest.StateOf(n), RetentionCount: 100})

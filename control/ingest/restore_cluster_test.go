@@ -24,6 +24,7 @@ import (
 // through it: every read finds the account, its key and its monitors,
 // every ping is answered 200, and no node crashes.
 func TestFollowerInstallingSnapshotsKeepsServing(t *testing.T) {
+	t.Parallel()
 	c, acct, key := newIngestCluster(t)
 	leader := c.Leader(5 * time.Second)
 	monitors := []string{"keep", "m1", "m2", "m3"}

@@ -16,6 +16,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/hashicorp/go-hclog"
+	"golang.org/x/crypto/bcrypt"
 
 	"lookout/control/admin"
 	"lookout/control/controltest"
@@ -159,7 +160,7 @@ func newFixture(t *testing.T) *fixture {
 	f.router = router
 
 	log := hclog.NewNullLogger()
-	f.admin = admin.New(admin.Options{Cluster: srv.Cluster, State: srv.Store, Token: controltest.Token, Logger: log, Now: f.clock.Now, Channels: controltest.Channels()})
+	f.admin = admin.New(admin.Options{Cluster: srv.Cluster, State: srv.Store, Token: controltest.Token, Logger: log, Now: f.clock.Now, Channels: controltest.Channels(), PasswordCost: bcrypt.MinCost})
 	in := ingest.New(ingest.Options{
 		Health: f.health, Cluster: srv.Cluster, State: srv.Store, Logger: log,
 		Now: f.clock.Now, RetentionCount: 100,

@@ -17,6 +17,7 @@ import (
 // declared offline) does not fire; when the agent is back with an empty
 // buffer the deadline, really missed, fires once.
 func TestSilentRegionHoldsDeadlines(t *testing.T) {
+	t.Parallel()
 	st := controltest.OpenStore(t)
 	real := controltest.NewCluster(st, time.Now)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -19,6 +19,7 @@ import (
 // one agent.online, and only the monitor whose run was really missed
 // alerts, once.
 func TestRegionOfflineAndBack(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a, aKey := f.account("a@example.com")
 	b, bKey := f.account("b@example.com")

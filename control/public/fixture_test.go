@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"lookout/control/admin"
 	"lookout/control/controltest"
 	"lookout/control/ingest"
@@ -104,7 +106,7 @@ func newNode(t *testing.T) *node {
 	clk := &clock{now: time.Date(2026, time.March, 15, 12, 30, 0, 0, time.UTC)}
 	c := controltest.NewCluster(store, clk.Now)
 	mux := http.NewServeMux()
-	adminAPI := admin.New(admin.Options{Cluster: c, State: store, Token: controltest.Token, Now: clk.Now, Channels: controltest.Channels()})
+	adminAPI := admin.New(admin.Options{Cluster: c, State: store, Token: controltest.Token, Now: clk.Now, Channels: controltest.Channels(), PasswordCost: bcrypt.MinCost})
 	adminAPI.Register(mux)
 	in := ingest.New(ingest.Options{Health: health{}, Cluster: c, State: store, Now: clk.Now, RetentionCount: 1000})
 	in.Register(mux)

@@ -28,9 +28,7 @@ func regionWorstCase() worstCase {
 		setup: func(t *testing.T, s *Store) {
 			for i, a := range accts {
 				mustOK(t, s, createAccount(accountOp(a.GetAccountId(), fmt.Sprint(i, "@example.com"))))
-				for i := range MaxAccountChannels {
-					mustOK(t, s, createChannelCmd(a.GetAccountId(), fmt.Sprint("c", i), true))
-				}
+				mustOK(t, s, createDefaultChannels(a.GetAccountId(), MaxAccountChannels)...)
 			}
 		},
 		worst: func(*testing.T, *Store) *raftv1.Command {

@@ -104,6 +104,7 @@ func TestDueIndexFollowsDeliveries(t *testing.T) {
 }
 
 func TestDueDeliveriesReadsOnlyTheDueRange(t *testing.T) {
+	t.Parallel() // heavy: overlaps the package's other heavy tests
 	s := openStore(t)
 	mustOK(t, s, newAccount("a"), uncapped("a"), createChannelCmd("a", "c1", true))
 	const later = 2_000

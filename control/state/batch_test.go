@@ -33,6 +33,7 @@ func fitsOneTxn(t *testing.T, s *Store, es []Entry) int {
 }
 
 func TestApplyBatchSplitsBigBatches(t *testing.T) {
+	t.Parallel() // heavy: overlaps the package's other heavy tests
 	for _, tc := range []struct {
 		name      string
 		n, size   int  // groups and channels_json bytes

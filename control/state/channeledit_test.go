@@ -376,9 +376,11 @@ func fullChannelHistory(t *testing.T, s *Store, id string, skip ...string) {
 	if err != nil || len(pending) < MaxChannelHistory {
 		t.Fatalf("%d pending alerts, %v", len(pending), err)
 	}
-	for _, a := range pending[:MaxChannelHistory] {
-		mustOK(t, s, recordDeliveryCmd(t0+1, &raftv1.RecordDelivery{AlertId: a.GetId(), ChannelRef: "chan:" + id, Error: long(503), NextTryUnixMs: t0 + 60_000}))
+	records := make([]*raftv1.Command, MaxChannelHistory)
+	for i, a := range pending[:MaxChannelHistory] {
+		records[i] = recordDeliveryCmd(t0+1, &raftv1.RecordDelivery{AlertId: a.GetId(), ChannelRef: "chan:" + id, Error: long(503), NextTryUnixMs: t0 + 60_000})
 	}
+	mustOK(t, s, records...)
 }
 
 func channelWorstCases() map[string]worstCase {
@@ -408,9 +410,7 @@ func channelWorstCases() map[string]worstCase {
 		"delete_channel/large": {
 			setup: func(t *testing.T, s *Store) {
 				mustOK(t, s, uncapped("a"))
-				for i := range MaxAccountChannels {
-					mustOK(t, s, createChannelCmd("a", fmt.Sprint("c", i), true))
-				}
+				mustOK(t, s, createDefaultChannels("a", MaxAccountChannels)...)
 				manyAlerts(t, s, "a", 2*MaxChannelHistory, 64<<10)
 				fullChannelHistory(t, s, "c0")
 			},

@@ -17,6 +17,7 @@ import (
 // most MaxPruneMonitors monitors and says max, so the leader proposes
 // again until all are gone.
 func TestPruneEventsOfManyMonitorsIsBounded(t *testing.T) {
+	t.Parallel() // heavy: overlaps the package's other heavy tests
 	s := openStore(t)
 	mustOK(t, s, newAccount("a"))
 	const n = MaxPruneEvents

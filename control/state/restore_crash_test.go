@@ -9,29 +9,43 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// bigState is a store with most of its keys after meta:applied in key
-// order (mon:, mon-name:), so that a stream cut late breaks after its
-// meta:applied record went by, and a load spans several memtables.
-func bigState(t *testing.T) *Store {
+// bigState is the snapshot of a store with most of its keys after
+// meta:applied in key order (mon:, mon-name:), so that a stream cut late
+// breaks after its meta:applied record went by, and a load spans several
+// memtables; and the store's applied index. It is built once for the
+// package's tests (applying 7,500 monitors takes seconds under -race).
+func bigState(t *testing.T) ([]byte, uint64) {
 	t.Helper()
-	s := openStore(t)
-	mustOK(t, s, newAccount("a"))
-	pad := strings.Repeat("é", 200) // a record of about 500 bytes, kept inline
-	// 500 a command: with their audit entries, a Small transaction's worth.
-	for b := range 30 {
-		ms := minimalPings(MaxPutMonitors / 2)
-		for i, m := range ms {
-			m.Uuid = fmt.Sprintf("00000000-0000-4000-8000-%06d%06d", b, i)
-			m.Name = fmt.Sprintf("job-%d-%d", b, i)
-			m.DisplayName = pad
+	bigStateOnce.Lock()
+	defer bigStateOnce.Unlock()
+	if bigStateOnce.snap == nil {
+		s := openStore(t)
+		mustOK(t, s, newAccount("a"))
+		pad := strings.Repeat("é", 200) // a record of about 500 bytes, kept inline
+		// 500 a command: with their audit entries, a Small transaction's worth.
+		for b := range 30 {
+			ms := minimalPings(MaxPutMonitors / 2)
+			for i, m := range ms {
+				m.Uuid = fmt.Sprintf("00000000-0000-4000-8000-%06d%06d", b, i)
+				m.Name = fmt.Sprintf("job-%d-%d", b, i)
+				m.DisplayName = pad
+			}
+			mustOK(t, s, putMonitorsCmd("a", ms, nil))
 		}
-		mustOK(t, s, putMonitorsCmd("a", ms, nil))
+		bigStateOnce.snap, bigStateOnce.index = dump(t, s), s.AppliedIndex()
 	}
-	return s
+	return bigStateOnce.snap, bigStateOnce.index
+}
+
+var bigStateOnce struct {
+	sync.Mutex
+	snap  []byte
+	index uint64
 }
 
 // TestRestoreCrashMidwayDoesNotClaimTheSnapshot: a restore that stops half
@@ -41,9 +55,8 @@ func bigState(t *testing.T) *Store {
 // (cluster's catchUpFromSnapshot) instead of running on a half state; the
 // next restore brings it to the snapshot's state.
 func TestRestoreCrashMidwayDoesNotClaimTheSnapshot(t *testing.T) {
-	src := bigState(t)
-	snap := dump(t, src)
-	index := src.AppliedIndex()
+	t.Parallel() // heavy: overlaps the package's other heavy tests
+	snap, index := bigState(t)
 	if bytes.Index(snap, keyApplied) > len(snap)/2 {
 		t.Fatal("meta:applied is not in the first half of the stream: the test does not exercise a late failure")
 	}
@@ -146,9 +159,8 @@ func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 // killed after, it has the snapshot's state. Either way the other
 // database is gone.
 func TestRestoreKilledAtEachStage(t *testing.T) {
-	src := bigState(t)
-	snap := dump(t, src)
-	index := src.AppliedIndex()
+	t.Parallel() // heavy: overlaps the package's other heavy tests
+	snap, index := bigState(t)
 	snapFile := filepath.Join(t.TempDir(), "snapshot")
 	if err := os.WriteFile(snapFile, snap, 0o600); err != nil {
 		t.Fatal(err)

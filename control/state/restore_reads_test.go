@@ -46,6 +46,7 @@ func readKept(s *Store) error {
 // snapshots taken meanwhile stream whole, and one held across the
 // restores still streams the state it was taken of.
 func TestRestoreUnderReadsSeesOldOrNewState(t *testing.T) {
+	t.Parallel() // heavy: overlaps the package's other heavy tests
 	snapA, snapB := restoreSource(t, "only-a"), restoreSource(t, "only-b")
 	dir := t.TempDir()
 	s := openStoreAt(t, dir)

@@ -22,6 +22,7 @@ import (
 // assignment stream says the token's region, and after `lookout admin
 // agent-token revoke` the token is refused.
 func TestAgentRPCOverTLS(t *testing.T) {
+	t.Parallel()
 	ca := tlstest.NewCA(t, "e2e CA")
 	files := ca.Node(t, "node")
 	p := start(t, "agentrpc", "control", "--dev", "--data-dir", t.TempDir(), "--http-addr", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0", "--log-level", "warn",

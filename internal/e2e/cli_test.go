@@ -15,6 +15,7 @@ import (
 // made without a password says nobody can sign in yet, and every -h ends
 // cleanly.
 func TestDevNodeCLI(t *testing.T) {
+	t.Parallel()
 	dev := start(t, "dev", "control", "--dev", "--data-dir", t.TempDir(), "--http-addr", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0", "--log-level", "warn")
 	out := dev.waitStdout("Next:", 30*time.Second)
 	next := out[strings.Index(out, "Next:"):]

@@ -25,6 +25,7 @@ type node struct {
 // leader with SIGKILL, and checks that the survivors elect a leader, keep
 // every acknowledged write and keep serving the operator API.
 func TestThreeProcessesSurviveLeaderKill(t *testing.T) {
+	t.Parallel()
 	nodes := make([]*node, 3)
 	for i := range nodes {
 		nodes[i] = &node{id: fmt.Sprintf("n%d", i+1), http: freeAddr(t), raft: freeAddr(t), gossip: freeAddr(t)}

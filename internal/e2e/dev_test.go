@@ -16,6 +16,7 @@ import (
 // TestDevNodeCreatesDemoAccountOnceAndKeepsData runs lookout control --dev
 // twice on one data directory.
 func TestDevNodeCreatesDemoAccountOnceAndKeepsData(t *testing.T) {
+	t.Parallel()
 	dataDir := t.TempDir()
 	args := []string{"control", "--dev", "--data-dir", dataDir, "--http-addr", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0", "--log-level", "warn"}
 

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"lookout/internal/waittest"
 )
 
 // binary is the lookout binary built once for the package's tests.
@@ -33,7 +35,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build lookout:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := waittest.Main(m) // the tests wait on processes and schedules
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

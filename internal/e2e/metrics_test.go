@@ -21,6 +21,7 @@ import (
 // exactly what was sent. It also checks --metrics-token and that pprof
 // needs the admin token.
 func TestMetricsCountPingsAndAlerts(t *testing.T) {
+	t.Parallel()
 	var hooks atomic.Int64
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hooks.Add(1)

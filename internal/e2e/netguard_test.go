@@ -23,6 +23,7 @@ import (
 // allowed:", a webhook channel at a loopback receiver is refused by its
 // test send with the same reason, and neither server sees a request.
 func TestPrivateTargetsRefused(t *testing.T) {
+	t.Parallel()
 	var siteHits, hookHits atomic.Int64
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		siteHits.Add(1)

@@ -18,6 +18,7 @@ import (
 // restarts from the new leader's start (60 s from it), not from its last
 // run.
 func TestNoMissedAlertsForTheClustersOwnOutage(t *testing.T) {
+	t.Parallel()
 	h := newHooks(t)
 	nodes := startNodes(t, "o", 3, "--allow-private-targets", "--outage-after", "10s")
 	ctx := ctxT(t, 2*time.Minute)

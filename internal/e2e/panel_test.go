@@ -18,6 +18,7 @@ import (
 // control --dev, sign in with the printed account, open the monitor's live
 // stream, and a lookout ping arrives on it.
 func TestDevNodePanelShowsPingsLive(t *testing.T) {
+	t.Parallel()
 	args := []string{"control", "--dev", "--data-dir", t.TempDir(), "--http-addr", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0", "--log-level", "warn"}
 	node := start(t, "panel", args...)
 	out := node.waitStdout("Next:", 30*time.Second)

@@ -14,6 +14,7 @@ import (
 // then the account's badge and a status page read without any key, and a
 // disabled page gone.
 func TestDevNodeBadgesAndStatusPage(t *testing.T) {
+	t.Parallel()
 	args := []string{"control", "--dev", "--data-dir", t.TempDir(), "--http-addr", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0", "--log-level", "warn"}
 	node := start(t, "public", args...)
 	out := node.waitStdout("Next:", 30*time.Second)

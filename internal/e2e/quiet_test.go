@@ -102,6 +102,7 @@ func startDev(t *testing.T, h *hooks, extra ...string) *devNode {
 // timeout and nothing is sent; resumed, its timeout counts from the
 // resume, and then monitor.timeout is sent once.
 func TestPausedMonitorsTimeoutRaisesNothing(t *testing.T) {
+	t.Parallel()
 	h := newHooks(t)
 	d := startDev(t, h)
 	ctx := ctxT(t, time.Minute)
@@ -134,6 +135,7 @@ func TestPausedMonitorsTimeoutRaisesNothing(t *testing.T) {
 // one a maintenance window matches (by tag) sends nothing while the window
 // lasts and check.failed once when it ends; the other alerts at once.
 func TestWindowHoldsAFailingCheckUntilItsEnd(t *testing.T) {
+	t.Parallel()
 	h := newHooks(t)
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotFound) }))
 	defer target.Close()
@@ -185,6 +187,7 @@ func post(t *testing.T, url, auth, body string) (int, string) {
 // answers 404 alerts nothing after its first failed slot and check.failed
 // once after its second (the schedule's shortest interval, 30 s, apart).
 func TestFailureThresholdAlertsOnTheSecondSlot(t *testing.T) {
+	t.Parallel()
 	h := newHooks(t)
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNotFound) }))
 	defer target.Close()
@@ -223,6 +226,7 @@ func TestFailureThresholdAlertsOnTheSecondSlot(t *testing.T) {
 // dependent, still failing, alerts once. Unknown dependencies and cycles
 // are refused with their codes.
 func TestDependentHeldUntilItsDependencyRecovers(t *testing.T) {
+	t.Parallel()
 	h := newHooks(t)
 	var status atomic.Int32
 	status.Store(http.StatusNotFound)

@@ -22,6 +22,7 @@ import (
 // procedure that line names (move the data directory aside, start again)
 // must bring it back with the data.
 func TestKilledNodeAlwaysComesBack(t *testing.T) {
+	t.Parallel()
 	// A leader lease of 1 s: the leader whose followers are gone goes on
 	// appending the writes sent to it, however slow the machine.
 	nodes := startNodes(t, "k", 3, "--raft-timeout", "2s")

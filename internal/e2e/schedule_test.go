@@ -20,6 +20,7 @@ import (
 // that deadline has passed when the ping lands and the test waits only for
 // the engine, not for the clock. Then a ping now expects the next minute.
 func TestScheduledMonitorMissedOnADevNode(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var hooks []map[string]any
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -98,6 +98,7 @@ func waitUsage(t *testing.T, n *node, id string, monitors, events int64) {
 // cluster (through a follower): every node holds the data and takes
 // writes afterwards.
 func TestSnapshotSaveRestore(t *testing.T) {
+	t.Parallel()
 	src := startNodes(t, "s", 3)
 	accounts := make([]*client.CreatedAccount, 3)
 	for i := range accounts {

@@ -17,6 +17,7 @@ import (
 // --write installs the wrapped crontab with a backup, and a wrapped job,
 // run as cron would, reports to its monitor.
 func TestSyncOnADevNode(t *testing.T) {
+	t.Parallel()
 	dev := start(t, "dev", "control", "--dev", "--data-dir", t.TempDir(), "--http-addr", "127.0.0.1:0",
 		"--raft-addr", "127.0.0.1:0", "--log-level", "warn")
 	out := dev.waitStdout("Next:", 30*time.Second)

@@ -18,6 +18,7 @@ import (
 // the CA, the CLI with --ca-file (and LOOKOUT_CA_FILE), and a renewed
 // certificate served after SIGHUP.
 func TestDevNodeServesHTTPSAndReloadsOnSIGHUP(t *testing.T) {
+	t.Parallel()
 	ca := tlstest.NewCA(t, "e2e CA")
 	files := ca.Node(t, "first")
 	p := start(t, "tls", "control", "--dev", "--data-dir", t.TempDir(), "--http-addr", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0", "--log-level", "warn",

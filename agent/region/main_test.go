@@ -1,0 +1,12 @@
+package region_test
+
+import (
+	"os"
+	"testing"
+
+	"lookout/internal/waittest"
+)
+
+// TestMain runs more parallel tests at once than GOMAXPROCS: they wait on
+// gossip timeouts, not on the CPU.
+func TestMain(m *testing.M) { os.Exit(waittest.Main(m)) }
