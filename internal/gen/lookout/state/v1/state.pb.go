@@ -910,7 +910,8 @@ func (x *EngineState) GetBaseUnixMs() int64 {
 type Delivery struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// channel_ref is chan:<channel id> (a default channel) or
-	// group:<group id>:<index> (a channel of a notification group).
+	// group:<group id>:<index>:<hash> (a channel of a notification group,
+	// with the hash of its channel object as routed).
 	ChannelRef    string `protobuf:"bytes,1,opt,name=channel_ref,json=channelRef,proto3" json:"channel_ref,omitempty"`
 	ChannelType   string `protobuf:"bytes,2,opt,name=channel_type,json=channelType,proto3" json:"channel_type,omitempty"`
 	Attempts      int64  `protobuf:"varint,3,opt,name=attempts,proto3" json:"attempts,omitempty"`
