@@ -2017,9 +2017,8 @@ func (x *RevokeInvite) GetInviteId() string {
 
 // SetBadgeKey gives an account a new badge key (the secret part of its
 // public badge URLs), drawn by the proposer; the old key stops working.
-// With if_none, an account that has a key keeps it (the key made for an
-// account from before badges, at its first read, by whichever node asks
-// first).
+// With if_none, an account that has a key keeps it (the key made at the
+// account's first read of it, by whichever node asks first).
 type SetBadgeKey struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
