@@ -1218,7 +1218,7 @@ type Key struct {
 	Scopes []string `protobuf:"bytes,5,rep,name=scopes,proto3" json:"scopes,omitempty"`
 	Hash   []byte   `protobuf:"bytes,6,opt,name=hash,proto3" json:"hash,omitempty"`
 	// created_unix_ms is set by the state machine from the time of the
-	// command that stored the key; 0 for keys stored before it was.
+	// command that stored the key.
 	CreatedUnixMs int64 `protobuf:"varint,1250,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
