@@ -414,10 +414,6 @@ type Monitor struct {
 	// a schedule expects its next run at the schedule's first time after its
 	// last ping (internal/pingstate).
 	Timezone string `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
-	// uptime_tracked: the monitor has an uptime record (uptime:<uuid>). A
-	// monitor from before uptime was recorded gets one at its next ping or
-	// verdict, even when its state does not change.
-	UptimeTracked bool `protobuf:"varint,245,opt,name=uptime_tracked,json=uptimeTracked,proto3" json:"uptime_tracked,omitempty"`
 	// quiet is the runtime state of the rules that decide which alerts are
 	// sent (control/state/quiet.go): a pause, a held alert, the failure
 	// alert standing. Not part of the manifest.
@@ -608,13 +604,6 @@ func (x *Monitor) GetTimezone() string {
 		return x.Timezone
 	}
 	return ""
-}
-
-func (x *Monitor) GetUptimeTracked() bool {
-	if x != nil {
-		return x.UptimeTracked
-	}
-	return false
 }
 
 func (x *Monitor) GetQuiet() *QuietState {
@@ -2990,7 +2979,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xa8\b\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\x98\b\n" +
 	"\aMonitor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x1d\n" +
 	"\n" +
@@ -3014,15 +3003,14 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0fupdated_unix_ms\x18\x12 \x01(\x03R\rupdatedUnixMs\x125\n" +
 	"\x06engine\x18\x13 \x01(\v2\x1d.lookout.state.v1.EngineStateR\x06engine\x12(\n" +
 	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03R\x0econfirmRegions\x12\x1b\n" +
-	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\x12&\n" +
-	"\x0euptime_tracked\x18\xf5\x01 \x01(\bR\ruptimeTracked\x123\n" +
+	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\x123\n" +
 	"\x05quiet\x18\x8e\x02 \x01(\v2\x1c.lookout.state.v1.QuietStateR\x05quiet\x12,\n" +
 	"\x11failure_threshold\x18\x8f\x02 \x01(\x03R\x10failureThreshold\x121\n" +
 	"\x14remind_every_seconds\x18\x90\x02 \x01(\x03R\x12remindEverySeconds\x12;\n" +
 	"\n" +
 	"depends_on\x18\x91\x02 \x03(\v2\x1b.lookout.raft.v1.DependencyR\tdependsOnB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
-	"\x0e_grace_seconds\"\xc4\x03\n" +
+	"\x0e_grace_secondsJ\x06\b\xf5\x01\x10\xf6\x01R\x0euptime_tracked\"\xc4\x03\n" +
 	"\n" +
 	"QuietState\x12\x16\n" +
 	"\x06paused\x18\x01 \x01(\bR\x06paused\x12/\n" +
