@@ -1565,8 +1565,7 @@ func (x *EndSession) GetExpiresUnixMs() int64 {
 
 // AddUser adds a user to an account. An e-mail has at most one user in
 // the whole cluster (it is what signs in): one that has is refused with
-// code user_exists. An account made before users has its e-mail as its
-// one owner until the first user command materializes it (users.go).
+// code user_exists.
 type AddUser struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	AccountId string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`

@@ -82,7 +82,6 @@ type Account struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	Email         string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
-	PasswordHash  []byte                 `protobuf:"bytes,3,opt,name=password_hash,json=passwordHash,proto3" json:"password_hash,omitempty"`
 	Plan          *v1.Plan               `protobuf:"bytes,4,opt,name=plan,proto3" json:"plan,omitempty"`
 	CreatedUnixMs int64                  `protobuf:"varint,5,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
 	// badge_key is the secret part of the account's public badge URLs
@@ -134,13 +133,6 @@ func (x *Account) GetEmail() string {
 		return x.Email
 	}
 	return ""
-}
-
-func (x *Account) GetPasswordHash() []byte {
-	if x != nil {
-		return x.PasswordHash
-	}
-	return nil
 }
 
 func (x *Account) GetPlan() *v1.Plan {
@@ -2953,14 +2945,13 @@ var File_lookout_state_v1_state_proto protoreflect.FileDescriptor
 
 const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\n" +
-	"\x1clookout/state/v1/state.proto\x12\x10lookout.state.v1\x1a\x1dlookout/raft/v1/command.proto\"\xc5\x01\n" +
+	"\x1clookout/state/v1/state.proto\x12\x10lookout.state.v1\x1a\x1dlookout/raft/v1/command.proto\"\xb5\x01\n" +
 	"\aAccount\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
-	"\x05email\x18\x02 \x01(\tR\x05email\x12#\n" +
-	"\rpassword_hash\x18\x03 \x01(\fR\fpasswordHash\x12)\n" +
+	"\x05email\x18\x02 \x01(\tR\x05email\x12)\n" +
 	"\x04plan\x18\x04 \x01(\v2\x15.lookout.raft.v1.PlanR\x04plan\x12&\n" +
 	"\x0fcreated_unix_ms\x18\x05 \x01(\x03R\rcreatedUnixMs\x12\x1c\n" +
-	"\tbadge_key\x18\x93\x02 \x01(\tR\bbadgeKey\"\xa3\x01\n" +
+	"\tbadge_key\x18\x93\x02 \x01(\tR\bbadgeKeyJ\x04\b\x03\x10\x04R\rpassword_hash\"\xa3\x01\n" +
 	"\x11NotificationGroup\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
