@@ -64,12 +64,12 @@ func TestCreateAccount(t *testing.T) {
 func TestCreateAccountWithoutPassword(t *testing.T) {
 	srv := controltest.NewServer(t)
 	got := mustCreateAccount(t, srv, "nopass@example.com")
-	acct, err := srv.Store.Account(got.ID)
+	owner, err := srv.Store.User(got.ID, got.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(acct.GetPasswordHash()) != 0 {
-		t.Errorf("password hash %q stored for an account without a password", acct.GetPasswordHash())
+	if len(owner.GetPasswordHash()) != 0 {
+		t.Errorf("password hash %q stored for an account without a password", owner.GetPasswordHash())
 	}
 }
 

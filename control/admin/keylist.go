@@ -13,13 +13,12 @@ import (
 // keyListItem is one key of GET /admin/v1/accounts/{id}/keys: never its
 // secret or hash.
 type keyListItem struct {
-	ID     string   `json:"id"`
-	Name   string   `json:"name"`
-	Type   string   `json:"type"`
-	Scopes []string `json:"scopes"`
-	// CreatedAt is absent for keys made before it was recorded;
+	ID        string   `json:"id"`
+	Name      string   `json:"name"`
+	Type      string   `json:"type"`
+	Scopes    []string `json:"scopes"`
+	CreatedAt string   `json:"created_at"`
 	// LastUsedAt is null until the key is used (recorded to the hour).
-	CreatedAt  *string `json:"created_at,omitempty"`
 	LastUsedAt *string `json:"last_used_at"`
 }
 
@@ -51,7 +50,7 @@ func (a *API) handleListKeys(w http.ResponseWriter, r *http.Request) {
 	out := make([]keyListItem, 0, len(keys))
 	for _, k := range keys {
 		item := keyListItem{ID: k.GetId(), Name: k.GetName(), Type: keyTypeIngest, Scopes: append([]string{}, k.GetScopes()...),
-			CreatedAt: utcMs(k.GetCreatedUnixMs()), LastUsedAt: utcMs(used[k.GetId()])}
+			CreatedAt: time.UnixMilli(k.GetCreatedUnixMs()).UTC().Format(time.RFC3339), LastUsedAt: utcMs(used[k.GetId()])}
 		if k.GetType() == raftv1.KeyType_KEY_TYPE_MANAGEMENT {
 			item.Type = keyTypeManagement
 		}
@@ -60,7 +59,7 @@ func (a *API) handleListKeys(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"keys": out})
 }
 
-// utcMs is ms as RFC 3339 UTC, nil for 0 (not recorded).
+// utcMs is ms as RFC 3339 UTC, nil for 0 (not used yet).
 func utcMs(ms int64) *string {
 	if ms == 0 {
 		return nil

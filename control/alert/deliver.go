@@ -141,7 +141,7 @@ func (d *Dispatcher) channel(accountID, ref string) (string, channel.Channel, er
 }
 
 // config returns the type and config of ref: chan:<id> is a channel of
-// the account, group:<group id>:<index>[:<hash>] the index-th channel
+// the account, group:<group id>:<index>:<hash> the index-th channel
 // object of a notification group's channels_json, which must still hash
 // to hash (else the group changed since the alert was routed, and the
 // delivery is given up rather than sent to another channel).
@@ -158,7 +158,7 @@ func (d *Dispatcher) config(accountID, ref string) (string, json.RawMessage, err
 	}
 	rest, ok := strings.CutPrefix(ref, "group:")
 	parts := strings.Split(rest, ":")
-	if !ok || len(parts) < 2 || len(parts) > 3 {
+	if !ok || len(parts) != 3 {
 		return "", nil, channel.Permanent(fmt.Errorf("unknown channel reference %q", ref))
 	}
 	gid := parts[0]
@@ -181,7 +181,7 @@ func (d *Dispatcher) config(accountID, ref string) (string, json.RawMessage, err
 		if index < 0 || index >= len(items) {
 			break
 		}
-		if len(parts) == 3 && state.GroupChannelHash(items[index]) != parts[2] {
+		if state.GroupChannelHash(items[index]) != parts[2] {
 			return "", nil, channel.Permanent(errChanged)
 		}
 		var ch struct {

@@ -30,8 +30,8 @@ func (a *API) handleAccount(w http.ResponseWriter, r *http.Request) {
 		a.internal(w, err)
 		return
 	}
-	// The badge key is made at the first read of an account from before
-	// badges; without a leader it cannot be, and the answer says null.
+	// The badge key is made at the account's first read of it; without a
+	// leader it cannot be, and the answer says null.
 	var badgeKey any
 	if k, err := a.BadgeKey(r.Context(), id); err != nil {
 		a.log.Warn("making the account's badge key failed", "account", id, "error", err)

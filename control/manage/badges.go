@@ -27,9 +27,9 @@ func newBadgeKey() (string, error) {
 	return badgeKeyPrefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b)), nil
 }
 
-// BadgeKey returns the account's badge key. An account made before badges
-// has none until it is first asked for: it is made then (SetBadgeKey with
-// if_none, so two nodes asking at once agree on the first one applied).
+// BadgeKey returns the account's badge key. An account has none until it
+// is first asked for: it is made then (SetBadgeKey with if_none, so two
+// nodes asking at once agree on the first one applied).
 func (a *API) BadgeKey(ctx context.Context, accountID string) (string, error) {
 	acct, err := a.state.Account(accountID)
 	if err != nil {

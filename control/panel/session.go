@@ -48,8 +48,7 @@ const (
 // sessionFrom(r.Context()).
 type session struct {
 	AccountID string
-	// UserID and Email name the signed-in user (an account made before
-	// users has one, its owner, whose id is the account's).
+	// UserID and Email name the signed-in user.
 	UserID string
 	Email  string
 	// Role is the user's role as the node's copy of the state has it now:
@@ -111,9 +110,7 @@ var errNoSession = errors.New("no valid session")
 
 // readSession checks the session cookie of r: its signature, its expiry,
 // its user (still one of the account's), the user's password, and that it
-// was not signed out. A cookie signed before users ("v1": account, expiry,
-// tag, nonce) is the session of the account's first owner, whose id is
-// the account's.
+// was not signed out.
 func (p *Panel) readSession(r *http.Request) (*session, error) {
 	c, err := r.Cookie(sessionCookie)
 	if err != nil {
@@ -132,10 +129,7 @@ func (p *Panel) readSession(r *http.Request) (*session, error) {
 		return nil, errNoSession
 	}
 	f := strings.Split(payload, ".")
-	switch {
-	case len(f) == 5 && f[0] == "v1":
-		f = []string{"v2", f[1], f[1], f[2], f[3], f[4]}
-	case len(f) != 6 || f[0] != "v2":
+	if len(f) != 6 || f[0] != "v2" {
 		return nil, errNoSession
 	}
 	accountID, userID, tag, nonce := f[1], f[2], f[4], f[5]

@@ -102,9 +102,6 @@ func applySetPassword(txn *badger.Txn, c *raftv1.SetPassword) (*raftv1.Result, e
 	if res != nil || err != nil {
 		return res, err
 	}
-	if err := ensureUsers(txn, acct); err != nil {
-		return nil, err
-	}
 	users, err := accountUsers(txn, acct.GetId())
 	if err != nil {
 		return nil, err

@@ -127,10 +127,7 @@ func changesAuth(cmd *raftv1.Command) bool {
 	switch cmd.GetOp().(type) {
 	case *raftv1.Command_CreateAccount, *raftv1.Command_SetPlan, *raftv1.Command_SetPassword, *raftv1.Command_CreateKey, *raftv1.Command_RevokeKey,
 		*raftv1.Command_EndSession, *raftv1.Command_SetBadgeKey,
-		*raftv1.Command_AddUser, *raftv1.Command_UpdateUser, *raftv1.Command_RemoveUser, *raftv1.Command_AcceptInvite,
-		// These two may write the first owner of an account made before
-		// users (ensureUsers), which changes the account record.
-		*raftv1.Command_CreateInvite, *raftv1.Command_RevokeInvite:
+		*raftv1.Command_AddUser, *raftv1.Command_UpdateUser, *raftv1.Command_RemoveUser, *raftv1.Command_AcceptInvite:
 		return true
 	}
 	return false

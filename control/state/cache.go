@@ -131,9 +131,6 @@ func (c *monitorCache) flipUptime(m *monState, st statev1.UptimeState, atMs, now
 	if recordFlip(m.uptime, st, max(atMs, m.mon.GetCreatedUnixMs()), nowMs) {
 		m.uptimeDirty = true
 	}
-	if tracked := len(m.uptime.GetFlips()) > 0; tracked != m.mon.GetUptimeTracked() {
-		m.mon.UptimeTracked, m.dirty = tracked, true
-	}
 	return nil
 }
 

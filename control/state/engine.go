@@ -179,7 +179,7 @@ func applyFireDeadline(txn *badger.Txn, ctx applyCtx, c *raftv1.FireDeadline) (*
 	}
 	setPingState(m, st)
 	// Down (or late) from when the deadline passed.
-	if _, err := uptime.after(txn, ctx, "", c.GetDueUnixMs()); err != nil {
+	if err := uptime.after(txn, ctx, "", c.GetDueUnixMs()); err != nil {
 		return nil, err
 	}
 	return ok(), putMonitorIn(txn, ctx.values, m)

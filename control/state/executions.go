@@ -228,14 +228,8 @@ func recordExecution(txn *badger.Txn, ctx applyCtx, pos int, e *raftv1.Execution
 		if at <= 0 {
 			at = e.GetSlotUnixMs()
 		}
-		marked, err := uptime.after(txn, ctx, cs.GetVerdict(), at)
-		if err != nil {
+		if err := uptime.after(txn, ctx, cs.GetVerdict(), at); err != nil {
 			return false, err
-		}
-		if marked {
-			if err := putMonitorIn(txn, ctx.values, m); err != nil {
-				return false, err
-			}
 		}
 	}
 	if err := trimExecutions(txn, e.GetCheckUuid(), cs, keep, budget); err != nil {

@@ -189,7 +189,6 @@ func applyUpdateGroup(txn *badger.Txn, ctx applyCtx, c *raftv1.UpdateNotificatio
 			return nil, err
 		}
 	}
-	old, _ := parseGroupChannels(g.GetChannelsJson()) // unreadable: every old ref is stale
 	now, err := parseGroupChannels(channels)
 	if err != nil {
 		return nil, err // checked above
@@ -201,25 +200,18 @@ func applyUpdateGroup(txn *badger.Txn, ctx applyCtx, c *raftv1.UpdateNotificatio
 	prefix := "group:" + g.GetId() + ":"
 	n, err := giveUpDeliveries(txn, ctx, "notification group changed", func(ref string) bool {
 		rest, ok := strings.CutPrefix(ref, prefix)
-		return ok && !sameGroupChannel(rest, old, now)
+		return ok && !sameGroupChannel(rest, now)
 	})
 	return &raftv1.Result{Status: raftv1.Status_STATUS_OK, Deleted: int64(n)}, err
 }
 
-// sameGroupChannel tells whether the delivery to "<index>[:<hash>]" of a
-// group still has its channel at that index after the group's channels
-// went from old to now.
-func sameGroupChannel(rest string, old, now []groupChannel) bool {
-	index, hash, hashed := strings.Cut(rest, ":")
+// sameGroupChannel tells whether the delivery to "<index>:<hash>" of a
+// group still has its channel at that index now that the group's channels
+// are now.
+func sameGroupChannel(rest string, now []groupChannel) bool {
+	index, hash, _ := strings.Cut(rest, ":")
 	i, err := strconv.Atoi(index)
-	if err != nil || i < 0 || i >= len(now) {
-		return false
-	}
-	if hashed {
-		return GroupChannelHash(now[i].raw) == hash
-	}
-	// A ref made before refs carried a hash: compare with the old channel.
-	return i < len(old) && string(old[i].raw) == string(now[i].raw)
+	return err == nil && i >= 0 && i < len(now) && GroupChannelHash(now[i].raw) == hash
 }
 
 // applyDeleteGroup removes a group that no monitor names and gives up its

@@ -63,7 +63,7 @@ func (in *ingest) store(pos int, m *monState, ev *raftv1.Event) error {
 	if _, err := onPing(in.txn, in.ctx, pos, m.mon, se); err != nil {
 		return err
 	}
-	if st := UptimeStateOf(m.mon, ""); uptimeDue(m.mon, before, st) {
+	if st := UptimeStateOf(m.mon, ""); st != before {
 		return in.mons.flipUptime(m, st, at, in.ctx.now)
 	}
 	return nil

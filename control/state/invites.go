@@ -82,12 +82,8 @@ func applyCreateInvite(txn *badger.Txn, now int64, c *raftv1.CreateInvite) (*raf
 	if c.GetExpiresUnixMs() <= now || c.GetExpiresUnixMs() > now+InviteTTLMillis {
 		return invalid("create invite: the expiry must be within %d days of the command's time", InviteTTLMillis/(24*60*60*1000)), nil
 	}
-	acct, res, err := readAccount(txn, c.GetAccountId())
-	if res != nil || err != nil {
+	if _, res, err := readAccount(txn, c.GetAccountId()); res != nil || err != nil {
 		return res, err
-	}
-	if err := ensureUsers(txn, acct); err != nil {
-		return nil, err
 	}
 	if taken, err := emailHasUser(txn, c.GetEmail()); err != nil || taken {
 		return &raftv1.Result{Status: raftv1.Status_STATUS_CONFLICT, Code: CodeUserExists, Message: "the e-mail " + c.GetEmail() + " already has a user"}, err
@@ -149,9 +145,6 @@ func applyAcceptInvite(txn *badger.Txn, now int64, c *raftv1.AcceptInvite) (*raf
 	acct, res, err := readAccount(txn, inv.GetAccountId())
 	if res != nil || err != nil {
 		return res, err
-	}
-	if err := ensureUsers(txn, acct); err != nil {
-		return nil, err
 	}
 	if res, err := newUserChecks(txn, acct, c.GetUserId(), inv.GetEmail()); res != nil || err != nil {
 		return res, err

@@ -49,9 +49,8 @@ import (
 //     MaxCommandBytes; each may raise one alert.
 //   - PruneAlerts deletes two keys per alert (no value read), at most
 //     MaxPruneAlerts alerts.
-//   - The user and invite commands write a user (and the first owner of an
-//     account made before users), its e-mail index and the account, or an
-//     invite and its index; CreateInvite and AcceptInvite also read and
+//   - The user and invite commands write a user and its e-mail index, or
+//     an invite and its index; CreateInvite and AcceptInvite also read and
 //     may delete the account's invites, at most MaxAccountInvites (two
 //     keys each), and count its users (MaxAccountUsers, read only).
 //   - SetBadgeKey rewrites one account and two index keys; PutStatusPage

@@ -236,7 +236,7 @@ func writeSpec(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, s *raftv1.Moni
 		}
 	}
 	if uptime != nil {
-		if _, err := uptime.after(txn, ctx, verdict, ctx.now); err != nil {
+		if err := uptime.after(txn, ctx, verdict, ctx.now); err != nil {
 			return err
 		}
 	}

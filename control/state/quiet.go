@@ -492,7 +492,7 @@ func applyPauseMonitor(txn *badger.Txn, ctx applyCtx, c *raftv1.PauseMonitor) (*
 		}
 	}
 	// A paused monitor's time is not counted in its uptime.
-	if _, err := uptime(txn, ctx); err != nil {
+	if err := uptime(txn, ctx); err != nil {
 		return nil, err
 	}
 	return ok(), putMonitorIn(txn, ctx.values, m)
@@ -501,7 +501,7 @@ func applyPauseMonitor(txn *badger.Txn, ctx applyCtx, c *raftv1.PauseMonitor) (*
 // uptimeBracket notes what m's time counts as in its uptime before a
 // change of its quiet state; the function it returns records the change
 // that made, at the command's time.
-func uptimeBracket(txn *badger.Txn, m *statev1.Monitor) (func(*badger.Txn, applyCtx) (bool, error), error) {
+func uptimeBracket(txn *badger.Txn, m *statev1.Monitor) (func(*badger.Txn, applyCtx) error, error) {
 	verdict := ""
 	if m.GetKind() != KindPing {
 		cs, err := getCheckStatus(txn, m.GetUuid())
@@ -511,7 +511,7 @@ func uptimeBracket(txn *badger.Txn, m *statev1.Monitor) (func(*badger.Txn, apply
 		verdict = cs.GetVerdict()
 	}
 	c := beforeChange(m, verdict)
-	return func(txn *badger.Txn, ctx applyCtx) (bool, error) {
+	return func(txn *badger.Txn, ctx applyCtx) error {
 		return c.after(txn, ctx, verdict, ctx.now)
 	}, nil
 }
@@ -540,11 +540,10 @@ func applyJudgeAfresh(txn *badger.Txn, ctx applyCtx, c *raftv1.JudgeAfresh) (*ra
 		if err != nil {
 			return nil, err
 		}
-		tracked, err := uptime(txn, ctx) // a pause that ended
-		if err != nil {
+		if err := uptime(txn, ctx); err != nil { // a pause that ended
 			return nil, err
 		}
-		if c || tracked {
+		if c {
 			if err := putMonitorIn(txn, ctx.values, m); err != nil {
 				return nil, err
 			}

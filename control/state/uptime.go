@@ -32,26 +32,16 @@ func getUptime(txn *badger.Txn, id string) (*statev1.Uptime, error) {
 }
 
 // trackUptime records that m's time counts as st from atMs on (a read,
-// and a write when it changed), and marks m tracked once its record has
-// a flip: the caller writes m.
+// and a write when it changed).
 func trackUptime(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, st statev1.UptimeState, atMs int64) error {
 	u, err := getUptime(txn, m.GetUuid())
 	if err != nil {
 		return err
 	}
-	changed := recordFlip(u, st, max(atMs, m.GetCreatedUnixMs()), ctx.now)
-	m.UptimeTracked = len(u.GetFlips()) > 0
-	if !changed {
+	if !recordFlip(u, st, max(atMs, m.GetCreatedUnixMs()), ctx.now) {
 		return nil
 	}
 	return setProto(txn, uptimeKey(m.GetUuid()), u)
-}
-
-// uptimeDue tells whether a monitor whose counted state was before and is
-// now st needs a flip recorded: it changed, or the monitor has no record
-// yet (it is from before uptime was recorded) and counts.
-func uptimeDue(m *statev1.Monitor, before, st statev1.UptimeState) bool {
-	return st != before || !m.GetUptimeTracked() && st != statev1.UptimeState_UPTIME_STATE_UNSPECIFIED
 }
 
 // uptimeChange remembers a monitor's counted state before an apply
@@ -65,16 +55,13 @@ func beforeChange(m *statev1.Monitor, verdict string) uptimeChange {
 	return uptimeChange{m: m, before: UptimeStateOf(m, verdict)}
 }
 
-// after records the flip, if one is due (uptimeDue), at atMs; it reports
-// whether it changed the monitor's record (which the caller writes).
-func (c uptimeChange) after(txn *badger.Txn, ctx applyCtx, verdict string, atMs int64) (bool, error) {
+// after records the flip at atMs, if the counted state changed.
+func (c uptimeChange) after(txn *badger.Txn, ctx applyCtx, verdict string, atMs int64) error {
 	st := UptimeStateOf(c.m, verdict)
-	if !uptimeDue(c.m, c.before, st) {
-		return false, nil
+	if st == c.before {
+		return nil
 	}
-	tracked := c.m.GetUptimeTracked()
-	err := trackUptime(txn, ctx, c.m, st, atMs)
-	return c.m.GetUptimeTracked() != tracked, err
+	return trackUptime(txn, ctx, c.m, st, atMs)
 }
 
 // Uptimes returns the uptime records of the monitors with the given

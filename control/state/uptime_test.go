@@ -3,8 +3,6 @@ package state
 import (
 	"testing"
 
-	"github.com/dgraph-io/badger/v4"
-
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/pingstate"
@@ -147,38 +145,6 @@ func TestUptimePrunedAfter90Days(t *testing.T) {
 	}
 	if len(u.GetDays()) > UptimeDays+1 {
 		t.Fatalf("%d days kept", len(u.GetDays()))
-	}
-}
-
-func TestMonitorsFromBeforeUptimeStartTracking(t *testing.T) {
-	dir := t.TempDir()
-	s := openStoreAt(t, dir)
-	mustOK(t, s, newAccount("a"))
-	ingestOK(t, s, ingestAt(t0, 0, ping("a", "job", "complete", t0)))
-	m := mustMonitor(t, s, "a", "job")
-	// As a monitor stored before uptime was recorded: up, no record.
-	if err := s.db().Update(func(txn *badger.Txn) error {
-		m.UptimeTracked = false
-		if err := setProto(txn, monitorKey(m.GetUuid()), m); err != nil {
-			return err
-		}
-		return txn.Delete(uptimeKey(m.GetUuid()))
-	}); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	s = openStoreAt(t, dir) // no cached values of the old layout
-	// The next ping changes no state, and starts the record.
-	ingestOK(t, s, ingestAt(t0+hour, 0, ping("a", "job", "complete", t0+hour)))
-	requireFlips(t, mustUptime(t, s, m.GetUuid()), flipAt{st: upSt, at: t0 + hour})
-	if !mustMonitor(t, s, "a", "job").GetUptimeTracked() {
-		t.Fatal("the monitor is not marked tracked")
-	}
-	// A second one writes nothing more.
-	before := dumpKV(t, s, false)[string(uptimeKey(m.GetUuid()))]
-	ingestOK(t, s, ingestAt(t0+2*hour, 0, ping("a", "job", "complete", t0+2*hour)))
-	if dumpKV(t, s, false)[string(uptimeKey(m.GetUuid()))] != before {
-		t.Fatal("the record changed without a flip")
 	}
 }
 

@@ -20,11 +20,7 @@ import (
 //	user-email:<lower-case e-mail>   -> <account id>:<user id>
 //
 // An account is created with its e-mail as its first owner, whose user id
-// is the account's id. An account made before users has no user records:
-// it reads as that one owner (implicitOwner), with the account's password,
-// and the first user command on it (ensureUsers) writes the owner's record
-// and moves the password there. So an account from before users signs in
-// as it did, and its sessions go on.
+// is the account's id; the users are the one place passwords are kept.
 
 // The roles of a user. Viewers read; editors also change monitors,
 // channels, maintenance windows and pauses; owners also keys, users and
@@ -70,20 +66,6 @@ func userKey(accountID, userID string) []byte { return k(prefixUser, accountID, 
 
 func userEmailKey(email string) []byte { return k(prefixUserEmail, strings.ToLower(email)) }
 
-// implicitOwner is the one owner of an account made before users.
-func implicitOwner(acct *statev1.Account) *statev1.User {
-	return &statev1.User{Id: acct.GetId(), AccountId: acct.GetId(), Email: acct.GetEmail(), Role: RoleOwner,
-		PasswordHash: acct.GetPasswordHash(), CreatedUnixMs: acct.GetCreatedUnixMs()}
-}
-
-// hasUsers tells whether the account has user records.
-func hasUsers(txn *badger.Txn, accountID string) bool {
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: append(k(prefixUser, accountID), ':')})
-	defer it.Close()
-	it.Rewind()
-	return it.Valid()
-}
-
 // accountUsers reads the account's user records.
 func accountUsers(txn *badger.Txn, accountID string) ([]*statev1.User, error) {
 	var out []*statev1.User
@@ -103,21 +85,6 @@ func readAccount(txn *badger.Txn, id string) (*statev1.Account, *raftv1.Result, 
 	return acct, nil, err
 }
 
-// ensureUsers writes the first owner of an account made before users (its
-// e-mail, its password) and takes the password off the account record, so
-// that the users are the one place passwords are kept from then on.
-func ensureUsers(txn *badger.Txn, acct *statev1.Account) error {
-	if hasUsers(txn, acct.GetId()) {
-		return nil
-	}
-	owner := implicitOwner(acct)
-	if err := putUser(txn, owner); err != nil {
-		return err
-	}
-	acct.PasswordHash = nil
-	return setProto(txn, k(prefixAccount, acct.GetId()), acct)
-}
-
 // putUser writes a user and its e-mail index.
 func putUser(txn *badger.Txn, u *statev1.User) error {
 	if err := setProto(txn, userKey(u.GetAccountId(), u.GetId()), u); err != nil {
@@ -126,20 +93,9 @@ func putUser(txn *badger.Txn, u *statev1.User) error {
 	return txn.Set(userEmailKey(u.GetEmail()), []byte(u.GetAccountId()+":"+u.GetId()))
 }
 
-// emailHasUser tells whether email has a user: a user record, or the
-// implicit owner of an account made before users.
+// emailHasUser tells whether email has a user.
 func emailHasUser(txn *badger.Txn, email string) (bool, error) {
-	if taken, err := exists(txn, userEmailKey(email)); err != nil || taken {
-		return taken, err
-	}
-	id, err := getRaw(txn, k(prefixEmail, strings.ToLower(email)))
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return !hasUsers(txn, string(id)), nil
+	return exists(txn, userEmailKey(email))
 }
 
 // owners counts the owners among users.
@@ -181,9 +137,6 @@ func applyAddUser(txn *badger.Txn, now int64, c *raftv1.AddUser) (*raftv1.Result
 	if res != nil || err != nil {
 		return res, err
 	}
-	if err := ensureUsers(txn, acct); err != nil {
-		return nil, err
-	}
 	if res, err := newUserChecks(txn, acct, c.GetUserId(), c.GetEmail()); res != nil || err != nil {
 		return res, err
 	}
@@ -192,16 +145,11 @@ func applyAddUser(txn *badger.Txn, now int64, c *raftv1.AddUser) (*raftv1.Result
 	return ok(), putUser(txn, u)
 }
 
-// readUser reads a user of an account for a command, materializing the
-// account's users first (NOT_FOUND when either does not exist); users are
-// all of the account's users.
+// readUser reads a user of an account for a command (NOT_FOUND when
+// either does not exist); users are all of the account's users.
 func readUser(txn *badger.Txn, accountID, userID string) (u *statev1.User, users []*statev1.User, res *raftv1.Result, err error) {
-	acct, res, err := readAccount(txn, accountID)
-	if res != nil || err != nil {
+	if _, res, err := readAccount(txn, accountID); res != nil || err != nil {
 		return nil, nil, res, err
-	}
-	if err := ensureUsers(txn, acct); err != nil {
-		return nil, nil, nil, err
 	}
 	users, err = accountUsers(txn, accountID)
 	if err != nil {
@@ -263,25 +211,20 @@ func applyRemoveUser(txn *badger.Txn, c *raftv1.RemoveUser) (*raftv1.Result, err
 	return ok(), err
 }
 
-// Users returns the account's users, owners first, then by e-mail; an
-// account made before users has its e-mail as its one owner. An unknown
-// account is an error wrapping ErrNotFound.
+// Users returns the account's users, owners first, then by e-mail. An
+// unknown account is an error wrapping ErrNotFound.
 func (s *Store) Users(accountID string) ([]*statev1.User, error) {
-	acct, err := s.Account(accountID)
-	if err != nil {
+	if _, err := s.Account(accountID); err != nil {
 		return nil, err
 	}
 	var users []*statev1.User
-	err = s.view(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		var err error
 		users, err = accountUsers(txn, accountID)
 		return err
 	})
 	if err != nil {
 		return nil, err
-	}
-	if len(users) == 0 {
-		users = []*statev1.User{implicitOwner(acct)}
 	}
 	sort.Slice(users, func(i, j int) bool {
 		if ri, rj := RoleRank(users[i].GetRole()), RoleRank(users[j].GetRole()); ri != rj {
@@ -300,19 +243,8 @@ func (s *Store) User(accountID, userID string) (*statev1.User, error) {
 		return u, nil
 	}
 	gen := s.auth.generation()
-	acct, err := s.Account(accountID)
-	if err != nil {
-		return nil, err
-	}
 	u := new(statev1.User)
-	err = s.view(func(txn *badger.Txn) error {
-		err := getProto(txn, userKey(accountID, userID), u)
-		if errors.Is(err, ErrNotFound) && userID == accountID && !hasUsers(txn, accountID) {
-			u = implicitOwner(acct)
-			return nil
-		}
-		return err
-	})
+	err := s.view(func(txn *badger.Txn) error { return getProto(txn, userKey(accountID, userID), u) })
 	if err != nil {
 		return nil, err
 	}
@@ -327,19 +259,7 @@ func (s *Store) UserByEmail(email string) (*statev1.User, error) {
 	err := s.view(func(txn *badger.Txn) error {
 		var err error
 		ref, err = getRaw(txn, userEmailKey(email))
-		if !errors.Is(err, ErrNotFound) {
-			return err
-		}
-		// An account made before users: its e-mail is its owner.
-		id, err := getRaw(txn, k(prefixEmail, strings.ToLower(email)))
-		if err != nil {
-			return err
-		}
-		if hasUsers(txn, string(id)) {
-			return ErrNotFound
-		}
-		ref = []byte(string(id) + ":" + string(id))
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err

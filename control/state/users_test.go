@@ -81,9 +81,6 @@ func TestUsers(t *testing.T) {
 	if err != nil || owner.GetId() != "a" || owner.GetAccountId() != "a" || string(owner.GetPasswordHash()) != "bcrypt-a" {
 		t.Fatalf("owner by e-mail: %v %v", owner, err)
 	}
-	if acct, _ := s.Account("a"); len(acct.GetPasswordHash()) != 0 {
-		t.Fatal("the password is kept on the account too")
-	}
 
 	mustOK(t, s, addUser("a", "u1", "Ed@example.com", RoleEditor), addUser("a", "u2", "vi@example.com", RoleViewer))
 	if got := usersOf(t, s, "a"); got != "a@example.com=owner Ed@example.com=editor vi@example.com=viewer" {
@@ -139,75 +136,6 @@ func TestLastOwner(t *testing.T) {
 	mustOK(t, s, setRole("a", "a", RoleOwner), removeUser("a", "v"))
 	if got := usersOf(t, s, "a"); got != "a@example.com=owner" {
 		t.Fatalf("users: %s", got)
-	}
-}
-
-// writeLegacyAccount writes an account as it was stored before users: a
-// record with the password hash and the e-mail index, no user records.
-func writeLegacyAccount(t *testing.T, s *Store, id, email string, hash []byte) {
-	t.Helper()
-	err := s.db().Update(func(txn *badger.Txn) error {
-		acct := &statev1.Account{Id: id, Email: email, PasswordHash: hash, Plan: plan("free"), CreatedUnixMs: t0}
-		if err := setProto(txn, k(prefixAccount, id), acct); err != nil {
-			return err
-		}
-		return txn.Set(k(prefixEmail, strings.ToLower(email)), []byte(id))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.auth.invalidate()
-}
-
-// An account made before users reads as its e-mail, an owner with the
-// account's password and the account's id, and signs in as before; its
-// e-mail counts as a user; the first user command writes the owner's
-// record and moves the password there, and nothing else changes.
-func TestAccountFromBeforeUsers(t *testing.T) {
-	for _, first := range []struct {
-		name string
-		cmd  *raftv1.Command
-	}{
-		{"add user", addUser("old", "u1", "new@example.com", RoleEditor)},
-		{"invite", createInvite("old", "i1", "t1", "new@example.com", RoleEditor, t0+1000)},
-		{"set password", setPassword("old", []byte("bcrypt-old"))},
-		{"update user", setRole("old", "old", RoleOwner)},
-	} {
-		t.Run(first.name, func(t *testing.T) {
-			s := openStore(t)
-			writeLegacyAccount(t, s, "old", "Old@example.com", []byte("bcrypt-old"))
-			check := func(when string) {
-				t.Helper()
-				for _, email := range []string{"old@example.com", "OLD@example.COM"} {
-					u, err := s.UserByEmail(email)
-					if err != nil || u.GetId() != "old" || u.GetAccountId() != "old" || u.GetRole() != RoleOwner || string(u.GetPasswordHash()) != "bcrypt-old" {
-						t.Fatalf("%s: the owner by e-mail %s: %v %v", when, email, u, err)
-					}
-				}
-				if u, err := s.User("old", "old"); err != nil || u.GetEmail() != "Old@example.com" || string(u.GetPasswordHash()) != "bcrypt-old" {
-					t.Fatalf("%s: the owner by id: %v %v", when, u, err)
-				}
-				if !strings.HasPrefix(usersOf(t, s, "old"), "Old@example.com=owner") {
-					t.Fatalf("%s: users %s", when, usersOf(t, s, "old"))
-				}
-			}
-			check("before")
-			if got := keysWithPrefix(t, s, prefixUser); len(got) != 0 {
-				t.Fatalf("reads wrote users: %q", got)
-			}
-			if _, err := s.User("old", "someone"); !errors.Is(err, ErrNotFound) {
-				t.Fatalf("another id of an account from before users: %v", err)
-			}
-			mustOK(t, s, newAccount("b"))
-			wantApplied(t, s, addUser("b", "x", "old@EXAMPLE.com", RoleViewer), raftv1.Status_STATUS_CONFLICT, CodeUserExists)
-
-			mustOK(t, s, first.cmd)
-			check("after")
-			if acct, _ := s.Account("old"); len(acct.GetPasswordHash()) != 0 || acct.GetEmail() != "Old@example.com" || acct.GetPlan().GetName() != "free" {
-				t.Fatalf("the account after: %v", acct)
-			}
-			wantApplied(t, s, removeUser("old", "old"), raftv1.Status_STATUS_CONFLICT, CodeLastOwner)
-		})
 	}
 }
 

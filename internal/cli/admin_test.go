@@ -95,7 +95,7 @@ func TestAdminKeys(t *testing.T) {
 	mustRunAdmin(t, srv, &listed, "key", "list", "--account", acct.ID)
 	names := map[string]bool{}
 	for _, k := range listed.Keys {
-		names[k.Name] = k.CreatedAt != nil && k.CreatedAt.Equal(srv.Now) && k.LastUsedAt == nil
+		names[k.Name] = k.CreatedAt.Equal(srv.Now) && k.LastUsedAt == nil
 	}
 	if len(listed.Keys) != 3 || !names["ci"] || !names["default"] || !names["personal"] {
 		t.Errorf("key list: %+v", listed.Keys)

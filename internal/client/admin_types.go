@@ -123,12 +123,11 @@ type CreatedKey struct {
 // KeyInfo is a key as GET /admin/v1/accounts/{id}/keys lists it: never its
 // secret.
 type KeyInfo struct {
-	ID     string   `json:"id"`
-	Name   string   `json:"name"`
-	Type   string   `json:"type"`
-	Scopes []string `json:"scopes"`
-	// CreatedAt is nil for keys made before it was recorded.
-	CreatedAt *time.Time `json:"created_at,omitempty"`
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Type      string    `json:"type"`
+	Scopes    []string  `json:"scopes"`
+	CreatedAt time.Time `json:"created_at"`
 	// LastUsedAt is the last use recorded, to the hour; nil until the key
 	// is used.
 	LastUsedAt *time.Time `json:"last_used_at"`

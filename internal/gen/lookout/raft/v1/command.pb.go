@@ -1218,7 +1218,7 @@ type Key struct {
 	Scopes []string `protobuf:"bytes,5,rep,name=scopes,proto3" json:"scopes,omitempty"`
 	Hash   []byte   `protobuf:"bytes,6,opt,name=hash,proto3" json:"hash,omitempty"`
 	// created_unix_ms is set by the state machine from the time of the
-	// command that stored the key; 0 for keys stored before it was.
+	// command that stored the key.
 	CreatedUnixMs int64 `protobuf:"varint,1250,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1565,8 +1565,7 @@ func (x *EndSession) GetExpiresUnixMs() int64 {
 
 // AddUser adds a user to an account. An e-mail has at most one user in
 // the whole cluster (it is what signs in): one that has is refused with
-// code user_exists. An account made before users has its e-mail as its
-// one owner until the first user command materializes it (users.go).
+// code user_exists.
 type AddUser struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	AccountId string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`
@@ -2017,9 +2016,8 @@ func (x *RevokeInvite) GetInviteId() string {
 
 // SetBadgeKey gives an account a new badge key (the secret part of its
 // public badge URLs), drawn by the proposer; the old key stops working.
-// With if_none, an account that has a key keeps it (the key made for an
-// account from before badges, at its first read, by whichever node asks
-// first).
+// With if_none, an account that has a key keeps it (the key made at the
+// account's first read of it, by whichever node asks first).
 type SetBadgeKey struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	AccountId     string                 `protobuf:"bytes,1,opt,name=account_id,json=accountId,proto3" json:"account_id,omitempty"`

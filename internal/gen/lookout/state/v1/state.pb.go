@@ -82,7 +82,6 @@ type Account struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	Email         string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
-	PasswordHash  []byte                 `protobuf:"bytes,3,opt,name=password_hash,json=passwordHash,proto3" json:"password_hash,omitempty"`
 	Plan          *v1.Plan               `protobuf:"bytes,4,opt,name=plan,proto3" json:"plan,omitempty"`
 	CreatedUnixMs int64                  `protobuf:"varint,5,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
 	// badge_key is the secret part of the account's public badge URLs
@@ -134,13 +133,6 @@ func (x *Account) GetEmail() string {
 		return x.Email
 	}
 	return ""
-}
-
-func (x *Account) GetPasswordHash() []byte {
-	if x != nil {
-		return x.PasswordHash
-	}
-	return nil
 }
 
 func (x *Account) GetPlan() *v1.Plan {
@@ -414,10 +406,6 @@ type Monitor struct {
 	// a schedule expects its next run at the schedule's first time after its
 	// last ping (internal/pingstate).
 	Timezone string `protobuf:"bytes,230,opt,name=timezone,proto3" json:"timezone,omitempty"`
-	// uptime_tracked: the monitor has an uptime record (uptime:<uuid>). A
-	// monitor from before uptime was recorded gets one at its next ping or
-	// verdict, even when its state does not change.
-	UptimeTracked bool `protobuf:"varint,245,opt,name=uptime_tracked,json=uptimeTracked,proto3" json:"uptime_tracked,omitempty"`
 	// quiet is the runtime state of the rules that decide which alerts are
 	// sent (control/state/quiet.go): a pause, a held alert, the failure
 	// alert standing. Not part of the manifest.
@@ -608,13 +596,6 @@ func (x *Monitor) GetTimezone() string {
 		return x.Timezone
 	}
 	return ""
-}
-
-func (x *Monitor) GetUptimeTracked() bool {
-	if x != nil {
-		return x.UptimeTracked
-	}
-	return false
 }
 
 func (x *Monitor) GetQuiet() *QuietState {
@@ -910,7 +891,8 @@ func (x *EngineState) GetBaseUnixMs() int64 {
 type Delivery struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// channel_ref is chan:<channel id> (a default channel) or
-	// group:<group id>:<index> (a channel of a notification group).
+	// group:<group id>:<index>:<hash> (a channel of a notification group,
+	// with the hash of its channel object as routed).
 	ChannelRef    string `protobuf:"bytes,1,opt,name=channel_ref,json=channelRef,proto3" json:"channel_ref,omitempty"`
 	ChannelType   string `protobuf:"bytes,2,opt,name=channel_type,json=channelType,proto3" json:"channel_type,omitempty"`
 	Attempts      int64  `protobuf:"varint,3,opt,name=attempts,proto3" json:"attempts,omitempty"`
@@ -2963,14 +2945,13 @@ var File_lookout_state_v1_state_proto protoreflect.FileDescriptor
 
 const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\n" +
-	"\x1clookout/state/v1/state.proto\x12\x10lookout.state.v1\x1a\x1dlookout/raft/v1/command.proto\"\xc5\x01\n" +
+	"\x1clookout/state/v1/state.proto\x12\x10lookout.state.v1\x1a\x1dlookout/raft/v1/command.proto\"\xb5\x01\n" +
 	"\aAccount\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
-	"\x05email\x18\x02 \x01(\tR\x05email\x12#\n" +
-	"\rpassword_hash\x18\x03 \x01(\fR\fpasswordHash\x12)\n" +
+	"\x05email\x18\x02 \x01(\tR\x05email\x12)\n" +
 	"\x04plan\x18\x04 \x01(\v2\x15.lookout.raft.v1.PlanR\x04plan\x12&\n" +
 	"\x0fcreated_unix_ms\x18\x05 \x01(\x03R\rcreatedUnixMs\x12\x1c\n" +
-	"\tbadge_key\x18\x93\x02 \x01(\tR\bbadgeKey\"\xa3\x01\n" +
+	"\tbadge_key\x18\x93\x02 \x01(\tR\bbadgeKeyJ\x04\b\x03\x10\x04R\rpassword_hash\"\xa3\x01\n" +
 	"\x11NotificationGroup\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -2989,7 +2970,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
-	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\xa8\b\n" +
+	"\x06result\x18\x02 \x01(\v2\x17.lookout.raft.v1.ResultR\x06result\"\x98\b\n" +
 	"\aMonitor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\tR\x04uuid\x12\x1d\n" +
 	"\n" +
@@ -3013,15 +2994,14 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x0fupdated_unix_ms\x18\x12 \x01(\x03R\rupdatedUnixMs\x125\n" +
 	"\x06engine\x18\x13 \x01(\v2\x1d.lookout.state.v1.EngineStateR\x06engine\x12(\n" +
 	"\x0fconfirm_regions\x18\xd2\x01 \x01(\x03R\x0econfirmRegions\x12\x1b\n" +
-	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\x12&\n" +
-	"\x0euptime_tracked\x18\xf5\x01 \x01(\bR\ruptimeTracked\x123\n" +
+	"\btimezone\x18\xe6\x01 \x01(\tR\btimezone\x123\n" +
 	"\x05quiet\x18\x8e\x02 \x01(\v2\x1c.lookout.state.v1.QuietStateR\x05quiet\x12,\n" +
 	"\x11failure_threshold\x18\x8f\x02 \x01(\x03R\x10failureThreshold\x121\n" +
 	"\x14remind_every_seconds\x18\x90\x02 \x01(\x03R\x12remindEverySeconds\x12;\n" +
 	"\n" +
 	"depends_on\x18\x91\x02 \x03(\v2\x1b.lookout.raft.v1.DependencyR\tdependsOnB\x1c\n" +
 	"\x1a_expected_interval_secondsB\x10\n" +
-	"\x0e_grace_seconds\"\xc4\x03\n" +
+	"\x0e_grace_secondsJ\x06\b\xf5\x01\x10\xf6\x01R\x0euptime_tracked\"\xc4\x03\n" +
 	"\n" +
 	"QuietState\x12\x16\n" +
 	"\x06paused\x18\x01 \x01(\bR\x06paused\x12/\n" +
