@@ -2,7 +2,6 @@ package state
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/dgraph-io/badger/v4"
@@ -127,9 +126,13 @@ func route(txn *badger.Txn, values *valueCache, m *statev1.Monitor) ([]*statev1.
 		if err := getProto(txn, k(prefixGroup, acct, string(gid)), &group); err != nil {
 			return nil, err
 		}
-		channels, err := parseGroupChannels(group.GetChannelsJson()) // checked when stored
+		// Channels it cannot read (empty, not an array of channel objects:
+		// stored before CreateNotificationGroup checked them) are no
+		// channels, the same on every node, rather than an error that
+		// would fail the entry on every node at every replay.
+		channels, err := parseGroupChannels(group.GetChannelsJson())
 		if err != nil {
-			return nil, fmt.Errorf("notification group %s: %w", group.GetId(), err)
+			channels = nil
 		}
 		out := make([]*statev1.Delivery, 0, len(channels))
 		seen := map[string]bool{}
