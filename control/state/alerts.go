@@ -126,10 +126,11 @@ func route(txn *badger.Txn, values *valueCache, m *statev1.Monitor) ([]*statev1.
 		if err := getProto(txn, k(prefixGroup, acct, string(gid)), &group); err != nil {
 			return nil, err
 		}
-		// Channels it cannot read (empty, not an array of channel objects:
-		// stored before CreateNotificationGroup checked them) are no
-		// channels, the same on every node, rather than an error that
-		// would fail the entry on every node at every replay.
+		// Channels it cannot read (empty, not an array of channel
+		// objects) are no channels, the same on every node, rather than
+		// an error that would stop every node at every replay of the
+		// entry. CreateNotificationGroup and updates check them, so this
+		// is a safety net, not a path current data takes.
 		channels, err := parseGroupChannels(group.GetChannelsJson())
 		if err != nil {
 			channels = nil

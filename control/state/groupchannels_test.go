@@ -10,10 +10,10 @@ import (
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
-// TestStoredBadGroupChannelsRouteNowhere: a group already stored with
-// channels_json route cannot read (written before CreateNotificationGroup
-// checked it) routes its alerts nowhere instead of failing the entry that
-// raises them on every node.
+// TestStoredBadGroupChannelsRouteNowhere: a group stored with channels_json
+// route cannot read (written here directly: CreateNotificationGroup refuses
+// it) routes its alerts nowhere instead of failing the entry that raises
+// them, which would stop every node.
 func TestStoredBadGroupChannelsRouteNowhere(t *testing.T) {
 	s := openStore(t)
 	mustOK(t, s, newAccount("a"))
