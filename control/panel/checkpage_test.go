@@ -128,7 +128,7 @@ func TestNextReadsTheSameOnTheListAndThePage(t *testing.T) {
 		{"check", func(a account) string {
 			n.api(a, "POST", "/api/v1/monitors", `{"manifest_version":1,"kind":"http_check","name":"site","schedule":"1h","regions":["eu-1"],"config":{"url":"https://example.com","expected_status":200}}`)
 			return "site"
-		}, regexp.MustCompile(`^in (\d+m|1h) next run$`)},
+		}, regexp.MustCompile(`^in (\d+s|\d+m|1h) next run$`)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := n.signUp(strings.ReplaceAll(tc.name, " ", "-")+"@example.com", nil)

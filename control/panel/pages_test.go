@@ -3,6 +3,7 @@ package panel_test
 import (
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -301,7 +302,7 @@ func secretIn(t *testing.T, body string) string {
 	if !ok {
 		t.Fatalf("no secret on the page:\n%s", body)
 	}
-	return rest[:strings.Index(rest, "<")]
+	return html.UnescapeString(rest[:strings.Index(rest, "<")]) // a "+" is written &#43;
 }
 
 func TestChannelsGroupsAndTest(t *testing.T) {
