@@ -75,7 +75,7 @@ func send(t *testing.T, c net.Conn, r *bufio.Reader, path, auth string) int {
 // answered 503 when none does in time; an unauthenticated request on an
 // RPC path does not take its connection out of the cap.
 func TestRPCIsServedWhilePublicConnectionsAreAtTheirCap(t *testing.T) {
-	addr := serveRPC(t, httpserver.Options{MaxConnections: 2, RPCConnections: 2, ProbationTimeout: time.Second})
+	addr := serveRPC(t, httpserver.Options{MaxConnections: 2, RPCConnections: 2, ProbationTimeout: 3 * time.Second}) // room for a loaded machine: the waiting request below must still be waiting when a slot frees
 	type conn struct {
 		c net.Conn
 		r *bufio.Reader
