@@ -36,7 +36,8 @@ type record struct {
 }
 
 // record proposes rec, with others queued meanwhile, and returns its own
-// result. ctx bounds the wait for the command that carries it.
+// result. The command that carries it waits as long as the context of its
+// records that may wait longest (propose); ctx is rec's.
 func (r *recorder) record(ctx context.Context, rec *raftv1.RecordDelivery) (*raftv1.Result, error) {
 	p := &record{rec: rec, ctx: ctx, done: make(chan struct{})}
 	r.mu.Lock()
