@@ -54,6 +54,20 @@ func newBrowser(t *testing.T) context.Context {
 	return ctx
 }
 
+// signInBrowser signs a in through the sign-in page of the node at url,
+// as a user would, and waits for the monitor list.
+func signInBrowser(t *testing.T, ctx context.Context, url string, a account) {
+	t.Helper()
+	run(t, ctx, 10*time.Second, "sign in",
+		chromedp.Navigate(url+"/login"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name=email]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), a.Email),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), a.Password),
+		chromedp.Submit(chromedp.CSS(`input[name=password]`)),
+		chromedp.WaitVisible(chromedp.ID(`counts`)),
+	)
+}
+
 // run runs steps with a time limit, failing the test with what.
 func run(t *testing.T, ctx context.Context, limit time.Duration, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
@@ -241,14 +255,7 @@ func TestMonitorFormsInABrowser(t *testing.T) {
 	n := newNode(t)
 	a := n.signUp("ops@example.com", nil)
 	ctx := newBrowser(t)
-	run(t, ctx, 10*time.Second, "sign in",
-		chromedp.Navigate(n.URL+"/login"),
-		chromedp.WaitVisible(chromedp.CSS(`input[name=email]`)),
-		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), a.Email),
-		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), a.Password),
-		chromedp.Submit(chromedp.CSS(`input[name=password]`)),
-		chromedp.WaitVisible(chromedp.ID(`counts`)),
-	)
+	signInBrowser(t, ctx, n.URL, a)
 
 	t.Run("create, refused then accepted", func(t *testing.T) {
 		run(t, ctx, 10*time.Second, "open the form",
@@ -359,14 +366,7 @@ func TestMonitorListInABrowser(t *testing.T) {
 	n := newNode(t)
 	a := listAccount(t, n)
 	ctx := newBrowser(t)
-	run(t, ctx, 10*time.Second, "sign in",
-		chromedp.Navigate(n.URL+"/login"),
-		chromedp.WaitVisible(chromedp.CSS(`input[name=email]`)),
-		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), a.Email),
-		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), a.Password),
-		chromedp.Submit(chromedp.CSS(`input[name=password]`)),
-		chromedp.WaitVisible(chromedp.ID(`counts`)),
-	)
+	signInBrowser(t, ctx, n.URL, a)
 	rows := func() int {
 		return value(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("table.monitors tbody tr").length`))
 	}

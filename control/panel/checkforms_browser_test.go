@@ -18,14 +18,7 @@ func TestCheckFormInABrowser(t *testing.T) {
 	n := newNode(t)
 	a := n.signUp("ops@example.com", nil)
 	ctx := newBrowser(t)
-	run(t, ctx, 10*time.Second, "sign in",
-		chromedp.Navigate(n.URL+"/login"),
-		chromedp.WaitVisible(chromedp.CSS(`input[name=email]`)),
-		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), a.Email),
-		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), a.Password),
-		chromedp.Submit(chromedp.CSS(`input[name=password]`)),
-		chromedp.WaitVisible(chromedp.ID(`counts`)),
-	)
+	signInBrowser(t, ctx, n.URL, a)
 
 	t.Run("a tcp_check", func(t *testing.T) {
 		run(t, ctx, 10*time.Second, "the tcp form, a wrong port",
