@@ -243,13 +243,8 @@ type liveHTML struct {
 // "deleted" when the monitor is gone.
 func (p *Panel) handleMonitorLive(w http.ResponseWriter, r *http.Request) {
 	s := sessionFrom(r.Context())
-	m, err := p.o.State.Monitor(s.AccountID, r.PathValue("uuid"))
-	if errors.Is(err, state.ErrNotFound) {
-		p.notFound(w, r)
-		return
-	}
-	if err != nil {
-		p.internal(w, r, err)
+	m, ok := p.monitorOf(w, r)
+	if !ok {
 		return
 	}
 	// Event seqs start at 0: ids and the query carry the next seq wanted.

@@ -253,13 +253,8 @@ func (p *Panel) handleMonitor(w http.ResponseWriter, r *http.Request) {
 func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, deleteError string) {
 	s := sessionFrom(r.Context())
 	stale := p.refresh(r)
-	m, err := p.o.State.Monitor(s.AccountID, r.PathValue("uuid"))
-	if errors.Is(err, state.ErrNotFound) {
-		p.notFound(w, r)
-		return
-	}
-	if err != nil {
-		p.internal(w, r, err)
+	m, ok := p.monitorOf(w, r)
+	if !ok {
 		return
 	}
 	v := &monitorView{NowMs: p.now().UnixMilli(), Schedule: m.GetSchedule(), Group: m.GetNotificationGroup(),
@@ -300,36 +295,54 @@ func (p *Panel) showMonitor(w http.ResponseWriter, r *http.Request, status int, 
 // only when the form's confirm_name is its name, typed again.
 func (p *Panel) handleDelete(w http.ResponseWriter, r *http.Request) {
 	s := sessionFrom(r.Context())
-	m, err := p.o.State.Monitor(s.AccountID, r.PathValue("uuid"))
-	if errors.Is(err, state.ErrNotFound) {
-		p.notFound(w, r)
-		return
-	}
-	if err != nil {
-		p.internal(w, r, err)
+	m, ok := p.monitorOf(w, r)
+	if !ok {
 		return
 	}
 	if strings.TrimSpace(r.PostFormValue("confirm_name")) != m.GetName() {
 		p.showMonitor(w, r, http.StatusUnprocessableEntity, "To delete, type the monitor's name, "+m.GetName()+", exactly.")
 		return
 	}
-	res, err := p.o.Cluster.Apply(r.Context(), &raftv1.Command{Op: &raftv1.Command_DeleteMonitor{DeleteMonitor: &raftv1.DeleteMonitor{
+	if !p.apply(w, r, &raftv1.Command{Op: &raftv1.Command_DeleteMonitor{DeleteMonitor: &raftv1.DeleteMonitor{
 		AccountId: s.AccountID, MonitorUuid: m.GetUuid(),
-	}}})
-	if err != nil {
-		p.unavailable(w, r, err)
-		return
-	}
-	switch res.GetStatus() {
-	case raftv1.Status_STATUS_OK:
-	case raftv1.Status_STATUS_NOT_FOUND:
-		p.notFound(w, r)
-		return
-	default:
-		p.internal(w, r, errors.New(res.GetMessage()))
+	}}}) {
 		return
 	}
 	http.Redirect(w, r, "/?deleted="+urlQueryEscape(m.GetName()), http.StatusSeeOther)
+}
+
+// monitorOf reads the session account's monitor of the path's {uuid}; when
+// it cannot, it answers (404, or 500) and reports false.
+func (p *Panel) monitorOf(w http.ResponseWriter, r *http.Request) (*statev1.Monitor, bool) {
+	m, err := p.o.State.Monitor(sessionFrom(r.Context()).AccountID, r.PathValue("uuid"))
+	if errors.Is(err, state.ErrNotFound) {
+		p.notFound(w, r)
+		return nil, false
+	}
+	if err != nil {
+		p.internal(w, r, err)
+		return nil, false
+	}
+	return m, true
+}
+
+// apply proposes cmd; when it is not applied OK, it answers (503 without a
+// leader, 404 for what is gone, 500 otherwise) and reports false.
+func (p *Panel) apply(w http.ResponseWriter, r *http.Request, cmd *raftv1.Command) bool {
+	res, err := p.o.Cluster.Apply(r.Context(), cmd)
+	if err != nil {
+		p.unavailable(w, r, err)
+		return false
+	}
+	switch res.GetStatus() {
+	case raftv1.Status_STATUS_OK:
+		return true
+	case raftv1.Status_STATUS_NOT_FOUND:
+		p.notFound(w, r)
+	default:
+		p.internal(w, r, errors.New(res.GetMessage()))
+	}
+	return false
 }
 
 // unavailable answers a write the cluster could not take (no leader).

@@ -1,12 +1,10 @@
 package panel
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"time"
 
-	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 	"lookout/internal/names"
@@ -95,28 +93,12 @@ func (p *Panel) handleResume(w http.ResponseWriter, r *http.Request) {
 // page.
 func (p *Panel) pause(w http.ResponseWriter, r *http.Request, c *raftv1.PauseMonitor) {
 	s := sessionFrom(r.Context())
-	m, err := p.o.State.Monitor(s.AccountID, r.PathValue("uuid"))
-	if errors.Is(err, state.ErrNotFound) {
-		p.notFound(w, r)
-		return
-	}
-	if err != nil {
-		p.internal(w, r, err)
+	m, ok := p.monitorOf(w, r)
+	if !ok {
 		return
 	}
 	c.AccountId, c.MonitorUuid = s.AccountID, m.GetUuid()
-	res, err := p.o.Cluster.Apply(r.Context(), &raftv1.Command{Op: &raftv1.Command_PauseMonitor{PauseMonitor: c}})
-	if err != nil {
-		p.unavailable(w, r, err)
-		return
-	}
-	switch res.GetStatus() {
-	case raftv1.Status_STATUS_OK:
-	case raftv1.Status_STATUS_NOT_FOUND:
-		p.notFound(w, r)
-		return
-	default:
-		p.internal(w, r, errors.New(res.GetMessage()))
+	if !p.apply(w, r, &raftv1.Command{Op: &raftv1.Command_PauseMonitor{PauseMonitor: c}}) {
 		return
 	}
 	http.Redirect(w, r, "/monitors/"+m.GetUuid(), http.StatusSeeOther)
