@@ -113,7 +113,11 @@ func (s *Store) MonitorsAfter(accountID, kind, afterKind, afterName string, limi
 		if kind != "" {
 			prefix = k(prefixMonitorName, accountID, kind, "")
 		}
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: min(limit, 100)})
+		prefetch := 100
+		if limit > 0 {
+			prefetch = min(limit, prefetch)
+		}
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: prefetch})
 		defer it.Close()
 		var after []byte
 		it.Rewind()

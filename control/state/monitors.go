@@ -172,26 +172,10 @@ func (s *Store) MonitorByName(accountID, kind, name string) (*statev1.Monitor, e
 	return m, nil
 }
 
-// Monitors returns the account's monitors ordered by kind, then name.
+// Monitors returns the account's monitors ordered by kind, then name
+// (MonitorsAfter, the whole list).
 func (s *Store) Monitors(accountID string) ([]*statev1.Monitor, error) {
-	var out []*statev1.Monitor
-	err := s.view(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: k(prefixMonitorName, accountID, ""), PrefetchValues: true, PrefetchSize: 64})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			id, err := it.Item().ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			m, err := getMonitor(txn, string(id))
-			if err != nil {
-				return err
-			}
-			out = append(out, m)
-		}
-		return nil
-	})
-	return out, err
+	return s.MonitorsAfter(accountID, "", "", "", 0)
 }
 
 // MonitorCount is the number of monitors of the account (all kinds).
