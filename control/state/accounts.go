@@ -1,7 +1,6 @@
 package state
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -75,16 +74,12 @@ func applySetPlan(txn *badger.Txn, now int64, c *raftv1.SetPlan) (*raftv1.Result
 	if c.GetPlan() == nil {
 		return invalid("set plan: plan is required"), nil
 	}
-	var acct statev1.Account
-	err := getProto(txn, k(prefixAccount, c.GetAccountId()), &acct)
-	if errors.Is(err, ErrNotFound) {
-		return notFound("account %s not found", c.GetAccountId()), nil
-	}
-	if err != nil {
-		return nil, err
+	acct, refused, err := readAccount(txn, c.GetAccountId())
+	if refused != nil || err != nil {
+		return refused, err
 	}
 	acct.Plan = c.GetPlan()
-	if err := setProto(txn, k(prefixAccount, acct.Id), &acct); err != nil {
+	if err := setProto(txn, k(prefixAccount, acct.Id), acct); err != nil {
 		return nil, err
 	}
 	return ok(), quotaAfterPlanChange(txn, acct.Id, acct.Plan, now)

@@ -7,7 +7,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
-	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
 // checkNewKey returns a non-nil result when key cannot be stored.
@@ -36,13 +35,9 @@ func putKey(txn *badger.Txn, key *raftv1.Key, nowMs int64) error {
 
 // applyCreateKey adds a named key to an existing account.
 func applyCreateKey(txn *badger.Txn, nowMs int64, key *raftv1.Key) (*raftv1.Result, error) {
-	var acct statev1.Account
-	err := getProto(txn, k(prefixAccount, key.GetAccountId()), &acct)
-	if errors.Is(err, ErrNotFound) {
-		return notFound("account %s not found", key.GetAccountId()), nil
-	}
-	if err != nil {
-		return nil, err
+	_, refused, err := readAccount(txn, key.GetAccountId())
+	if refused != nil || err != nil {
+		return refused, err
 	}
 	if res, err := checkNewKey(txn, key); res != nil || err != nil {
 		return res, err

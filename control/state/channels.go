@@ -19,13 +19,9 @@ func applyCreateChannel(txn *badger.Txn, now int64, c *raftv1.CreateChannel) (*r
 	if c.GetChannelId() == "" || c.GetType() == "" {
 		return invalid("create channel: id and type are required"), nil
 	}
-	var acct statev1.Account
-	err := getProto(txn, k(prefixAccount, c.GetAccountId()), &acct)
-	if errors.Is(err, ErrNotFound) {
-		return notFound("account %s not found", c.GetAccountId()), nil
-	}
-	if err != nil {
-		return nil, err
+	_, refused, err := readAccount(txn, c.GetAccountId())
+	if refused != nil || err != nil {
+		return refused, err
 	}
 	key := channelKey(c.GetAccountId(), c.GetChannelId())
 	if taken, err := exists(txn, key); err != nil || taken {

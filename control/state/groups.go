@@ -23,13 +23,9 @@ func applyCreateGroup(txn *badger.Txn, now int64, c *raftv1.CreateNotificationGr
 	if c.GetGroupId() == "" || c.GetName() == "" {
 		return invalid("create notification group: id and name are required"), nil
 	}
-	var acct statev1.Account
-	err := getProto(txn, k(prefixAccount, c.GetAccountId()), &acct)
-	if errors.Is(err, ErrNotFound) {
-		return notFound("account %s not found", c.GetAccountId()), nil
-	}
-	if err != nil {
-		return nil, err
+	_, refused, err := readAccount(txn, c.GetAccountId())
+	if refused != nil || err != nil {
+		return refused, err
 	}
 	nameKey := k(prefixGroupName, c.GetAccountId(), c.GetName())
 	if taken, err := exists(txn, nameKey); err != nil || taken {

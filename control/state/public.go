@@ -35,13 +35,9 @@ func applySetBadgeKey(txn *badger.Txn, c *raftv1.SetBadgeKey) (*raftv1.Result, e
 	if c.GetAccountId() == "" || c.GetBadgeKey() == "" {
 		return invalid("set badge key: account id and key are required"), nil
 	}
-	var acct statev1.Account
-	err := getProto(txn, k(prefixAccount, c.GetAccountId()), &acct)
-	if errors.Is(err, ErrNotFound) {
-		return notFound("account %s not found", c.GetAccountId()), nil
-	}
-	if err != nil {
-		return nil, err
+	acct, refused, err := readAccount(txn, c.GetAccountId())
+	if refused != nil || err != nil {
+		return refused, err
 	}
 	if c.GetIfNone() && acct.GetBadgeKey() != "" {
 		return ok(), nil
@@ -58,7 +54,7 @@ func applySetBadgeKey(txn *badger.Txn, c *raftv1.SetBadgeKey) (*raftv1.Result, e
 	if err := txn.Set(badgeKey(acct.BadgeKey), []byte(acct.Id)); err != nil {
 		return nil, err
 	}
-	return ok(), setProto(txn, k(prefixAccount, acct.Id), &acct)
+	return ok(), setProto(txn, k(prefixAccount, acct.Id), acct)
 }
 
 // applyPutStatusPage replaces an account's status page. Its slug must not

@@ -80,13 +80,9 @@ func nameOwner(txn *badger.Txn, values *valueCache, accountID, kind, name string
 // refusal writes nothing and names the entry (creates first, then
 // updates) and its code.
 func applyPutMonitors(txn *badger.Txn, ctx applyCtx, c *raftv1.PutMonitors) (*raftv1.Result, error) {
-	var acct statev1.Account
-	err := getProto(txn, k(prefixAccount, c.GetAccountId()), &acct)
-	if errors.Is(err, ErrNotFound) {
-		return notFound("account %s not found", c.GetAccountId()), nil
-	}
-	if err != nil {
-		return nil, err
+	acct, gone, err := readAccount(txn, c.GetAccountId())
+	if gone != nil || err != nil {
+		return gone, err
 	}
 	creates, updates := c.GetCreates(), c.GetUpdates()
 	seen := map[string]int{} // name space and name -> entry, within the command
