@@ -34,13 +34,7 @@ func (p *Panel) showChannel(w http.ResponseWriter, r *http.Request, status int, 
 	v.Stale = p.refresh(r)
 	id := r.PathValue("id")
 	c, err := p.o.Admin.GetChannel(s.AccountID, id)
-	var e *admin.Error
-	if errors.As(err, &e) && e.Status == http.StatusNotFound {
-		p.notFound(w, r)
-		return
-	}
-	if err != nil {
-		p.internal(w, r, err)
+	if p.readFailed(w, r, err) {
 		return
 	}
 	v.Channel = c
@@ -96,13 +90,7 @@ func (p *Panel) handleUpdateChannel(w http.ResponseWriter, r *http.Request) {
 func (p *Panel) handleDeleteChannel(w http.ResponseWriter, r *http.Request) {
 	s := sessionFrom(r.Context())
 	c, err := p.o.Admin.GetChannel(s.AccountID, r.PathValue("id"))
-	var e *admin.Error
-	if errors.As(err, &e) && e.Status == http.StatusNotFound {
-		p.notFound(w, r)
-		return
-	}
-	if err != nil {
-		p.internal(w, r, err)
+	if p.readFailed(w, r, err) {
 		return
 	}
 	if r.PostFormValue("confirm_name") != c.Name {
@@ -110,6 +98,7 @@ func (p *Panel) handleDeleteChannel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err = p.o.Admin.DeleteChannel(r.Context(), s.AccountID, c.ID)
+	var e *admin.Error
 	switch {
 	case err == nil:
 		http.Redirect(w, r, "/channels?deleted="+urlQueryEscape(c.Name), http.StatusSeeOther)

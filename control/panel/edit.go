@@ -108,12 +108,7 @@ func (p *Panel) handleNewMonitor(w http.ResponseWriter, r *http.Request) {
 	v := &formView{Kind: kind, Kinds: kindTabs(kind), Action: "/monitors/new", Submit: "Create monitor"}
 	if from := r.URL.Query().Get("from"); from != "" {
 		src, err := p.o.State.Monitor(s.AccountID, from)
-		if errors.Is(err, state.ErrNotFound) {
-			p.notFound(w, r)
-			return
-		}
-		if err != nil {
-			p.internal(w, r, err)
+		if p.readFailed(w, r, err) {
 			return
 		}
 		m, notes := copyWithoutSecrets(manage.ManifestOf(src))
@@ -164,7 +159,7 @@ func (p *Panel) handleCreateMonitor(w http.ResponseWriter, r *http.Request) {
 // monitor, filled with its manifest.
 func (p *Panel) handleEditMonitor(w http.ResponseWriter, r *http.Request) {
 	stale := p.refresh(r)
-	m, ok := p.formMonitor(w, r)
+	m, ok := p.monitorOf(w, r)
 	if !ok {
 		return
 	}
@@ -178,7 +173,7 @@ func (p *Panel) handleEditMonitor(w http.ResponseWriter, r *http.Request) {
 func (p *Panel) handleSaveMonitor(w http.ResponseWriter, r *http.Request) {
 	s := sessionFrom(r.Context())
 	p.refresh(r)
-	m, ok := p.formMonitor(w, r)
+	m, ok := p.monitorOf(w, r)
 	if !ok {
 		return
 	}
@@ -202,21 +197,6 @@ func (p *Panel) handleSaveMonitor(w http.ResponseWriter, r *http.Request) {
 func editView(m *statev1.Monitor) *formView {
 	return &formView{Kind: m.GetKind(), Edit: true, UUID: m.GetUuid(), Name: m.GetName(),
 		Action: "/monitors/" + m.GetUuid() + "/edit", Submit: "Save changes"}
-}
-
-// formMonitor reads the {uuid} monitor of the session's account; false
-// means it answered (404 also for another account's).
-func (p *Panel) formMonitor(w http.ResponseWriter, r *http.Request) (*statev1.Monitor, bool) {
-	m, err := p.o.State.Monitor(sessionFrom(r.Context()).AccountID, r.PathValue("uuid"))
-	if errors.Is(err, state.ErrNotFound) {
-		p.notFound(w, r)
-		return nil, false
-	}
-	if err != nil {
-		p.internal(w, r, err)
-		return nil, false
-	}
-	return m, true
 }
 
 // writeRefused answers a create or save that failed with err: the form

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"lookout/control/admin"
-	"lookout/control/state"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
@@ -168,12 +167,7 @@ func (p *Panel) showGroup(w http.ResponseWriter, r *http.Request, status int, v 
 	s := sessionFrom(r.Context())
 	v.Stale = p.refresh(r)
 	g, err := p.o.State.NotificationGroup(s.AccountID, r.PathValue("id"))
-	if errors.Is(err, state.ErrNotFound) {
-		p.notFound(w, r)
-		return
-	}
-	if err != nil {
-		p.internal(w, r, err)
+	if p.readFailed(w, r, err) {
 		return
 	}
 	if err := p.listChannels(s.AccountID, v); err != nil {
@@ -218,12 +212,7 @@ func (p *Panel) handleUpdateGroup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g, err := p.o.State.NotificationGroup(s.AccountID, r.PathValue("id"))
-	if errors.Is(err, state.ErrNotFound) {
-		p.notFound(w, r)
-		return
-	}
-	if err != nil {
-		p.internal(w, r, err)
+	if p.readFailed(w, r, err) {
 		return
 	}
 	form := &groupForm{Name: strings.TrimSpace(r.PostFormValue("name")), checked: r.PostForm["channel"], Errors: map[string]string{}}
@@ -253,12 +242,7 @@ func (p *Panel) handleUpdateGroup(w http.ResponseWriter, r *http.Request) {
 func (p *Panel) handleDeleteGroup(w http.ResponseWriter, r *http.Request) {
 	s := sessionFrom(r.Context())
 	g, err := p.o.State.NotificationGroup(s.AccountID, r.PathValue("id"))
-	if errors.Is(err, state.ErrNotFound) {
-		p.notFound(w, r)
-		return
-	}
-	if err != nil {
-		p.internal(w, r, err)
+	if p.readFailed(w, r, err) {
 		return
 	}
 	if r.PostFormValue("confirm_name") != g.GetName() {

@@ -311,19 +311,12 @@ func (p *Panel) handleDelete(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/?deleted="+urlQueryEscape(m.GetName()), http.StatusSeeOther)
 }
 
-// monitorOf reads the session account's monitor of the path's {uuid}; when
-// it cannot, it answers (404, or 500) and reports false.
+// monitorOf reads the session account's monitor of the path's {uuid}
+// (another account's is not found); when it cannot, it answers (404, or
+// 500) and reports false.
 func (p *Panel) monitorOf(w http.ResponseWriter, r *http.Request) (*statev1.Monitor, bool) {
 	m, err := p.o.State.Monitor(sessionFrom(r.Context()).AccountID, r.PathValue("uuid"))
-	if errors.Is(err, state.ErrNotFound) {
-		p.notFound(w, r)
-		return nil, false
-	}
-	if err != nil {
-		p.internal(w, r, err)
-		return nil, false
-	}
-	return m, true
+	return m, !p.readFailed(w, r, err)
 }
 
 // apply proposes cmd; when it is not applied OK, it answers (503 without a

@@ -2,6 +2,7 @@ package panel
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html/template"
 	"math"
@@ -9,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"lookout/control/admin"
+	"lookout/control/state"
 )
 
 // pageNames are the templates under templates/, each a page built on
@@ -134,6 +138,22 @@ func (p *Panel) errorPage(w http.ResponseWriter, r *http.Request, status int, me
 
 // notFound is the page of a monitor, key or channel that does not exist
 // or is another account's: the two are not told apart.
+// readFailed answers a read that failed (err not nil): 404 for what is not
+// there (state.ErrNotFound, or an operator API 404), 500 otherwise. It
+// reports whether it answered.
+func (p *Panel) readFailed(w http.ResponseWriter, r *http.Request, err error) bool {
+	var e *admin.Error
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, state.ErrNotFound), errors.As(err, &e) && e.Status == http.StatusNotFound:
+		p.notFound(w, r)
+	default:
+		p.internal(w, r, err)
+	}
+	return true
+}
+
 func (p *Panel) notFound(w http.ResponseWriter, r *http.Request) {
 	p.errorPage(w, r, http.StatusNotFound, "Not found. It may have been deleted, or it is not in your account.")
 }
