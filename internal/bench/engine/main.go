@@ -194,17 +194,24 @@ func sortSearch(d []time.Duration, limit time.Duration) int {
 	return i
 }
 
-// setup makes an account without limits, n ping monitors expecting a ping
-// every interval, and pings monitor i at firstPing + i*spread/n.
-func setup(ctx context.Context, c *bench.Direct, n int, firstPing time.Time, spread time.Duration) (string, error) {
+// benchAccount makes the benchmark's account (a plan without limits) and
+// returns its id.
+func benchAccount(ctx context.Context, c *bench.Direct) (string, error) {
 	acct := uuid.NewString()
 	key := func(typ raftv1.KeyType) *raftv1.Key {
 		return &raftv1.Key{Id: uuid.NewString(), AccountId: acct, Type: typ, Hash: []byte(uuid.NewString())}
 	}
-	if err := c.Must(ctx, &raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{
+	return acct, c.Must(ctx, &raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{
 		AccountId: acct, Email: "bench@example.com", Plan: &raftv1.Plan{Name: "bench"},
 		IngestKey: key(raftv1.KeyType_KEY_TYPE_INGEST), ManagementKey: key(raftv1.KeyType_KEY_TYPE_MANAGEMENT),
-	}}}); err != nil {
+	}}})
+}
+
+// setup makes an account without limits, n ping monitors expecting a ping
+// every interval, and pings monitor i at firstPing + i*spread/n.
+func setup(ctx context.Context, c *bench.Direct, n int, firstPing time.Time, spread time.Duration) (string, error) {
+	acct, err := benchAccount(ctx, c)
+	if err != nil {
 		return "", err
 	}
 	name := func(i int) string { return fmt.Sprintf("job-%06d", i) }

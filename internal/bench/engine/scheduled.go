@@ -44,14 +44,8 @@ func lateDeadlines(n int) int {
 // sched ("interval": expected_interval_seconds 60), monitor i with
 // grace i*60/n s (whole seconds), and pings them all at ping.
 func setupScheduled(ctx context.Context, c *bench.Direct, n int, ping time.Time, sched string) (string, error) {
-	acct := uuid.NewString()
-	key := func(typ raftv1.KeyType) *raftv1.Key {
-		return &raftv1.Key{Id: uuid.NewString(), AccountId: acct, Type: typ, Hash: []byte(uuid.NewString())}
-	}
-	if err := c.Must(ctx, &raftv1.Command{Op: &raftv1.Command_CreateAccount{CreateAccount: &raftv1.CreateAccount{
-		AccountId: acct, Email: "bench@example.com", Plan: &raftv1.Plan{Name: "bench"},
-		IngestKey: key(raftv1.KeyType_KEY_TYPE_INGEST), ManagementKey: key(raftv1.KeyType_KEY_TYPE_MANAGEMENT),
-	}}}); err != nil {
+	acct, err := benchAccount(ctx, c)
+	if err != nil {
 		return "", err
 	}
 	name := func(i int) string { return fmt.Sprintf("job-%06d", i) }
