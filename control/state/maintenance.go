@@ -129,11 +129,9 @@ func inWindow(txn *badger.Txn, values *valueCache, m *statev1.Monitor, nowMs int
 // MaintenanceWindows returns the account's windows, by id.
 func (s *Store) MaintenanceWindows(accountID string) ([]*raftv1.MaintenanceWindow, error) {
 	var out []*raftv1.MaintenanceWindow
-	err := s.view(func(txn *badger.Txn) error {
-		return scanProto(txn, k(prefixWindow, accountID, ""), func() *raftv1.MaintenanceWindow { return new(raftv1.MaintenanceWindow) }, func(w *raftv1.MaintenanceWindow) error {
-			out = append(out, w)
-			return nil
-		})
+	err := s.view(func(txn *badger.Txn) (err error) {
+		out, err = accountWindows(txn, nil, accountID)
+		return err
 	})
 	return out, err
 }
