@@ -67,10 +67,3 @@ func (c *cache) put(key string, gen uint64, now time.Time, a answer) {
 	}
 	c.m[key] = entry{answer: a, gen: gen, expires: now.Add(c.ttl)}
 }
-
-// len is how many answers are cached.
-func (c *cache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.m)
-}

@@ -19,22 +19,13 @@ var alertNamespace = uuid.MustParse("3e8a6f0e-5a43-4f0b-9a53-2f4d2c7c9b1e")
 func alertKey(id string) []byte        { return k(prefixAlert, id) }
 func alertPendingKey(id string) []byte { return k(prefixAlertPending, id) }
 
-// raiseAlert stores an alert of monitor m in the outbox with one delivery
-// per channel it is routed to: the channels of the monitor's notification
-// group, or else the account's default channels. Its id is derived from
-// the entry (index) and the alert's position in it, so it is the same on
-// every node and never reused. The alert carries the ping event ev or the
-// check execution exec that raised it, and for a check with regions the
-// regions that saw it fail.
-func raiseAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ string, at int64, ev *statev1.StoredEvent, exec *raftv1.Execution, regions ...string) error {
-	a, err := newAlert(txn, ctx, pos, m, typ, at, ev, exec, regions...)
-	if err != nil {
-		return err
-	}
-	return storeAlert(txn, ctx, a)
-}
-
-// newAlert is the alert raiseAlert stores, not stored yet.
+// newAlert is an alert of monitor m, not stored yet (storeAlert puts it in
+// the outbox), with one delivery per channel it is routed to: the channels
+// of the monitor's notification group, or else the account's default
+// channels. Its id is derived from the entry (index) and the alert's
+// position in it, so it is the same on every node and never reused. The
+// alert carries the ping event ev or the check execution exec that raised
+// it, and for a check with regions the regions that saw it fail.
 func newAlert(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, typ string, at int64, ev *statev1.StoredEvent, exec *raftv1.Execution, regions ...string) (*statev1.Alert, error) {
 	id := uuid.NewSHA1(alertNamespace, []byte(m.GetUuid()+"\x00"+strconv.FormatUint(ctx.index, 10)+"\x00"+strconv.Itoa(pos)+"\x00"+typ)).String()
 	deliveries, err := route(txn, ctx.values, m)
