@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"lookout/internal/client"
+	"lookout/internal/freeport"
 )
 
 const adminToken = "bench-admin-token"
@@ -244,18 +244,7 @@ func (c *Cluster) Stop() {
 	os.RemoveAll(c.dir)
 }
 
-// FreeAddr is a loopback address whose port was free for TCP and UDP.
-func FreeAddr() string {
-	for {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			panic(err)
-		}
-		addr := ln.Addr().String()
-		ln.Close()
-		if pc, err := net.ListenPacket("udp", addr); err == nil {
-			pc.Close()
-			return addr
-		}
-	}
-}
+// FreeAddr is a loopback address whose port was free for TCP and UDP,
+// drawn below the ephemeral range so no outgoing connection takes it
+// before the node binds it.
+func FreeAddr() string { return freeport.MustAddr() }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +17,7 @@ import (
 	"time"
 
 	"lookout/internal/client"
+	"lookout/internal/freeport"
 )
 
 // adminToken is the operator token (and cluster secret) of the run.
@@ -50,7 +54,7 @@ type cluster struct {
 func startCluster(ctx context.Context, binary, dir, logLevel string, n int) (*cluster, error) {
 	c := &cluster{binary: binary, dir: dir, net: NewNet(), httpc: &http.Client{Timeout: 3 * time.Second}}
 	for i := 0; i < n; i++ {
-		nd := &node{id: fmt.Sprintf("n%d", i+1), http: freeAddr(), raft: freeAddr(), gossip: freeAddr()}
+		nd := &node{id: fmt.Sprintf("n%d", i+1), http: freeport.MustAddr(), raft: freeport.MustAddr(), gossip: freeport.MustAddr()}
 		var err error
 		if nd.raftProxy, err = NewProxy(c.net, nd.id, nd.raft, c.owner); err != nil {
 			return nil, err
@@ -80,7 +84,7 @@ func startCluster(ctx context.Context, binary, dir, logLevel string, n int) (*cl
 	}
 	if _, err := c.waitHealthy(ctx, 90*time.Second); err != nil {
 		c.stop()
-		return nil, err
+		return nil, fmt.Errorf("%w\n%s", err, c.logTails(40))
 	}
 	return c, nil
 }
@@ -247,20 +251,30 @@ func (c *cluster) waitHealthy(ctx context.Context, timeout time.Duration) (time.
 	return 0, fmt.Errorf("cluster not healthy after %s: %w", timeout, last)
 }
 
+// healthy is nil when every node runs and answers /health with 200;
+// otherwise it names every node that does not, with the reason /health
+// gives, so a cluster that never forms says which node held it back.
 func (c *cluster) healthy(ctx context.Context) error {
+	var bad []string
 	for _, n := range c.nodes {
 		if !n.running() {
-			return fmt.Errorf("%s is not running", n.id)
+			bad = append(bad, n.id+" is not running")
+			continue
 		}
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+n.http+"/health", nil)
 		resp, err := c.httpc.Do(req)
 		if err != nil {
-			return fmt.Errorf("%s: %w", n.id, err)
+			bad = append(bad, fmt.Sprintf("%s: %v", n.id, err))
+			continue
 		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("%s: /health answered %d", n.id, resp.StatusCode)
+			bad = append(bad, fmt.Sprintf("%s: /health answered %d %s", n.id, resp.StatusCode, bytes.TrimSpace(body)))
 		}
+	}
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "; "))
 	}
 	return nil
 }
@@ -288,18 +302,22 @@ func (c *cluster) stop() {
 	c.net.CloseAll()
 }
 
-// freeAddr is a loopback address whose port was free for TCP and UDP.
-func freeAddr() string {
-	for {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+// logTails is the last lines of every node's log, for a report of why
+// the cluster did not form.
+func (c *cluster) logTails(lines int) string {
+	var b strings.Builder
+	for _, n := range c.nodes {
+		data, err := os.ReadFile(n.logPath)
 		if err != nil {
-			panic(err)
+			fmt.Fprintf(&b, "--- %s: %v\n", n.logPath, err)
+			continue
 		}
-		addr := ln.Addr().String()
-		ln.Close()
-		if pc, err := net.ListenPacket("udp", addr); err == nil {
-			pc.Close()
-			return addr
+		if len(bytes.TrimSpace(data)) == 0 {
+			fmt.Fprintf(&b, "--- %s is empty\n", n.logPath)
+			continue
 		}
+		all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		fmt.Fprintf(&b, "--- last %d lines of %s\n%s\n", min(lines, len(all)), n.logPath, strings.Join(all[max(0, len(all)-lines):], "\n"))
 	}
+	return b.String()
 }

@@ -5,17 +5,15 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"lookout/internal/freeport"
 	"lookout/internal/waittest"
 )
 
@@ -131,28 +129,14 @@ func (p *proc) waitStdout(s string, timeout time.Duration) string {
 }
 
 // freeAddr returns a 127.0.0.1 address with a port free for TCP and UDP,
-// for a process to bind later. The port is drawn below the kernel's
-// ephemeral range (32768 and up on Linux): a port-0 listener would come
-// from that range, where the many outgoing connections of the tests and
-// their processes could take it before the process binds it.
+// for a process to bind later (see package freeport).
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	for range 100 {
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(20000+rand.IntN(12000)))
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			continue
-		}
-		ln.Close()
-		pc, err := net.ListenPacket("udp", addr)
-		if err != nil {
-			continue
-		}
-		pc.Close()
-		return addr
+	addr, err := freeport.Addr()
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no free port")
-	return ""
+	return addr
 }
 
 func tail(b []byte, n int) []byte {
