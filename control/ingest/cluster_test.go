@@ -147,21 +147,36 @@ func TestLeaderKillDuringPingStreamLosesNoAcknowledgedPing(t *testing.T) {
 			}
 		}(w)
 	}
-	time.Sleep(time.Second)
+	// The stream runs until 50 pings are acknowledged before the kill
+	// and 50 more after a new leader is known, however slow the machine.
+	ackedCount := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(acked)
+	}
+	waitAcked := func(n int, what string) {
+		deadline := time.Now().Add(30 * time.Second)
+		for ackedCount() < n {
+			if time.Now().After(deadline) {
+				cancel()
+				wg.Wait()
+				t.Fatalf("only %d pings acknowledged %s: the stream did not run", ackedCount(), what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitAcked(50, "before the kill")
 	leader := c.Leader(5 * time.Second)
 	c.Kill(leader.Index)
 	if _, err := c.WaitLeader(10*time.Second, c.Running()...); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second)
+	waitAcked(ackedCount()+50, "after the new leader")
 	cancel()
 	wg.Wait()
 
 	mu.Lock()
 	defer mu.Unlock()
-	if len(acked) < 100 {
-		t.Fatalf("only %d pings acknowledged: the stream did not run", len(acked))
-	}
 	for _, n := range c.Running() {
 		ids := storedIDs(t, n, acct, monitors)
 		for _, id := range acked {
