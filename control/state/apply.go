@@ -90,11 +90,19 @@ func (s *Store) applyRun(entries []Entry, results []*raftv1.Result) (int, error)
 	if err := txn.Commit(); err != nil {
 		return 0, fmt.Errorf("commit: %w", err)
 	}
-	s.due.committed()
-	s.watch.publish(s.values.commit(txn), s.alertsRaised, false)
-	s.alertsRaised = false
+	s.committed(txn)
 	s.setApplied(last)
 	return n, nil
+}
+
+// committed tells the caches and the change feed what txn, just
+// committed, changed.
+func (s *Store) committed(txn *badger.Txn) {
+	s.due.committed()
+	monitors, statuses := s.values.commit(txn)
+	s.lists.apply(monitors, statuses)
+	s.watch.publish(monitors, s.alertsRaised, false)
+	s.alertsRaised = false
 }
 
 // commitRun applies entries (known to fit) in txn and commits.
@@ -114,9 +122,7 @@ func (s *Store) commitRun(txn *badger.Txn, entries []Entry, results []*raftv1.Re
 	if err := txn.Commit(); err != nil {
 		return 0, fmt.Errorf("commit: %w", err)
 	}
-	s.due.committed()
-	s.watch.publish(s.values.commit(txn), s.alertsRaised, false)
-	s.alertsRaised = false
+	s.committed(txn)
 	s.setApplied(last)
 	return len(entries), nil
 }

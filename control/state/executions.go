@@ -235,7 +235,7 @@ func recordExecution(txn *badger.Txn, ctx applyCtx, pos int, e *raftv1.Execution
 	if err := trimExecutions(txn, e.GetCheckUuid(), cs, keep, budget); err != nil {
 		return false, err
 	}
-	return true, setProto(txn, checkStatusKey(e.GetCheckUuid()), cs)
+	return true, putCheckStatus(txn, ctx.values, e.GetCheckUuid(), cs)
 }
 
 // onVerdict records the final execution e as m's newest verdict and raises
@@ -269,6 +269,16 @@ func onVerdict(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, cs *s
 		return err
 	}
 	return putMonitorIn(txn, ctx.values, m)
+}
+
+// putCheckStatus writes a check's status record, through the value cache
+// (which tells the list cache, listcache.go).
+func putCheckStatus(txn *badger.Txn, values *valueCache, check string, cs *statev1.CheckStatus) error {
+	v, err := proto.MarshalOptions{Deterministic: true}.Marshal(cs)
+	if err != nil {
+		return fmt.Errorf("encode the status of check %s: %w", check, err)
+	}
+	return values.set(txn, checkStatusKey(check), v)
 }
 
 // getCheckStatus reads a check's status record (empty when it has none).
@@ -306,20 +316,19 @@ func trimExecutions(txn *badger.Txn, check string, cs *statev1.CheckStatus, keep
 
 // deleteExecutions removes a check's executions and status (a deleted
 // monitor). Retention bounds how many there are.
-func deleteExecutions(txn *badger.Txn, check string) error {
+func deleteExecutions(txn *badger.Txn, values *valueCache, check string) error {
 	var keys [][]byte
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: k(prefixExecution, check, "")})
 	for it.Rewind(); it.Valid(); it.Next() {
 		keys = append(keys, it.Item().KeyCopy(nil))
 	}
 	it.Close()
-	keys = append(keys, checkStatusKey(check))
 	for _, key := range keys {
 		if err := txn.Delete(key); err != nil {
 			return err
 		}
 	}
-	return nil
+	return values.del(txn, checkStatusKey(check))
 }
 
 // Executions returns up to limit (all when limit <= 0) executions of the

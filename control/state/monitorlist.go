@@ -26,12 +26,56 @@ type ListedMonitor struct {
 	Offline bool
 }
 
-// MonitorList reads every monitor of the account for a list, in (kind,
-// name) order, in one transaction: each monitor's record, a check's status
-// and whether its regions are offline. The records are read in key order
-// through one iterator (a seek per monitor costs less than a point read),
-// and each region once.
+// MonitorList returns every monitor of the account for a list, in (kind,
+// name) order: each monitor's record, a check's status and whether its
+// regions are offline. The records and statuses of an account of at least
+// minListedRows monitors come from the list cache (listcache.go) after the
+// first list; the regions are read each time. The records are shared:
+// callers must not modify them.
 func (s *Store) MonitorList(accountID string) ([]ListedMonitor, error) {
+	out, cached, err := s.lists.list(accountID)
+	if err != nil {
+		return nil, err
+	}
+	if !cached {
+		epoch := s.lists.buildStart()
+		out, err = s.readMonitorList(accountID)
+		s.lists.buildEnd(epoch, accountID, out)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, s.view(func(txn *badger.Txn) error { return markOffline(txn, out) })
+}
+
+// markOffline sets Offline on each monitor of a list whose regions are
+// all offline, reading each region once.
+func markOffline(txn *badger.Txn, list []ListedMonitor) error {
+	offline := map[string]bool{}
+	for i := range list {
+		lm := &list[i]
+		regions := shownRegions(lm.Monitor)
+		lm.Offline = len(regions) > 0
+		for _, r := range regions {
+			off, seen := offline[r]
+			if !seen {
+				var err error
+				if off, err = regionOffline(txn, r); err != nil {
+					return err
+				}
+				offline[r] = off
+			}
+			lm.Offline = lm.Offline && off
+		}
+	}
+	return nil
+}
+
+// readMonitorList reads every monitor of the account and a check's status
+// (an empty one before its first execution), in (kind, name) order, in one
+// transaction. The records are read in key order through one iterator (a
+// seek per monitor costs less than a point read).
+func (s *Store) readMonitorList(accountID string) ([]ListedMonitor, error) {
 	var out []ListedMonitor
 	err := s.view(func(txn *badger.Txn) error {
 		ids, err := monitorIDs(txn, accountID)
@@ -68,7 +112,6 @@ func (s *Store) MonitorList(accountID string) ([]ListedMonitor, error) {
 		}); err != nil {
 			return err
 		}
-		offline := map[string]bool{}
 		out = make([]ListedMonitor, 0, len(ids))
 		for _, id := range ids {
 			m := byID[id]
@@ -80,19 +123,6 @@ func (s *Store) MonitorList(accountID string) ([]ListedMonitor, error) {
 				lm.Check = status[id]
 				if lm.Check == nil {
 					lm.Check = new(statev1.CheckStatus)
-				}
-			}
-			if regions := shownRegions(m); len(regions) > 0 {
-				lm.Offline = true
-				for _, r := range regions {
-					off, seen := offline[r]
-					if !seen {
-						if off, err = regionOffline(txn, r); err != nil {
-							return err
-						}
-						offline[r] = off
-					}
-					lm.Offline = lm.Offline && off
 				}
 			}
 			out = append(out, lm)

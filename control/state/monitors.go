@@ -108,7 +108,7 @@ func applyDeleteMonitor(txn *badger.Txn, ctx applyCtx, c *raftv1.DeleteMonitor) 
 	if _, err := purgeEvents(txn, ctx.values, id, MaxPruneEvents); err != nil {
 		return nil, err
 	}
-	if err := deleteExecutions(txn, id); err != nil {
+	if err := deleteExecutions(txn, ctx.values, id); err != nil {
 		return nil, err
 	}
 	countKey := monitorCountKey(mon.GetAccountId())

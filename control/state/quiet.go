@@ -433,7 +433,7 @@ func reopenCheck(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, sin
 	default:
 		return nil
 	}
-	return setProto(txn, checkStatusKey(m.GetUuid()), cs)
+	return putCheckStatus(txn, ctx.values, m.GetUuid(), cs)
 }
 
 // verdictExecution reads the execution behind check m's newest verdict

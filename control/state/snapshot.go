@@ -144,6 +144,7 @@ func (s *Store) Restore(r io.Reader) error {
 	// and one that reads the generation after the invalidation reads the
 	// new state.
 	s.auth.invalidate()
+	s.lists.reset()
 	s.authDirty, s.assignDirty, s.publicDirty = false, true, true
 	s.windows.dirty = true
 	s.due.lower(nil)

@@ -74,6 +74,7 @@ type Store struct {
 
 	auth      *authCache
 	values    *valueCache // FSM goroutine only
+	lists     *listCache  // the accounts' lists, kept by the commits
 	authDirty bool        // an entry of the transaction being built changes auth (FSM goroutine only)
 
 	assignDirty bool          // an entry of the transaction being built may change agent assignments (FSM goroutine only)
@@ -110,7 +111,7 @@ func Open(o Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{dir: o.Dir, badgerOpts: bo, gcInterval: o.GCInterval, log: logger, advanced: make(chan struct{}),
-		auth: newAuthCache(), values: newValueCache(), watch: newChangeWatch(), assignCh: make(chan struct{}),
+		auth: newAuthCache(), values: newValueCache(), lists: newListCache(), watch: newChangeWatch(), assignCh: make(chan struct{}),
 		restoreHook: o.restoreHook}
 	g, err := s.openGeneration(num)
 	if err != nil {

@@ -12,7 +12,9 @@ import (
 // every IngestBatch reads for each monitor it touches: mon-name: (the ping
 // monitor of a name), mon: (the monitor, with its retention start) and
 // runs: (its open runs); and for each key it carries, key-used: (the key's
-// last recorded use).
+// last recorded use). It also sees every write of a check's status
+// (check:), so that a commit can report the records a list shows
+// (listcache.go).
 // Without it, each monitor of each batch costs up to three Badger point reads
 // (each a memtable and LSM lookup).
 //
@@ -25,8 +27,9 @@ import (
 //     transaction's writes are dropped with it (pending belongs to one
 //     transaction, and another transaction starts afresh).
 //   - Every write of a cached key in an apply goes through set or del. The
-//     writers are monitorCache.flush, (*ingest).monitor,
-//     applyDeleteMonitor, touchKey and applyRevokeKey; TestValueCacheCoherent checks the cache against
+//     writers are monitorCache.flush, (*ingest).monitor, putMonitorIn,
+//     putCheckStatus, applyDeleteMonitor, deleteExecutions, touchKey and
+//     applyRevokeKey; TestValueCacheCoherent checks the cache against
 //     the database after a mixed workload.
 //   - A read that misses goes to the transaction; with no pending write of
 //     the key, the transaction sees the committed value, which is cached.
@@ -83,7 +86,8 @@ func newValueCache() *valueCache {
 // cacheable tells whether key is one of the cached kinds.
 func cacheable(key []byte) bool {
 	return bytes.HasPrefix(key, prefixMonitor) || bytes.HasPrefix(key, prefixMonitorName) ||
-		bytes.HasPrefix(key, prefixRuns) || bytes.HasPrefix(key, prefixKeyUsed)
+		bytes.HasPrefix(key, prefixRuns) || bytes.HasPrefix(key, prefixKeyUsed) ||
+		bytes.HasPrefix(key, prefixCheckStatus)
 }
 
 // own makes pending belong to txn, dropping what another transaction left.
@@ -162,16 +166,19 @@ func (c *valueCache) del(txn *badger.Txn, key []byte) error {
 }
 
 // commit publishes the writes of txn, which has just committed, and
-// returns the monitors whose records they changed, with the records as
-// committed (shared: not to be modified).
-func (c *valueCache) commit(txn *badger.Txn) (monitors []MonitorChange) {
+// returns the monitors whose records they changed and the checks whose
+// statuses they changed, with the records as committed (shared: not to be
+// modified).
+func (c *valueCache) commit(txn *badger.Txn) (monitors, statuses []MonitorChange) {
 	if c == nil || c.txn != txn {
-		return nil
+		return nil, nil
 	}
 	for key, cv := range c.pending {
 		c.remember(key, cv)
 		if id, ok := strings.CutPrefix(key, string(prefixMonitor)); ok {
 			monitors = append(monitors, MonitorChange{UUID: id, record: cv.v, present: cv.ok})
+		} else if id, ok := strings.CutPrefix(key, string(prefixCheckStatus)); ok {
+			statuses = append(statuses, MonitorChange{UUID: id, record: cv.v, present: cv.ok})
 		}
 	}
 	for key, present := range c.pendingEvents {
@@ -187,7 +194,7 @@ func (c *valueCache) commit(txn *badger.Txn) (monitors []MonitorChange) {
 	c.commitAccounts()
 	c.commitScans()
 	c.txn = nil
-	return monitors
+	return monitors, statuses
 }
 
 // reset forgets everything (the database was replaced).

@@ -56,30 +56,42 @@ func (c MonitorChange) Monitor() (*statev1.Monitor, error) {
 	return m, nil
 }
 
-// monitorKindField is the field number of Monitor.kind.
-var monitorKindField = (*statev1.Monitor)(nil).ProtoReflect().Descriptor().Fields().ByName("kind").Number()
+// The field numbers of Monitor.kind, .name and .account_id.
+var (
+	monitorKindField    = (*statev1.Monitor)(nil).ProtoReflect().Descriptor().Fields().ByName("kind").Number()
+	monitorNameField    = (*statev1.Monitor)(nil).ProtoReflect().Descriptor().Fields().ByName("name").Number()
+	monitorAccountField = (*statev1.Monitor)(nil).ProtoReflect().Descriptor().Fields().ByName("account_id").Number()
+)
 
 // Kind is the changed monitor's kind, read from its record without
 // decoding the rest (a reader that wants one kind skips the others
 // cheaply); "" when the entry deleted the monitor or the record cannot be
 // read.
-func (c MonitorChange) Kind() string {
+func (c MonitorChange) Kind() string { return c.stringField(monitorKindField) }
+
+// accountID is the changed monitor's account, read as Kind is.
+func (c MonitorChange) accountID() string { return c.stringField(monitorAccountField) }
+
+// stringField reads a string field of the record without decoding the
+// rest: the last occurrence, as a decode would; "" when absent, deleted or
+// unreadable.
+func (c MonitorChange) stringField(field protowire.Number) string {
 	if !c.present {
 		return ""
 	}
-	kind := ""
+	val := ""
 	for b := c.record; len(b) > 0; {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
 			return ""
 		}
 		b = b[n:]
-		if num == monitorKindField && typ == protowire.BytesType {
+		if num == field && typ == protowire.BytesType {
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
 				return ""
 			}
-			kind, b = string(v), b[n:] // the last occurrence wins, as in a decode
+			val, b = string(v), b[n:]
 			continue
 		}
 		n = protowire.ConsumeFieldValue(num, typ, b)
@@ -88,7 +100,7 @@ func (c MonitorChange) Kind() string {
 		}
 		b = b[n:]
 	}
-	return kind
+	return val
 }
 
 // Watch turns change tracking on (a node that became leader) or off.
