@@ -45,7 +45,12 @@ func (s *Store) MonitorList(accountID string) ([]ListedMonitor, error) {
 			return nil, err
 		}
 	}
-	return out, s.view(func(txn *badger.Txn) error { return markOffline(txn, out) })
+	for _, lm := range out {
+		if len(shownRegions(lm.Monitor)) > 0 {
+			return out, s.view(func(txn *badger.Txn) error { return markOffline(txn, out) })
+		}
+	}
+	return out, nil
 }
 
 // markOffline sets Offline on each monitor of a list whose regions are
