@@ -171,12 +171,14 @@ func (t *trackedConn) probationOver() {
 	}
 }
 
-// rearm closes the connection a probation later if it is still on
+// rearm ends the wait of a request claimPublic turned away, once it is
+// answered, and closes the connection a probation later if it is still on
 // probation then (after a 503, which an HTTP/2 connection survives).
 func (t *trackedConn) rearm() {
 	c := t.l.counts
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	t.waiting--
 	if t.timer != nil && t.class == classProbation {
 		t.timer.Reset(t.l.probation)
 	}
@@ -201,7 +203,10 @@ func (t *trackedConn) becomeRPC() {
 
 // claimPublic waits, until the connection's probation ends or ctx does,
 // for a public slot; it reports whether the connection now holds one (or
-// is no longer on probation).
+// is no longer on probation). When it reports false the request still
+// counts as waiting, so that the probation timer, which fires at the same
+// moment, leaves the connection open for the 503: the caller answers,
+// then calls rearm.
 func (t *trackedConn) claimPublic(ctx context.Context) bool {
 	c := t.l.counts
 	c.mu.Lock()
@@ -211,16 +216,12 @@ func (t *trackedConn) claimPublic(ctx context.Context) bool {
 	}
 	t.waiting++
 	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		t.waiting--
-		c.mu.Unlock()
-	}()
 	deadline := time.NewTimer(time.Until(t.accepted.Add(t.l.probation)))
 	defer deadline.Stop()
 	for {
 		c.mu.Lock()
 		if t.class != classProbation {
+			t.waiting--
 			c.mu.Unlock()
 			return !t.closed
 		}
@@ -229,6 +230,7 @@ func (t *trackedConn) claimPublic(ctx context.Context) bool {
 			c.public++
 			t.class = classPublic
 			t.timer.Stop()
+			t.waiting--
 			c.mu.Unlock()
 			return true
 		}
