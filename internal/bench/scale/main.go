@@ -68,6 +68,8 @@ func (c config) check() error {
 		return fmt.Errorf("-changed must be at most 1000 (one apply's bound)")
 	case c.catchup != "snapshot" && c.catchup != "log":
 		return fmt.Errorf("-catchup must be snapshot or log")
+	case c.pageRuns < 1:
+		return fmt.Errorf("-page-runs must be at least 1 (the first view of a node is reported apart)")
 	}
 	for _, a := range split(c) {
 		if a.jobs < a.due || a.jobs-a.due < min(c.changed, 1)*btoi(a.index == 0) {

@@ -29,11 +29,15 @@ func report(c config, f figures) {
 		f.lag.lags.Summary(), "p99 < 1 s")
 	row(fmt.Sprintf("apply, %d of account 0's monitors changed", c.changed), f.update.Round(time.Millisecond).String(), "")
 	for _, r := range []string{"leader", "follower"} {
-		ts := f.page[r]
-		if len(ts) == 0 {
+		first, ts := f.pageFirst[r], f.page[r]
+		if len(first) == 0 {
 			continue
 		}
-		row(fmt.Sprintf("panel list page (%d monitors), %s: median / max", min(c.panelMonitors, c.monitors), r),
-			fmt.Sprintf("%s / %s", ts.Percentile(0.5).Round(100*time.Microsecond), ts.Percentile(1).Round(100*time.Microsecond)), "< 100 ms")
+		row(fmt.Sprintf("panel list page (%d monitors), %s, a node's first view: max", min(c.panelMonitors, c.monitors), r),
+			first.Percentile(1).Round(100*time.Microsecond).String(), "")
+		if len(ts) > 0 {
+			row(fmt.Sprintf("panel list page (%d monitors), %s, later views: median / max", min(c.panelMonitors, c.monitors), r),
+				fmt.Sprintf("%s / %s", ts.Percentile(0.5).Round(100*time.Microsecond), ts.Percentile(1).Round(100*time.Microsecond)), "< 100 ms")
+		}
 	}
 }
