@@ -200,8 +200,9 @@ func TestMonitorChangesCarryTheCommittedRecord(t *testing.T) {
 	}
 }
 
-// TestMonitorChangeKind reads the kind of records without decoding them:
-// as a decode gives it, and "" for a record that cannot be read.
+// TestMonitorChangeKind reads the kind, account and name of records
+// without decoding them: as a decode gives them, and "" for a record that
+// cannot be read.
 func TestMonitorChangeKind(t *testing.T) {
 	for _, m := range []*statev1.Monitor{
 		{Uuid: "u1", AccountId: "a", Kind: "http_check", Name: "web", Enabled: true, Tags: []string{"x"}},
@@ -212,8 +213,12 @@ func TestMonitorChangeKind(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if k := (MonitorChange{UUID: m.GetUuid(), record: rec, present: true}).Kind(); k != m.GetKind() {
+		ch := MonitorChange{UUID: m.GetUuid(), record: rec, present: true}
+		if k := ch.Kind(); k != m.GetKind() {
 			t.Errorf("%s: Kind() = %q, want %q", m.GetUuid(), k, m.GetKind())
+		}
+		if a, n := ch.accountID(), ch.stringField(monitorNameField); a != m.GetAccountId() || n != m.GetName() {
+			t.Errorf("%s: account %q and name %q, want %q and %q", m.GetUuid(), a, n, m.GetAccountId(), m.GetName())
 		}
 	}
 	// A kind field cut short.

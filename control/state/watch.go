@@ -73,13 +73,14 @@ func (c MonitorChange) Kind() string { return c.stringField(monitorKindField) }
 func (c MonitorChange) accountID() string { return c.stringField(monitorAccountField) }
 
 // stringField reads a string field of the record without decoding the
-// rest: the last occurrence, as a decode would; "" when absent, deleted or
-// unreadable.
+// rest; "" when absent, deleted or unreadable. The records are written
+// with a deterministic marshal, which writes each field once, so the
+// first occurrence is the field's value (and the fields read here come
+// first in the record).
 func (c MonitorChange) stringField(field protowire.Number) string {
 	if !c.present {
 		return ""
 	}
-	val := ""
 	for b := c.record; len(b) > 0; {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
@@ -91,8 +92,7 @@ func (c MonitorChange) stringField(field protowire.Number) string {
 			if n < 0 {
 				return ""
 			}
-			val, b = string(v), b[n:]
-			continue
+			return string(v)
 		}
 		n = protowire.ConsumeFieldValue(num, typ, b)
 		if n < 0 {
@@ -100,7 +100,7 @@ func (c MonitorChange) stringField(field protowire.Number) string {
 		}
 		b = b[n:]
 	}
-	return val
+	return ""
 }
 
 // Watch turns change tracking on (a node that became leader) or off.
