@@ -14,8 +14,8 @@ import (
 
 // figures are everything run measured, for the report.
 type figures struct {
-	loadTime          time.Duration
-	loaded, afterAll  []nodeFigures
+	loadTime         time.Duration
+	loaded, afterAll []nodeFigures
 	// The panel page's timings by the node's role: the first view of each
 	// node (it reads the account), and the later ones.
 	pageFirst, page   map[string]bench.Latencies
