@@ -52,7 +52,7 @@ func (f fault) String() string {
 	}
 	s += fmt.Sprintf("  healthy %.1fs after, leader %s", f.Recovery.Seconds(), f.Leader)
 	if f.Failover > 0 {
-		s += fmt.Sprintf(", first ping acknowledged %.2fs after the kill", f.Failover.Seconds())
+		s += fmt.Sprintf(", first ping sent after the kill acknowledged %.2fs after it", f.Failover.Seconds())
 	}
 	return s
 }

@@ -24,20 +24,27 @@ type pingLog struct {
 	mu      sync.Mutex
 	monitor map[string]string // event id -> monitor
 	acked   map[string]bool
-	ackedAt []time.Time    // when each acknowledgement came, in order
+	acks    []ack          // every acknowledgement, in the order it came
 	errs    map[string]int // outcomes of attempts that were not acknowledged
 }
 
-// firstAckAfter is the time of the first acknowledgement at or after t,
-// false when none came.
+// ack is when a ping was acknowledged, and when it was first sent.
+type ack struct{ at, sent time.Time }
+
+// firstAckAfter is the time of the first acknowledgement of a ping first
+// sent at or after t, false when none came. A ping sent before t and
+// acknowledged after it does not count: a leader killed at t may have
+// committed it, so its acknowledgement says nothing of the cluster after.
 func (l *pingLog) firstAckAfter(t time.Time) (time.Time, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	i := sort.Search(len(l.ackedAt), func(i int) bool { return !l.ackedAt[i].Before(t) })
-	if i == len(l.ackedAt) {
-		return time.Time{}, false
+	i := sort.Search(len(l.acks), func(i int) bool { return !l.acks[i].at.Before(t) })
+	for ; i < len(l.acks); i++ {
+		if !l.acks[i].sent.Before(t) {
+			return l.acks[i].at, true
+		}
 	}
-	return l.ackedAt[i], true
+	return time.Time{}, false
 }
 
 func newPingLog() *pingLog {
@@ -76,14 +83,15 @@ func (c *pingClient) run(ctx context.Context) {
 // send tries ev until it is acknowledged, refused for good, or retryFor
 // has passed (or ctx ended).
 func (c *pingClient) send(ctx context.Context, ev client.Event) {
-	deadline := time.Now().Add(c.retryFor)
+	sent := time.Now()
+	deadline := sent.Add(c.retryFor)
 	for ctx.Err() == nil && time.Now().Before(deadline) {
 		url := c.urls[c.rng.IntN(len(c.urls))]
 		_, err := client.NewIngest(url, c.key, c.httpc).Ping(ctx, ev)
 		c.log.mu.Lock()
 		if err == nil {
 			c.log.acked[ev.EventID] = true
-			c.log.ackedAt = append(c.log.ackedAt, time.Now()) // in order: taken under the lock
+			c.log.acks = append(c.log.acks, ack{at: time.Now(), sent: sent}) // in order: taken under the lock
 			c.log.mu.Unlock()
 			return
 		}

@@ -168,7 +168,7 @@ func (r *report) print(out io.Writer) (failed bool) {
 	}
 	if len(failovers) > 0 {
 		slices.Sort(failovers)
-		fmt.Fprintf(out, "failover (a leader SIGKILLed to the first ping acknowledged after it): median %.2fs, max %.2fs over %d kills\n",
+		fmt.Fprintf(out, "failover (a leader SIGKILLed to the first acknowledgement of a ping sent after it): median %.2fs, max %.2fs over %d kills\n",
 			median(failovers).Seconds(), failovers[len(failovers)-1].Seconds(), len(failovers))
 	}
 	if r.faultErr != nil {
