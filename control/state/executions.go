@@ -203,7 +203,7 @@ func recordExecution(txn *badger.Txn, ctx applyCtx, pos int, e *raftv1.Execution
 	if err := setProto(txn, key, e); err != nil {
 		return false, err
 	}
-	cs, err := getCheckStatus(txn, e.GetCheckUuid())
+	cs, err := getCheckStatus(txn, ctx.values, e.GetCheckUuid())
 	if err != nil {
 		return false, err
 	}
@@ -281,12 +281,19 @@ func putCheckStatus(txn *badger.Txn, values *valueCache, check string, cs *state
 	return values.set(txn, checkStatusKey(check), v)
 }
 
-// getCheckStatus reads a check's status record (empty when it has none).
-func getCheckStatus(txn *badger.Txn, check string) (*statev1.CheckStatus, error) {
+// getCheckStatus reads a check's status record (empty when it has none),
+// through values in an apply (nil outside one).
+func getCheckStatus(txn *badger.Txn, values *valueCache, check string) (*statev1.CheckStatus, error) {
 	cs := new(statev1.CheckStatus)
-	err := getProto(txn, checkStatusKey(check), cs)
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	v, err := values.get(txn, checkStatusKey(check))
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return cs, nil
+	case err != nil:
 		return nil, err
+	}
+	if err := proto.Unmarshal(v, cs); err != nil {
+		return nil, fmt.Errorf("decode the status of check %s: %w", check, err)
 	}
 	return cs, nil
 }
@@ -405,7 +412,7 @@ func (s *Store) CheckStatus(checkUUID string) (*statev1.CheckStatus, error) {
 	var cs *statev1.CheckStatus
 	err := s.view(func(txn *badger.Txn) error {
 		var err error
-		cs, err = getCheckStatus(txn, checkUUID)
+		cs, err = getCheckStatus(txn, nil, checkUUID)
 		return err
 	})
 	return cs, err

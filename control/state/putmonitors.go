@@ -191,7 +191,7 @@ func writeSpec(txn *badger.Txn, ctx applyCtx, m *statev1.Monitor, s *raftv1.Moni
 	if !created && m.GetEnabled() != s.GetEnabled() {
 		// Paused or resumed: what its time counts as may change now.
 		if m.GetKind() != KindPing {
-			cs, err := getCheckStatus(txn, m.GetUuid())
+			cs, err := getCheckStatus(txn, ctx.values, m.GetUuid())
 			if err != nil {
 				return err
 			}

@@ -406,7 +406,7 @@ func reopenPing(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, by s
 // sinceMs: still failing alerts once (with its newest verdict's
 // execution), recovered from a failure that was sent alerts the recovery.
 func reopenCheck(txn *badger.Txn, ctx applyCtx, pos int, m *statev1.Monitor, sinceMs int64) error {
-	cs, err := getCheckStatus(txn, m.GetUuid())
+	cs, err := getCheckStatus(txn, ctx.values, m.GetUuid())
 	if err != nil {
 		return err
 	}
@@ -472,7 +472,7 @@ func applyPauseMonitor(txn *badger.Txn, ctx applyCtx, c *raftv1.PauseMonitor) (*
 	if err != nil {
 		return nil, err
 	}
-	uptime, err := uptimeBracket(txn, m)
+	uptime, err := uptimeBracket(txn, ctx.values, m)
 	if err != nil {
 		return nil, err
 	}
@@ -501,10 +501,10 @@ func applyPauseMonitor(txn *badger.Txn, ctx applyCtx, c *raftv1.PauseMonitor) (*
 // uptimeBracket notes what m's time counts as in its uptime before a
 // change of its quiet state; the function it returns records the change
 // that made, at the command's time.
-func uptimeBracket(txn *badger.Txn, m *statev1.Monitor) (func(*badger.Txn, applyCtx) error, error) {
+func uptimeBracket(txn *badger.Txn, values *valueCache, m *statev1.Monitor) (func(*badger.Txn, applyCtx) error, error) {
 	verdict := ""
 	if m.GetKind() != KindPing {
-		cs, err := getCheckStatus(txn, m.GetUuid())
+		cs, err := getCheckStatus(txn, values, m.GetUuid())
 		if err != nil {
 			return nil, err
 		}
@@ -532,7 +532,7 @@ func applyJudgeAfresh(txn *badger.Txn, ctx applyCtx, c *raftv1.JudgeAfresh) (*ra
 		if err != nil {
 			return nil, err
 		}
-		uptime, err := uptimeBracket(txn, m)
+		uptime, err := uptimeBracket(txn, ctx.values, m)
 		if err != nil {
 			return nil, err
 		}

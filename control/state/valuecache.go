@@ -12,9 +12,9 @@ import (
 // every IngestBatch reads for each monitor it touches: mon-name: (the ping
 // monitor of a name), mon: (the monitor, with its retention start) and
 // runs: (its open runs); and for each key it carries, key-used: (the key's
-// last recorded use). It also sees every write of a check's status
-// (check:), so that a commit can report the records a list shows
-// (listcache.go).
+// last recorded use); and check: (a check's status, which every execution
+// reads and writes, and which a commit reports for the lists,
+// listcache.go).
 // Without it, each monitor of each batch costs up to three Badger point reads
 // (each a memtable and LSM lookup).
 //

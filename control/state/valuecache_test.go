@@ -58,7 +58,8 @@ func requireCacheCoherent(t *testing.T, s *Store) {
 
 // cacheWorkload is every command that writes cached keys: ingest (new and
 // known monitors, runs opened and closed, trimming), age pruning, monitor
-// deletion and a name used again after its monitor was deleted.
+// deletion, a name used again after its monitor was deleted, and a check's
+// executions, pause, resume and deletion.
 func cacheWorkload(t *testing.T, s *Store) []*raftv1.Result {
 	t.Helper()
 	var res []*raftv1.Result
@@ -79,6 +80,23 @@ func cacheWorkload(t *testing.T, s *Store) []*raftv1.Result {
 		deleteMonitor("a1", id),
 		ingestAt(t0+4000, 2, ping("a1", "fresh", "run", t0+3)),
 	)...)
+	// A check's status: written by executions, read by a pause and a
+	// resume, deleted with the check.
+	check := checkSpec(0)
+	exec := func(slot int64, status string) *raftv1.Execution {
+		e := execution(slot, status)
+		e.AccountId, e.CheckUuid = "a1", check.GetUuid()
+		return e
+	}
+	res = append(res, apply(t, s,
+		putMonitorsCmd("a1", []*raftv1.MonitorSpec{check}, nil),
+		recordCmd(100, exec(t0, ExecFailed)),
+		recordCmd(100, exec(t0+60_000, ExecSuccess)),
+		pauseCmd("a1", check.GetUuid(), t0+70_000, 0, "maintenance"),
+		resumeCmd("a1", check.GetUuid(), t0+80_000),
+		recordCmd(100, exec(t0+120_000, ExecFailed)),
+	)...)
+	res = append(res, apply(t, s, deleteMonitor("a1", check.GetUuid()))...)
 	return res
 }
 
