@@ -63,13 +63,7 @@ func (c *valueCache) dropAccounts() {
 }
 
 // commitAccounts publishes the staged accounts (commit calls it).
-func (c *valueCache) commitAccounts() {
-	if len(c.accts)+len(c.pendingAccts) > maxCachedAccounts {
-		clear(c.accts)
-	}
-	maps.Copy(c.accts, c.pendingAccts)
-	clear(c.pendingAccts)
-}
+func (c *valueCache) commitAccounts() { publishStaged(c.accts, c.pendingAccts, maxCachedAccounts) }
 
 // copy is a's state for a new IngestBatch: nothing dirty, and nothing
 // shared that an ingest modifies (the quota, the key answers). The account

@@ -89,15 +89,7 @@ func (c *valueCache) dropScans() {
 }
 
 // commitScans publishes the staged scans (commit calls it).
-func (c *valueCache) commitScans() {
-	if len(c.scans)+len(c.pendingScans) > maxCachedScans {
-		clear(c.scans)
-	}
-	for k, v := range c.pendingScans {
-		c.scans[k] = v
-	}
-	clear(c.pendingScans)
-}
+func (c *valueCache) commitScans() { publishStaged(c.scans, c.pendingScans, maxCachedScans) }
 
 // keepsScans tells whether cmd leaves the cached scans true: it writes no
 // channel (chan:), no maintenance window (mw:) and no delivery history

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -241,4 +242,14 @@ func (c *valueCache) eventPresent(txn *badger.Txn, key []byte) (present, known b
 	}
 	_, ok := c.events[string(key)]
 	return ok, ok
+}
+
+// publishStaged moves what a committed transaction staged into what is
+// kept, starting over when the two together would pass max.
+func publishStaged[K comparable, V any](kept, staged map[K]V, max int) {
+	if len(kept)+len(staged) > max {
+		clear(kept)
+	}
+	maps.Copy(kept, staged)
+	clear(staged)
 }
