@@ -112,8 +112,10 @@ func (l *capListener) Accept() (net.Conn, error) {
 		<-l.sem
 		return nil, err
 	}
-	t := &trackedConn{Conn: c, l: l, class: l.counts.admit(), accepted: time.Now()}
+	now := time.Now()
+	t := &trackedConn{Conn: c, l: l, class: l.counts.admit(), accepted: now}
 	if t.class == classProbation {
+		t.ends = now.Add(l.probation)
 		t.timer = time.AfterFunc(l.probation, t.probationOver)
 	}
 	return t, nil
@@ -131,10 +133,13 @@ type trackedConn struct {
 	l        *capListener
 	accepted time.Time
 
-	// class, timer, waiting and closed are guarded by l.counts.mu.
+	// class, timer, ends, waiting and closed are guarded by l.counts.mu.
 	class  connClass
 	timer  *time.Timer
 	closed bool
+	// ends is when the probation ends: the timer fires then, and a firing
+	// that finds it moved on (rearm) is a stale one and does nothing.
+	ends time.Time
 	// waiting counts the public requests waiting for a public slot: the
 	// probation timer leaves the connection to them (they answer 503).
 	waiting int
@@ -160,11 +165,13 @@ func (t *trackedConn) Close() error {
 }
 
 // probationOver closes a connection still on probation, unless a public
-// request on it is waiting (it answers, then calls rearm).
+// request on it is waiting (it answers, then calls rearm) or rearm has
+// moved the end of the probation since this firing was due (a timer that
+// had fired, but not yet run, when rearm reset it).
 func (t *trackedConn) probationOver() {
 	c := t.l.counts
 	c.mu.Lock()
-	over := t.class == classProbation && !t.closed && t.waiting == 0
+	over := t.class == classProbation && !t.closed && t.waiting == 0 && !time.Now().Before(t.ends)
 	c.mu.Unlock()
 	if over {
 		t.Close()
@@ -180,6 +187,7 @@ func (t *trackedConn) rearm() {
 	defer c.mu.Unlock()
 	t.waiting--
 	if t.timer != nil && t.class == classProbation {
+		t.ends = time.Now().Add(t.l.probation)
 		t.timer.Reset(t.l.probation)
 	}
 }
