@@ -96,8 +96,19 @@ func TestNodeDownDuringCompactionGetsSnapshot(t *testing.T) {
 	}
 	c.Restart(down.Index)
 	c.WaitConverged(30 * time.Second)
-	if idx, _ := strconv.ParseUint(down.RaftStats()["last_snapshot_index"], 10, 64); idx == 0 {
-		t.Fatalf("restarted node caught up without a snapshot: %v", down.RaftStats())
+	// The state reaches the leader's index inside the restore, a moment
+	// before raft records the snapshot it installed: wait for that record.
+	// A node that caught up through the log never gets one.
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		idx, _ := strconv.ParseUint(down.RaftStats()["last_snapshot_index"], 10, 64)
+		if idx > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("restarted node caught up without a snapshot: %v", down.RaftStats())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	requireAccounts(t, down, ids)
 	// It keeps up afterwards through the log.
