@@ -82,6 +82,23 @@ func run(t *testing.T, ctx context.Context, limit time.Duration, what string, st
 	}
 }
 
+// loaded waits up to 10 s for a page whose address has query and that
+// has loaded (evaluations fail while the page navigates).
+func loaded(t *testing.T, ctx context.Context, query string) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		sctx, cancel := context.WithTimeout(ctx, time.Second)
+		ok, err := chromedp.Run(sctx, chromedp.Evaluate[bool](`location.search.includes(`+strconv.Quote(query)+`) && document.readyState === "complete"`))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("no loaded page with %s in its address: %v", query, err)
+		}
+	}
+}
+
 func value[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -394,11 +411,10 @@ func TestMonitorListInABrowser(t *testing.T) {
 	if got := rows(); got != 25 {
 		t.Fatalf("nightly: %d rows", got)
 	}
-	run(t, ctx, 10*time.Second, "search",
-		chromedp.SendKeys(chromedp.CSS(`input[name=q]`), "job-24\r"),
-		chromedp.WaitVisible(chromedp.CSS(`#list-range`)),
-		chromedp.Sleep(200*time.Millisecond),
-	)
+	run(t, ctx, 10*time.Second, "search", chromedp.SendKeys(chromedp.CSS(`input[name=q]`), "job-24\r"))
+	// The list before the search has the same elements: wait for the
+	// searched page to have loaded.
+	loaded(t, ctx, "q=job-24")
 	if got := rows(); got != 1 {
 		t.Fatalf("nightly job-24*: %d rows (job-240)", got)
 	}
