@@ -35,7 +35,9 @@ type agentTokenCreated struct {
 	Region   string   `json:"region"`
 	Name     string   `json:"name"`
 	Accounts []string `json:"accounts,omitempty"`
-	Token    string   `json:"token"`
+	// Replaces is the token a rotation made this one for.
+	Replaces string `json:"replaces,omitempty"`
+	Token    string `json:"token"`
 }
 
 // handleCreateAgentToken serves POST /admin/v1/agent-tokens.
@@ -64,22 +66,47 @@ func (a *API) createAgentToken(ctx context.Context, body agentTokenBody) (*agent
 	if err != nil {
 		return nil, err
 	}
+	return a.applyAgentToken(ctx, &raftv1.CreateAgentToken{Region: body.Region, Name: body.Name, Accounts: accounts})
+}
+
+// applyAgentToken makes the secret and id of the token c describes and
+// applies its creation.
+func (a *API) applyAgentToken(ctx context.Context, c *raftv1.CreateAgentToken) (*agentTokenCreated, error) {
 	token, hash, err := apikey.New(apikey.Agent)
 	if err != nil {
 		return nil, fmt.Errorf("make agent token: %w", err)
 	}
-	id := uuid.NewString()
-	err = a.apply(ctx, &raftv1.Command{Op: &raftv1.Command_CreateAgentToken{CreateAgentToken: &raftv1.CreateAgentToken{
-		Id:       id,
-		Region:   body.Region,
-		Name:     body.Name,
-		Hash:     hash,
-		Accounts: accounts,
-	}}})
-	if err != nil {
+	c.Id, c.Hash = uuid.NewString(), hash
+	if err := a.apply(ctx, &raftv1.Command{Op: &raftv1.Command_CreateAgentToken{CreateAgentToken: c}}); err != nil {
 		return nil, err
 	}
-	return &agentTokenCreated{ID: id, Region: body.Region, Name: body.Name, Accounts: accounts, Token: token}, nil
+	return &agentTokenCreated{ID: c.GetId(), Region: c.GetRegion(), Name: c.GetName(), Accounts: c.GetAccounts(), Replaces: c.GetReplaces(), Token: token}, nil
+}
+
+// handleRotateAgentToken serves POST /admin/v1/agent-tokens/{id}/rotate:
+// a new token of the same region, name and accounts, whose agents may
+// forward everything the old token's could (what they buffered before the
+// rotation included). The old token stays valid until it is revoked.
+func (a *API) handleRotateAgentToken(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	if err := a.cluster.ConsistentRead(ctx); err != nil {
+		a.fail(w, r, fmt.Errorf("consistent read: %w", err))
+		return
+	}
+	old, err := a.state.AgentToken(r.PathValue("id"))
+	if errors.Is(err, state.ErrNotFound) {
+		err = &Error{Status: http.StatusNotFound, Code: codeNotFound, Message: fmt.Sprintf("agent token %s not found", r.PathValue("id"))}
+	}
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	created, err := a.applyAgentToken(ctx, &raftv1.CreateAgentToken{Region: old.GetRegion(), Name: old.GetName(), Accounts: old.GetAccounts(), Replaces: old.GetId()})
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, created)
 }
 
 // tokenAccounts checks the accounts a token is to serve: absent, every

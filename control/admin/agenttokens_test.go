@@ -125,3 +125,51 @@ func TestCreateAgentTokenOfAccounts(t *testing.T) {
 		})
 	}
 }
+
+// TestRotateAgentToken: a rotation makes a new token of the same region,
+// name and accounts that starts where the old one started (so buffered
+// events still go through), and leaves the old one valid; a rotation of
+// the rotated token keeps that start. An unknown or revoked token is 404.
+func TestRotateAgentToken(t *testing.T) {
+	srv := controltest.NewServer(t)
+	a := mustCreateAccount(t, srv, "a@example.com")
+	r := do(t, srv, "POST", "/admin/v1/agent-tokens", `{"region":"eu-1","name":"tenant agents","accounts":["`+a.ID+`"]}`)
+	r.wantStatus(t, http.StatusCreated)
+	var first struct{ ID, Token string }
+	r.decode(t, &first)
+	old, err := srv.Store.AgentTokenByHash(apikey.Hash(first.Token))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var prev = first.ID
+	for round := range 2 {
+		r = do(t, srv, "POST", "/admin/v1/agent-tokens/"+prev+"/rotate", "")
+		r.wantStatus(t, http.StatusCreated)
+		var got struct {
+			ID, Region, Name, Replaces, Token string
+			Accounts                          []string
+		}
+		r.decode(t, &got)
+		if got.ID == prev || got.Region != "eu-1" || got.Name != "tenant agents" || got.Replaces != prev ||
+			!slices.Equal(got.Accounts, []string{a.ID}) || !strings.HasPrefix(got.Token, apikey.Agent) || got.Token == first.Token {
+			t.Fatalf("rotation %d answered %+v", round, got)
+		}
+		stored, err := srv.Store.AgentTokenByHash(apikey.Hash(got.Token))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored.GetId() != got.ID || stored.GetReplaces() != prev || state.AgentTokenValidFrom(stored) != old.GetCreatedUnixMs() ||
+			!slices.Equal(stored.GetAccounts(), []string{a.ID}) {
+			t.Fatalf("rotation %d stored %v; the first token was made at %d", round, stored, old.GetCreatedUnixMs())
+		}
+		prev = got.ID
+	}
+	if _, err := srv.Store.AgentTokenByHash(apikey.Hash(first.Token)); err != nil {
+		t.Fatalf("the rotated token was revoked: %v", err)
+	}
+
+	do(t, srv, "DELETE", "/admin/v1/agent-tokens/"+first.ID, "").wantStatus(t, http.StatusNoContent)
+	do(t, srv, "POST", "/admin/v1/agent-tokens/"+first.ID+"/rotate", "").wantError(t, http.StatusNotFound, "not_found", "")
+	do(t, srv, "POST", "/admin/v1/agent-tokens/"+uuid.NewString()+"/rotate", "").wantError(t, http.StatusNotFound, "not_found", "")
+}

@@ -77,6 +77,9 @@ type State interface {
 	// wrapping state.ErrNotFound; NotificationGroups lists them.
 	NotificationGroup(accountID, id string) (*statev1.NotificationGroup, error)
 	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)
+	// AgentToken returns the live agent token with id, or an error
+	// wrapping state.ErrNotFound.
+	AgentToken(id string) (*statev1.AgentToken, error)
 	// Agents and Regions are what the control plane knows of the edge
 	// agents and the leader's verdicts on their regions.
 	Agents() ([]*statev1.Agent, error)
@@ -187,6 +190,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	routes.HandleFunc("GET /admin/v1/accounts/{id}/channels/{channel_id}/deliveries", a.handleChannelDeliveries)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/channels/{channel_id}/test", a.handleTestChannel)
 	routes.HandleFunc("POST /admin/v1/agent-tokens", a.handleCreateAgentToken)
+	routes.HandleFunc("POST /admin/v1/agent-tokens/{id}/rotate", a.handleRotateAgentToken)
 	routes.HandleFunc("GET /admin/v1/agents", a.handleAgents)
 	routes.HandleFunc("DELETE /admin/v1/agents/{id}", a.handleForgetAgent)
 	routes.HandleFunc("DELETE /admin/v1/agent-tokens/{id}", a.handleRevokeAgentToken)

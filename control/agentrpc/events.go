@@ -31,8 +31,9 @@ const maxReceiptAhead = 5 * time.Minute
 //
 // The token bounds what its agents may claim: an event of an account the
 // token does not serve is answered EVENT_OUTCOME_UNAUTHORIZED, and one
-// whose receipt time lies before the token was made, or more than 5
-// minutes ahead of this node's clock, EVENT_OUTCOME_INVALID; neither is
+// whose receipt time lies before the token was made (or the first token
+// it was rotated from: state.AgentTokenValidFrom), or more than 5 minutes
+// ahead of this node's clock, EVENT_OUTCOME_INVALID; neither is
 // proposed, and each is counted (metrics.Agents.Refused).
 func (s *Service) ForwardEvents(ctx context.Context, req *connect.Request[agentv1.ForwardEventsRequest]) (*connect.Response[agentv1.ForwardEventsResponse], error) {
 	t, _, err := s.authenticate(ctx, req.Header())
@@ -118,9 +119,9 @@ func (s *Service) refuseEvent(t *statev1.AgentToken, ev *raftv1.Event, now time.
 	case !state.ServesAccount(t, ev.GetAccountId()):
 		s.metrics.Refused("event", "account")
 		return &raftv1.EventResult{Outcome: raftv1.EventOutcome_EVENT_OUTCOME_UNAUTHORIZED, Error: "account_id: not an account this agent token serves"}
-	case received > 0 && received < t.GetCreatedUnixMs():
+	case received > 0 && received < state.AgentTokenValidFrom(t):
 		s.metrics.Refused("event", "receipt_time")
-		return &raftv1.EventResult{Outcome: raftv1.EventOutcome_EVENT_OUTCOME_INVALID, Error: "received_unix_ms: before the agent token was made"}
+		return &raftv1.EventResult{Outcome: raftv1.EventOutcome_EVENT_OUTCOME_INVALID, Error: "received_unix_ms: before the agent token (or the first token it was rotated from) was made"}
 	case received > now.Add(maxReceiptAhead).UnixMilli():
 		s.metrics.Refused("event", "receipt_time")
 		return &raftv1.EventResult{Outcome: raftv1.EventOutcome_EVENT_OUTCOME_INVALID, Error: "received_unix_ms: more than 5 minutes in the future"}

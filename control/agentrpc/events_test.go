@@ -125,7 +125,7 @@ func TestForwardEventsBounds(t *testing.T) {
 			t.Errorf("event %d: %v (%s), want %v", i, r.GetOutcome(), r.GetError(), want[i])
 		}
 	}
-	if e := res.GetResults()[2].GetError(); !strings.Contains(e, "before the agent token was made") {
+	if e := res.GetResults()[2].GetError(); !strings.Contains(e, "before the agent token") {
 		t.Errorf("old event's error %q", e)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"lookout/cluster/clustertest"
 	"lookout/control/state"
+	"lookout/internal/apikey"
 	agentv1 "lookout/internal/gen/lookout/agent/v1"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
@@ -133,7 +134,7 @@ func TestTokenOfAnAccountCannotForwardAnother(t *testing.T) {
 		{raftv1.EventOutcome_EVENT_OUTCOME_STORED, ""},
 		{raftv1.EventOutcome_EVENT_OUTCOME_UNAUTHORIZED, "not an account this agent token serves"},
 		{raftv1.EventOutcome_EVENT_OUTCOME_UNAUTHORIZED, "not an account this agent token serves"},
-		{raftv1.EventOutcome_EVENT_OUTCOME_INVALID, "before the agent token was made"},
+		{raftv1.EventOutcome_EVENT_OUTCOME_INVALID, "before the agent token"},
 		{raftv1.EventOutcome_EVENT_OUTCOME_INVALID, "more than 5 minutes in the future"},
 	}
 	for i, r := range res.Msg.GetResults() {
@@ -209,4 +210,45 @@ func ids[V any](m map[string]V) []string {
 func sorted(s ...string) []string {
 	slices.Sort(s)
 	return s
+}
+
+// TestRotatedTokenForwardsWhatWasBufferedBefore: an event an agent
+// received under a token is forwarded through a token rotated from it
+// after the event's receipt, but not through a new token of the same
+// time; neither forwards one received before the first token was made.
+func TestRotatedTokenForwardsWhatWasBufferedBefore(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	before := time.Now().Add(-time.Second)
+	_, oldID := e.newToken(t, region, e.acct)
+	time.Sleep(20 * time.Millisecond)
+	buffered := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	rotated, hash, err := apikey.New(apikey.Agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.apply(t, &raftv1.Command{Op: &raftv1.Command_CreateAgentToken{CreateAgentToken: &raftv1.CreateAgentToken{
+		Id: uuid.NewString(), Region: region, Name: "agents of " + region, Hash: hash, Accounts: []string{e.acct}, Replaces: oldID}}})
+	fresh, _ := e.newToken(t, region, e.acct)
+	ctx := clustertest.Context(t, 20*time.Second)
+
+	forward := func(token, id string, received time.Time) *raftv1.EventResult {
+		t.Helper()
+		res, err := client(e.c.Follower(), token).ForwardEvents(ctx, connect.NewRequest(&agentv1.ForwardEventsRequest{Events: []*raftv1.Event{{
+			AccountId: e.acct, KeyId: e.keyID, EventId: id, Monitor: "backup", EventType: "ping", Status: "complete", ReceivedUnixMs: received.UnixMilli()}}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Msg.GetResults()[0]
+	}
+	if r := forward(fresh, "buffered", buffered); r.GetOutcome() != raftv1.EventOutcome_EVENT_OUTCOME_INVALID || !strings.Contains(r.GetError(), "before the agent token") {
+		t.Fatalf("a new token forwarded an event received before it was made: %v", r)
+	}
+	if r := forward(rotated, "buffered", buffered); r.GetOutcome() != raftv1.EventOutcome_EVENT_OUTCOME_STORED {
+		t.Fatalf("the rotated token did not forward an event received under the old one: %v", r)
+	}
+	if r := forward(rotated, "older", before); r.GetOutcome() != raftv1.EventOutcome_EVENT_OUTCOME_INVALID {
+		t.Fatalf("the rotated token forwarded an event received before the first token: %v", r)
+	}
 }

@@ -108,15 +108,18 @@ func cases(f *fixture) []endpointCase {
 		}
 	}
 	noLeader := cluster.ErrNoLeader
-	agentTokenID := uuid.NewString()
-	withAgentToken := func(f *fixture) func() {
-		res, err := f.srv.Cluster.Apply(context.Background(), &raftv1.Command{Op: &raftv1.Command_CreateAgentToken{CreateAgentToken: &raftv1.CreateAgentToken{
-			Id: agentTokenID, Region: "eu-1", Name: "factory", Hash: []byte(agentTokenID)}}})
-		if err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
-			f.t.Fatalf("create agent token: %v %v", res, err)
+	agentToken := func(id string) func(f *fixture) func() {
+		return func(f *fixture) func() {
+			res, err := f.srv.Cluster.Apply(context.Background(), &raftv1.Command{Op: &raftv1.Command_CreateAgentToken{CreateAgentToken: &raftv1.CreateAgentToken{
+				Id: id, Region: "eu-1", Name: "factory", Hash: []byte(id)}}})
+			if err != nil || res.GetStatus() != raftv1.Status_STATUS_OK {
+				f.t.Fatalf("create agent token: %v %v", res, err)
+			}
+			return func() {}
 		}
-		return func() {}
 	}
+	agentTokenID, rotatedTokenID := uuid.NewString(), uuid.NewString()
+	withAgentToken := agentToken(agentTokenID)
 	broken := errors.New("disk on fire")
 	// Bounds of what one raft command holds (state.Max...).
 	pings := make([]string, state.MaxPutMonitors+1)
@@ -464,6 +467,12 @@ func cases(f *fixture) []endpointCase {
 		{name: "forget agent unknown", method: "DELETE", path: "/admin/v1/agents/no-such-agent", headers: bearer(admin), status: 404},
 		{name: "forget agent without token", method: "DELETE", path: "/admin/v1/agents/ag-gone", status: 401},
 		{name: "forget agent without leader", method: "DELETE", path: "/admin/v1/agents/ag-gone", headers: bearer(admin), status: 503, setup: failApply(noLeader)},
+		// Operator API: POST /admin/v1/agent-tokens/{id}/rotate.
+		{name: "rotate agent token", method: "POST", path: "/admin/v1/agent-tokens/" + rotatedTokenID + "/rotate", headers: bearer(admin), status: 201, contains: `"replaces":"` + rotatedTokenID + `"`, setup: agentToken(rotatedTokenID)},
+		{name: "rotate agent token unknown", method: "POST", path: "/admin/v1/agent-tokens/" + unknownID + "/rotate", headers: bearer(admin), status: 404},
+		{name: "rotate agent token without token", method: "POST", path: "/admin/v1/agent-tokens/" + rotatedTokenID + "/rotate", status: 401},
+		{name: "rotate agent token without leader", method: "POST", path: "/admin/v1/agent-tokens/" + rotatedTokenID + "/rotate", headers: bearer(admin), status: 503, setup: failReads(noLeader)},
+		{name: "rotate agent token storage failure", method: "POST", path: "/admin/v1/agent-tokens/" + rotatedTokenID + "/rotate", headers: bearer(admin), status: 500, setup: failApply(broken)},
 		// Operator API: DELETE /admin/v1/agent-tokens/{id}.
 		{name: "revoke agent token", method: "DELETE", path: "/admin/v1/agent-tokens/" + agentTokenID, headers: bearer(admin), status: 204, setup: withAgentToken},
 		{name: "revoke agent token unknown", method: "DELETE", path: "/admin/v1/agent-tokens/" + unknownID, headers: bearer(admin), status: 404},

@@ -234,6 +234,43 @@ func TestApplyCreateAgentToken(t *testing.T) {
 	})
 }
 
+// A token that replaces another starts where the first of the chain
+// started; it must name a live token of the same region and accounts.
+func TestApplyRotateAgentToken(t *testing.T) {
+	later := func(c *raftv1.Command, ms int64) *raftv1.Command { c.TimeUnixMs = t0 + ms; return c }
+	rotate := func(id, hash, replaces string, ms int64) *raftv1.Command {
+		c := later(createAgentToken(id, "eu", hash), ms)
+		c.GetCreateAgentToken().Replaces = replaces
+		return c
+	}
+	runApplyCases(t, []applyCase{
+		{name: "chain", setup: []*raftv1.Command{createAgentToken("t1", "eu", "at-1"), rotate("t2", "at-2", "t1", 1000)},
+			cmd: rotate("t3", "at-3", "t2", 2000), want: raftv1.Status_STATUS_OK,
+			check: func(t *testing.T, s *Store) {
+				for hash, want := range map[string]string{"at-1": "", "at-2": "t1", "at-3": "t2"} {
+					tok, err := s.AgentTokenByHash([]byte(hash))
+					if err != nil || tok.GetReplaces() != want || AgentTokenValidFrom(tok) != t0 {
+						t.Errorf("token %s: %v, %v", hash, tok, err)
+					}
+				}
+				if tok, err := s.AgentToken("t3"); err != nil || tok.GetCreatedUnixMs() != t0+2000 {
+					t.Errorf("token t3 by id: %v, %v", tok, err)
+				}
+			}},
+		{name: "unknown", cmd: rotate("t2", "at-2", "t1", 1000), want: raftv1.Status_STATUS_NOT_FOUND},
+		{name: "revoked", setup: []*raftv1.Command{createAgentToken("t1", "eu", "at-1"), revokeAgentToken("t1")},
+			cmd: rotate("t2", "at-2", "t1", 1000), want: raftv1.Status_STATUS_NOT_FOUND},
+		{name: "another region", setup: []*raftv1.Command{createAgentToken("t1", "us", "at-1")},
+			cmd: rotate("t2", "at-2", "t1", 1000), want: raftv1.Status_STATUS_CONFLICT},
+		{name: "other accounts", setup: []*raftv1.Command{newAccount("a"), createAgentToken("t1", "eu", "at-1")},
+			cmd: func() *raftv1.Command {
+				c := rotate("t2", "at-2", "t1", 1000)
+				c.GetCreateAgentToken().Accounts = []string{"a"}
+				return c
+			}(), want: raftv1.Status_STATUS_CONFLICT},
+	})
+}
+
 // The two personal keys of a new account are checked against the state but
 // not against each other: with the same hash (or id) the second putKey
 // overwrites the first, leaving a key that Keys lists but KeyByHash cannot

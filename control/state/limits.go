@@ -192,7 +192,7 @@ func CheckCommand(cmd *raftv1.Command) error {
 		return checkSmall("create notification group", c, c.GetAccountId(), c.GetGroupId(), c.GetName())
 	case *raftv1.Command_CreateAgentToken:
 		c := op.CreateAgentToken
-		return checkSmall("create agent token", c, c.GetId(), c.GetRegion(), c.GetName(), string(c.GetHash()))
+		return checkSmall("create agent token", c, c.GetId(), c.GetRegion(), c.GetName(), string(c.GetHash()), c.GetReplaces())
 	case *raftv1.Command_RevokeAgentToken:
 		return checkSmall("revoke agent token", op.RevokeAgentToken, op.RevokeAgentToken.GetId())
 	case *raftv1.Command_CreateChannel:

@@ -134,6 +134,11 @@ func adminCommands() []adminCommand {
 				return nil, c.ForgetAgent(ctx, args[0])
 			}
 		}},
+		{name: "agent-token rotate", synopsis: "TOKEN_ID", about: "make a new token of the same region and accounts that also forwards what the old one's agents buffered; revoke the old one once the agents use the new", args: []string{"TOKEN_ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
+			return func(ctx context.Context, c *client.Admin, args []string) (any, error) {
+				return c.RotateAgentToken(ctx, args[0])
+			}
+		}},
 		{name: "agent-token revoke", synopsis: "TOKEN_ID", about: "revoke an agent token: its agents are refused within 5 s", args: []string{"TOKEN_ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			return func(ctx context.Context, c *client.Admin, args []string) (any, error) {
 				return nil, c.RevokeAgentToken(ctx, args[0])

@@ -139,6 +139,12 @@ func TestAdminGroupsTokensCluster(t *testing.T) {
 	if stored, err := srv.Store.AgentTokenByHash(apikey.Hash(scoped.Token)); err != nil || len(scoped.Accounts) != 1 || len(stored.GetAccounts()) != 1 || stored.GetAccounts()[0] != acct.ID {
 		t.Errorf("a token of %s: %+v, stored %v %v", acct.ID, scoped, stored, err)
 	}
+	var rotated client.CreatedAgentToken
+	mustRunAdmin(t, srv, &rotated, "agent-token", "rotate", scoped.ID)
+	if rotated.Replaces != scoped.ID || rotated.ID == scoped.ID || rotated.Region != "eu-west" || rotated.Name != "tenant" ||
+		len(rotated.Accounts) != 1 || rotated.Accounts[0] != acct.ID || !strings.HasPrefix(rotated.Token, apikey.Agent) {
+		t.Errorf("rotated %+v from %+v", rotated, scoped)
+	}
 	if stdout, err := runAdminTest(t, adminEnv(srv), "agent-token", "revoke", tok.ID); err != nil || stdout != "" {
 		t.Fatalf("revoke agent token: %q, %v", stdout, err)
 	}
@@ -288,6 +294,7 @@ func TestAdminHelp(t *testing.T) {
 		{[]string{"-h"}, []string{"Usage: lookout admin", "account create", "agent-token create", "-admin-token"}},
 		{[]string{"account", "create", "-h"}, []string{"Usage: lookout admin account create", "-email", "-plan-monitor-limit", "-addr"}},
 		{[]string{"agent-token", "create", "-h"}, []string{"Usage: lookout admin agent-token create --region R --name N [--accounts ID[,ID]]", "-accounts"}},
+		{[]string{"agent-token", "rotate", "-h"}, []string{"Usage: lookout admin agent-token rotate TOKEN_ID"}},
 		{[]string{"key", "revoke", "--help"}, []string{"Usage: lookout admin key revoke --account ID KEY_ID"}},
 		{[]string{"channel", "create", "-h"}, []string{"Usage: lookout admin channel create --account ID --type T --name N --config JSON [--default=false]", "-default"}},
 		{[]string{"channel", "test", "-h"}, []string{"Usage: lookout admin channel test --account ID CHANNEL_ID"}},

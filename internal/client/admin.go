@@ -179,6 +179,17 @@ func (a *Admin) CreateAgentToken(ctx context.Context, req CreateAgentTokenReques
 	return &out, nil
 }
 
+// RotateAgentToken makes a new token of the same region, name and
+// accounts as the token with id, whose agents may forward what the old
+// token's buffered; the old token stays valid until it is revoked.
+func (a *Admin) RotateAgentToken(ctx context.Context, id string) (*CreatedAgentToken, error) {
+	var out CreatedAgentToken
+	if err := a.t.do(ctx, http.MethodPost, "/admin/v1/agent-tokens/"+url.PathEscape(id)+"/rotate", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Agents lists the edge agents and the verdicts on their regions. It
 // works without a leader.
 func (a *Admin) Agents(ctx context.Context) (*AgentList, error) {

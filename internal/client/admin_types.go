@@ -200,7 +200,9 @@ type CreatedAgentToken struct {
 	Name   string `json:"name"`
 	// Accounts are the accounts it serves, sorted; empty: every account.
 	Accounts []string `json:"accounts,omitempty"`
-	Token    string   `json:"token"`
+	// Replaces is the id of the token a rotation made this one for.
+	Replaces string `json:"replaces,omitempty"`
+	Token    string `json:"token"`
 }
 
 // ClusterStatus is the control-plane cluster as one node sees it.

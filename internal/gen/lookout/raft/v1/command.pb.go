@@ -2456,7 +2456,12 @@ type CreateAgentToken struct {
 	// accounts, when set, are the only accounts whose checks and ingest keys
 	// the token's agents receive and whose events and executions they may
 	// forward; empty: every account. Each must be an existing account.
-	Accounts      []string `protobuf:"bytes,5,rep,name=accounts,proto3" json:"accounts,omitempty"`
+	Accounts []string `protobuf:"bytes,5,rep,name=accounts,proto3" json:"accounts,omitempty"`
+	// replaces, when set, is the id of a live token this one succeeds: it
+	// must have the same region and accounts, and the new token inherits its
+	// valid_from, so its agents may forward what they buffered under the old
+	// one. The old token stays valid until it is revoked.
+	Replaces      string `protobuf:"bytes,6,opt,name=replaces,proto3" json:"replaces,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2524,6 +2529,13 @@ func (x *CreateAgentToken) GetAccounts() []string {
 		return x.Accounts
 	}
 	return nil
+}
+
+func (x *CreateAgentToken) GetReplaces() string {
+	if x != nil {
+		return x.Replaces
+	}
+	return ""
 }
 
 // RevokeAgentToken removes an agent token by its id: the agents using it
@@ -6291,13 +6303,14 @@ const file_lookout_raft_v1_command_proto_rawDesc = "" +
 	"account_id\x18\x01 \x01(\tR\taccountId\x12\x19\n" +
 	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12#\n" +
-	"\rchannels_json\x18\x04 \x01(\fR\fchannelsJson\"~\n" +
+	"\rchannels_json\x18\x04 \x01(\fR\fchannelsJson\"\x9a\x01\n" +
 	"\x10CreateAgentToken\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06region\x18\x02 \x01(\tR\x06region\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x12\n" +
 	"\x04hash\x18\x04 \x01(\fR\x04hash\x12\x1a\n" +
-	"\baccounts\x18\x05 \x03(\tR\baccounts\"\"\n" +
+	"\baccounts\x18\x05 \x03(\tR\baccounts\x12\x1a\n" +
+	"\breplaces\x18\x06 \x01(\tR\breplaces\"\"\n" +
 	"\x10RevokeAgentToken\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"f\n" +
 	"\vIngestBatch\x12.\n" +

@@ -243,7 +243,13 @@ type AgentToken struct {
 	CreatedUnixMs int64                  `protobuf:"varint,5,opt,name=created_unix_ms,json=createdUnixMs,proto3" json:"created_unix_ms,omitempty"`
 	// accounts are the only accounts the token's agents serve, sorted;
 	// empty: every account.
-	Accounts      []string `protobuf:"bytes,6,rep,name=accounts,proto3" json:"accounts,omitempty"`
+	Accounts []string `protobuf:"bytes,6,rep,name=accounts,proto3" json:"accounts,omitempty"`
+	// valid_from is the earliest receipt time of an event its agents may
+	// forward: the creation of the first token of a chain of rotations (0:
+	// created_unix_ms).
+	ValidFromUnixMs int64 `protobuf:"varint,7,opt,name=valid_from_unix_ms,json=validFromUnixMs,proto3" json:"valid_from_unix_ms,omitempty"`
+	// replaces is the id of the token this one was rotated from, if any.
+	Replaces      string `protobuf:"bytes,8,opt,name=replaces,proto3" json:"replaces,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -318,6 +324,20 @@ func (x *AgentToken) GetAccounts() []string {
 		return x.Accounts
 	}
 	return nil
+}
+
+func (x *AgentToken) GetValidFromUnixMs() int64 {
+	if x != nil {
+		return x.ValidFromUnixMs
+	}
+	return 0
+}
+
+func (x *AgentToken) GetReplaces() string {
+	if x != nil {
+		return x.Replaces
+	}
+	return ""
 }
 
 // AppliedRequest remembers the result of a command by its request id so a
@@ -2958,7 +2978,7 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"account_id\x18\x02 \x01(\tR\taccountId\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12#\n" +
 	"\rchannels_json\x18\x04 \x01(\fR\fchannelsJson\x12&\n" +
-	"\x0fcreated_unix_ms\x18\x05 \x01(\x03R\rcreatedUnixMs\"\xa0\x01\n" +
+	"\x0fcreated_unix_ms\x18\x05 \x01(\x03R\rcreatedUnixMs\"\xe9\x01\n" +
 	"\n" +
 	"AgentToken\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
@@ -2966,7 +2986,9 @@ const file_lookout_state_v1_state_proto_rawDesc = "" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x12\n" +
 	"\x04hash\x18\x04 \x01(\fR\x04hash\x12&\n" +
 	"\x0fcreated_unix_ms\x18\x05 \x01(\x03R\rcreatedUnixMs\x12\x1a\n" +
-	"\baccounts\x18\x06 \x03(\tR\baccounts\"c\n" +
+	"\baccounts\x18\x06 \x03(\tR\baccounts\x12+\n" +
+	"\x12valid_from_unix_ms\x18\a \x01(\x03R\x0fvalidFromUnixMs\x12\x1a\n" +
+	"\breplaces\x18\b \x01(\tR\breplaces\"c\n" +
 	"\x0eAppliedRequest\x12 \n" +
 	"\ftime_unix_ms\x18\x01 \x01(\x03R\n" +
 	"timeUnixMs\x12/\n" +
