@@ -113,7 +113,7 @@ func printStatus(w io.Writer, m *client.MonitorWithStatus, now time.Time) {
 		at("next expected", s.NextExpectedAt, "")
 		at("next deadline", s.NextDeadlineAt, "none (no run open, no expected interval)")
 		if s.LastDuration != nil {
-			line("last duration", fmt.Sprintf("%.3gs", *s.LastDuration))
+			line("last duration", durationText(*s.LastDuration))
 		}
 	} else {
 		at("last execution", s.LastExecutionAt, "never")

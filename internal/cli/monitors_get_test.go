@@ -117,3 +117,22 @@ func TestMonitorsByName(t *testing.T) {
 		t.Errorf("get after delete: %v", err)
 	}
 }
+
+func TestDurationText(t *testing.T) {
+	for _, tc := range []struct {
+		seconds float64
+		want    string
+	}{
+		{0, "0s"},
+		{0.000412, "412µs"},
+		{0.008605446, "9ms"},
+		{1, "1s"},
+		{1.2468, "1.25s"},
+		{59.994, "59.99s"},
+		{3725.2, "1h2m5s"},
+	} {
+		if got := durationText(tc.seconds); got != tc.want {
+			t.Errorf("durationText(%v) = %q, want %q", tc.seconds, got, tc.want)
+		}
+	}
+}

@@ -81,7 +81,7 @@ func setupEvents(fs *flag.FlagSet) func(context.Context, *client.Manage, []strin
 				what += " " + e.State
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", time.Unix(e.Timestamp, 0).UTC().Format(time.RFC3339), what,
-				orDash(e.Duration != nil, func() string { return strconv.FormatFloat(*e.Duration, 'f', -1, 64) + "s" }),
+				orDash(e.Duration != nil, func() string { return durationText(*e.Duration) }),
 				orDash(e.ExitCode != nil, func() string { return strconv.FormatInt(*e.ExitCode, 10) }),
 				orDash(e.Host != "", func() string { return e.Host }),
 				orDash(e.Message != "", func() string { return oneLine(e.Message, 60) }))
@@ -137,6 +137,21 @@ func executionResult(e client.Execution) string {
 		return fmt.Sprintf("%d days left", e.SSL.DaysLeft)
 	}
 	return "-"
+}
+
+// durationText is a run's duration in seconds as people read it: "9ms",
+// "1.25s", "1h2m5s".
+func durationText(seconds float64) string {
+	d := time.Duration(seconds * float64(time.Second))
+	switch {
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(10 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
 }
 
 // orDash is value() when ok, else "-".
