@@ -10,8 +10,10 @@ import (
 
 // agentJSON is one agent in GET /admin/v1/agents.
 type agentJSON struct {
-	ID              string `json:"id"`
-	Name            string `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// TokenID is the agent token it last called with.
+	TokenID         string `json:"token_id"`
 	Region          string `json:"region"`
 	Version         string `json:"version"`
 	Connected       bool   `json:"connected"`
@@ -54,7 +56,7 @@ func (a *API) handleAgents(w http.ResponseWriter, r *http.Request) {
 	out := agentsJSON{Agents: make([]agentJSON, 0, len(agents)), Regions: make([]regionJSON, 0, len(regions))}
 	for _, ag := range agents {
 		out.Agents = append(out.Agents, agentJSON{
-			ID: ag.GetId(), Name: ag.GetName(), Region: ag.GetRegion(), Version: ag.GetVersion(),
+			ID: ag.GetId(), Name: ag.GetName(), TokenID: ag.GetTokenId(), Region: ag.GetRegion(), Version: ag.GetVersion(),
 			Connected: state.AgentConnected(ag, now), LastSeen: rfc3339(ag.GetLastSeenUnixMs()),
 			BufferedEvents: ag.GetBufferedEvents(), BufferedResults: ag.GetBufferedResults(),
 		})

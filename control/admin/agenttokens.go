@@ -83,6 +83,45 @@ func (a *API) applyAgentToken(ctx context.Context, c *raftv1.CreateAgentToken) (
 	return &agentTokenCreated{ID: c.GetId(), Region: c.GetRegion(), Name: c.GetName(), Accounts: c.GetAccounts(), Replaces: c.GetReplaces(), Token: token}, nil
 }
 
+// agentTokenJSON is one token in GET /admin/v1/agent-tokens: never its
+// secret.
+type agentTokenJSON struct {
+	ID       string   `json:"id"`
+	Region   string   `json:"region"`
+	Name     string   `json:"name"`
+	Accounts []string `json:"accounts,omitempty"`
+	// CreatedAt is when it was made; ValidFrom the earliest receipt time
+	// of an event its agents may forward (that of the first token of its
+	// rotations).
+	CreatedAt string `json:"created_at"`
+	ValidFrom string `json:"valid_from"`
+	Replaces  string `json:"replaces,omitempty"`
+}
+
+// handleListAgentTokens serves GET /admin/v1/agent-tokens: the live
+// tokens after a consistent read, by region, then name.
+func (a *API) handleListAgentTokens(w http.ResponseWriter, r *http.Request) {
+	if err := a.cluster.ConsistentRead(r.Context()); err != nil {
+		a.fail(w, r, fmt.Errorf("consistent read: %w", err))
+		return
+	}
+	tokens, err := a.state.AgentTokens()
+	if err != nil {
+		a.fail(w, r, fmt.Errorf("agent tokens: %w", err))
+		return
+	}
+	out := struct {
+		Tokens []agentTokenJSON `json:"tokens"`
+	}{Tokens: make([]agentTokenJSON, 0, len(tokens))}
+	for _, t := range tokens {
+		out.Tokens = append(out.Tokens, agentTokenJSON{
+			ID: t.GetId(), Region: t.GetRegion(), Name: t.GetName(), Accounts: t.GetAccounts(), Replaces: t.GetReplaces(),
+			CreatedAt: rfc3339(t.GetCreatedUnixMs()), ValidFrom: rfc3339(state.AgentTokenValidFrom(t)),
+		})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
 // handleRotateAgentToken serves POST /admin/v1/agent-tokens/{id}/rotate:
 // a new token of the same region, name and accounts, whose agents may
 // forward everything the old token's could (what they buffered before the

@@ -168,6 +168,22 @@ func TestRotateAgentToken(t *testing.T) {
 	if _, err := srv.Store.AgentTokenByHash(apikey.Hash(first.Token)); err != nil {
 		t.Fatalf("the rotated token was revoked: %v", err)
 	}
+	// The list shows the chain, never a secret.
+	r = do(t, srv, "GET", "/admin/v1/agent-tokens", "")
+	r.wantStatus(t, http.StatusOK)
+	var raw struct{ Tokens []map[string]any }
+	r.decode(t, &raw)
+	replaces := map[string]string{}
+	for _, tok := range raw.Tokens {
+		if _, ok := tok["token"]; ok || tok["region"] != "eu-1" || tok["valid_from"] != tok["created_at"] || len(tok["accounts"].([]any)) != 1 {
+			t.Fatalf("listed %v", tok)
+		}
+		rep, _ := tok["replaces"].(string)
+		replaces[tok["id"].(string)] = rep
+	}
+	if len(raw.Tokens) != 3 || replaces[first.ID] != "" || replaces[prev] == "" || replaces[replaces[prev]] != first.ID {
+		t.Fatalf("listed chain %v, the last %s", replaces, prev)
+	}
 
 	do(t, srv, "DELETE", "/admin/v1/agent-tokens/"+first.ID, "").wantStatus(t, http.StatusNoContent)
 	do(t, srv, "POST", "/admin/v1/agent-tokens/"+first.ID+"/rotate", "").wantError(t, http.StatusNotFound, "not_found", "")

@@ -78,8 +78,10 @@ type State interface {
 	NotificationGroup(accountID, id string) (*statev1.NotificationGroup, error)
 	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)
 	// AgentToken returns the live agent token with id, or an error
-	// wrapping state.ErrNotFound.
+	// wrapping state.ErrNotFound; AgentTokens lists them by region, then
+	// name.
 	AgentToken(id string) (*statev1.AgentToken, error)
+	AgentTokens() ([]*statev1.AgentToken, error)
 	// Agents and Regions are what the control plane knows of the edge
 	// agents and the leader's verdicts on their regions.
 	Agents() ([]*statev1.Agent, error)
@@ -190,6 +192,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	routes.HandleFunc("GET /admin/v1/accounts/{id}/channels/{channel_id}/deliveries", a.handleChannelDeliveries)
 	routes.HandleFunc("POST /admin/v1/accounts/{id}/channels/{channel_id}/test", a.handleTestChannel)
 	routes.HandleFunc("POST /admin/v1/agent-tokens", a.handleCreateAgentToken)
+	routes.HandleFunc("GET /admin/v1/agent-tokens", a.handleListAgentTokens)
 	routes.HandleFunc("POST /admin/v1/agent-tokens/{id}/rotate", a.handleRotateAgentToken)
 	routes.HandleFunc("GET /admin/v1/agents", a.handleAgents)
 	routes.HandleFunc("DELETE /admin/v1/agents/{id}", a.handleForgetAgent)

@@ -16,7 +16,7 @@ func TestForgetAgent(t *testing.T) {
 	srv := controltest.NewServer(t)
 	for _, id := range []string{"ag_1", "ag_2"} {
 		srv.Cluster.MustApply(t, &raftv1.Command{Op: &raftv1.Command_RecordAgentSeen{RecordAgentSeen: &raftv1.RecordAgentSeen{
-			AgentId: id, Region: "eu-1", Connected: true,
+			AgentId: id, TokenId: "tok-" + id, Region: "eu-1", Connected: true,
 		}}})
 	}
 	do(t, srv, "DELETE", "/admin/v1/agents/ag_1", "").wantStatus(t, http.StatusNoContent)
@@ -26,8 +26,8 @@ func TestForgetAgent(t *testing.T) {
 	}
 	r := do(t, srv, "GET", "/admin/v1/agents", "")
 	r.wantStatus(t, http.StatusOK)
-	if strings.Contains(string(r.body), "ag_1") {
-		t.Fatalf("GET /admin/v1/agents lists the forgotten agent: %s", r.body)
+	if strings.Contains(string(r.body), "ag_1") || !strings.Contains(string(r.body), `"token_id":"tok-ag_2"`) {
+		t.Fatalf("GET /admin/v1/agents lists the forgotten agent, or not the token of the other: %s", r.body)
 	}
 	do(t, srv, "DELETE", "/admin/v1/agents/ag_1", "").wantError(t, http.StatusNotFound, "not_found", "")
 	do(t, srv, "DELETE", "/admin/v1/agents/no-such-agent", "").wantError(t, http.StatusNotFound, "not_found", "")

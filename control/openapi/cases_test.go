@@ -467,6 +467,10 @@ func cases(f *fixture) []endpointCase {
 		{name: "forget agent unknown", method: "DELETE", path: "/admin/v1/agents/no-such-agent", headers: bearer(admin), status: 404},
 		{name: "forget agent without token", method: "DELETE", path: "/admin/v1/agents/ag-gone", status: 401},
 		{name: "forget agent without leader", method: "DELETE", path: "/admin/v1/agents/ag-gone", headers: bearer(admin), status: 503, setup: failApply(noLeader)},
+		// Operator API: GET /admin/v1/agent-tokens.
+		{name: "list agent tokens", method: "GET", path: "/admin/v1/agent-tokens", headers: bearer(admin), status: 200, contains: `"valid_from"`, setup: agentToken(uuid.NewString())},
+		{name: "list agent tokens without token", method: "GET", path: "/admin/v1/agent-tokens", status: 401},
+		{name: "list agent tokens without leader", method: "GET", path: "/admin/v1/agent-tokens", headers: bearer(admin), status: 503, setup: failReads(noLeader)},
 		// Operator API: POST /admin/v1/agent-tokens/{id}/rotate.
 		{name: "rotate agent token", method: "POST", path: "/admin/v1/agent-tokens/" + rotatedTokenID + "/rotate", headers: bearer(admin), status: 201, contains: `"replaces":"` + rotatedTokenID + `"`, setup: agentToken(rotatedTokenID)},
 		{name: "rotate agent token unknown", method: "POST", path: "/admin/v1/agent-tokens/" + unknownID + "/rotate", headers: bearer(admin), status: 404},

@@ -1,8 +1,10 @@
 package state
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -73,6 +75,21 @@ func agentTokenByID(txn *badger.Txn, id string) (*statev1.AgentToken, error) {
 		return nil
 	})
 	return found, err
+}
+
+// AgentTokens returns the live agent tokens, by region, then name, then id.
+func (s *Store) AgentTokens() ([]*statev1.AgentToken, error) {
+	var out []*statev1.AgentToken
+	err := s.view(func(txn *badger.Txn) error {
+		return scanProto(txn, prefixAgentToken, func() *statev1.AgentToken { return new(statev1.AgentToken) }, func(t *statev1.AgentToken) error {
+			out = append(out, t)
+			return nil
+		})
+	})
+	slices.SortFunc(out, func(a, b *statev1.AgentToken) int {
+		return cmp.Or(strings.Compare(a.GetRegion(), b.GetRegion()), strings.Compare(a.GetName(), b.GetName()), strings.Compare(a.GetId(), b.GetId()))
+	})
+	return out, err
 }
 
 // AgentToken returns the live agent token with id.

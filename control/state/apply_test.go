@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -244,7 +245,7 @@ func TestApplyRotateAgentToken(t *testing.T) {
 		return c
 	}
 	runApplyCases(t, []applyCase{
-		{name: "chain", setup: []*raftv1.Command{createAgentToken("t1", "eu", "at-1"), rotate("t2", "at-2", "t1", 1000)},
+		{name: "chain", setup: []*raftv1.Command{createAgentToken("t1", "eu", "at-1"), rotate("t2", "at-2", "t1", 1000), createAgentToken("t9", "ap", "at-9")},
 			cmd: rotate("t3", "at-3", "t2", 2000), want: raftv1.Status_STATUS_OK,
 			check: func(t *testing.T, s *Store) {
 				for hash, want := range map[string]string{"at-1": "", "at-2": "t1", "at-3": "t2"} {
@@ -255,6 +256,14 @@ func TestApplyRotateAgentToken(t *testing.T) {
 				}
 				if tok, err := s.AgentToken("t3"); err != nil || tok.GetCreatedUnixMs() != t0+2000 {
 					t.Errorf("token t3 by id: %v, %v", tok, err)
+				}
+				all, err := s.AgentTokens()
+				var ids []string
+				for _, tok := range all {
+					ids = append(ids, tok.GetId())
+				}
+				if err != nil || !slices.Equal(ids, []string{"t9", "t1", "t2", "t3"}) {
+					t.Errorf("tokens in the order %v (%v), want by region, then name", ids, err)
 				}
 			}},
 		{name: "unknown", cmd: rotate("t2", "at-2", "t1", 1000), want: raftv1.Status_STATUS_NOT_FOUND},

@@ -134,6 +134,9 @@ func adminCommands() []adminCommand {
 				return nil, c.ForgetAgent(ctx, args[0])
 			}
 		}},
+		{name: "agent-token list", about: "list the agent tokens (never their secrets); agent list says which token each agent uses", setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
+			return func(ctx context.Context, c *client.Admin, _ []string) (any, error) { return c.AgentTokens(ctx) }
+		}},
 		{name: "agent-token rotate", synopsis: "TOKEN_ID", about: "make a new token of the same region and accounts that also forwards what the old one's agents buffered; revoke the old one once the agents use the new", args: []string{"TOKEN_ID"}, setup: func(fs *flag.FlagSet) func(context.Context, *client.Admin, []string) (any, error) {
 			return func(ctx context.Context, c *client.Admin, args []string) (any, error) {
 				return c.RotateAgentToken(ctx, args[0])

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,6 +145,13 @@ func TestAdminGroupsTokensCluster(t *testing.T) {
 	if rotated.Replaces != scoped.ID || rotated.ID == scoped.ID || rotated.Region != "eu-west" || rotated.Name != "tenant" ||
 		len(rotated.Accounts) != 1 || rotated.Accounts[0] != acct.ID || !strings.HasPrefix(rotated.Token, apikey.Agent) {
 		t.Errorf("rotated %+v from %+v", rotated, scoped)
+	}
+	var tokens client.AgentTokenList
+	mustRunAdmin(t, srv, &tokens, "agent-token", "list")
+	if len(tokens.Tokens) != 3 || tokens.Tokens[0].Name != "fra" || !slices.ContainsFunc(tokens.Tokens, func(l client.AgentToken) bool {
+		return l.ID == rotated.ID && l.Replaces == scoped.ID && !l.ValidFrom.IsZero()
+	}) {
+		t.Errorf("tokens %+v", tokens)
 	}
 	if stdout, err := runAdminTest(t, adminEnv(srv), "agent-token", "revoke", tok.ID); err != nil || stdout != "" {
 		t.Fatalf("revoke agent token: %q, %v", stdout, err)

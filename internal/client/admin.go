@@ -179,6 +179,15 @@ func (a *Admin) CreateAgentToken(ctx context.Context, req CreateAgentTokenReques
 	return &out, nil
 }
 
+// AgentTokens lists the live agent tokens (never their secrets).
+func (a *Admin) AgentTokens(ctx context.Context) (*AgentTokenList, error) {
+	var out AgentTokenList
+	if err := a.t.do(ctx, http.MethodGet, "/admin/v1/agent-tokens", nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // RotateAgentToken makes a new token of the same region, name and
 // accounts as the token with id, whose agents may forward what the old
 // token's buffered; the old token stays valid until it is revoked.

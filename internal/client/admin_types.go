@@ -205,6 +205,25 @@ type CreatedAgentToken struct {
 	Token    string `json:"token"`
 }
 
+// AgentTokenList is the live agent tokens, by region, then name.
+type AgentTokenList struct {
+	Tokens []AgentToken `json:"tokens"`
+}
+
+// AgentToken is an agent token as listed: never its secret.
+type AgentToken struct {
+	ID       string   `json:"id"`
+	Region   string   `json:"region"`
+	Name     string   `json:"name"`
+	Accounts []string `json:"accounts,omitempty"`
+	// CreatedAt is when it was made; ValidFrom the earliest receipt time
+	// of an event its agents may forward (that of the first token it was
+	// rotated from, if any); Replaces the token it was rotated from.
+	CreatedAt time.Time `json:"created_at"`
+	ValidFrom time.Time `json:"valid_from"`
+	Replaces  string    `json:"replaces,omitempty"`
+}
+
 // ClusterStatus is the control-plane cluster as one node sees it.
 type ClusterStatus struct {
 	// Leader is the leader's node id, empty when there is none.
@@ -233,8 +252,10 @@ type AgentList struct {
 
 // Agent is one edge agent as the control plane last heard of it.
 type Agent struct {
-	ID              string    `json:"id"`
-	Name            string    `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// TokenID is the agent token it last called with.
+	TokenID         string    `json:"token_id"`
 	Region          string    `json:"region"`
 	Version         string    `json:"version"`
 	Connected       bool      `json:"connected"`
