@@ -83,38 +83,32 @@ func TestNodeDownDuringCompactionGetsSnapshot(t *testing.T) {
 		ids = append(ids, id)
 	}
 	// Wait for the leader to snapshot and drop the log the node missed.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		idx, _ := strconv.ParseUint(leader.RaftStats()["last_snapshot_index"], 10, 64)
-		if idx > 30 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("leader did not snapshot: %v", leader.RaftStats())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitSnapshot(t, leader, 31, 20*time.Second, "the leader did not snapshot")
 	c.Restart(down.Index)
 	c.WaitConverged(30 * time.Second)
 	// The state reaches the leader's index inside the restore, a moment
 	// before raft records the snapshot it installed: wait for that record.
 	// A node that caught up through the log never gets one.
-	deadline = time.Now().Add(10 * time.Second)
-	for {
-		idx, _ := strconv.ParseUint(down.RaftStats()["last_snapshot_index"], 10, 64)
-		if idx > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("restarted node caught up without a snapshot: %v", down.RaftStats())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitSnapshot(t, down, 1, 10*time.Second, "the restarted node caught up without a snapshot")
 	requireAccounts(t, down, ids)
 	// It keeps up afterwards through the log.
 	id := uuid.NewString()
 	mustApply(t, down, createAccount(id))
 	requireAccounts(t, down, []string{id})
+}
+
+// waitSnapshot waits up to timeout for raft on n to record a snapshot of
+// index at least min, and fails the test with what otherwise.
+func waitSnapshot(t *testing.T, n *clustertest.Node, min uint64, timeout time.Duration, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); ; time.Sleep(20 * time.Millisecond) {
+		if idx, _ := strconv.ParseUint(n.RaftStats()["last_snapshot_index"], 10, 64); idx >= min {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v", what, n.RaftStats())
+		}
+	}
 }
 
 func TestGoneServerIsRemovedAndRejoins(t *testing.T) {
