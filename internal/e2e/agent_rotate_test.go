@@ -62,10 +62,22 @@ func TestRotatedTokenForwardsTheAgentsBuffer(t *testing.T) {
 			t.Fatalf("ping %s is stored twice", dup)
 		}
 		if err == nil && len(seen) == total {
-			return
+			break
 		}
 		if ctx.Err() != nil {
 			t.Fatalf("%d of the %d pings buffered under the old token are stored (last error: %v)", len(seen), total, err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+
+	// The agent list names the token the agent now uses.
+	for {
+		list, err := s.admin.Agents(ctx)
+		if err == nil && len(list.Agents) == 1 && list.Agents[0].TokenID == rotated.ID {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("agents %+v (%v), want one with token %s", list, err, rotated.ID)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
