@@ -125,7 +125,12 @@ func toConnect(err error) error {
 	return connect.NewError(connect.CodeInternal, err)
 }
 
-// fromConnect turns a Connect error from a peer back into ours.
+// fromConnect turns a Connect error from a peer back into ours. An error
+// the client made up rather than received (IsWireError) means the call
+// broke off: a leader killed mid-request resets the stream, which Connect
+// reports as internal. That is a failed forward, retried like the others
+// (the command's request id keeps a retry from applying twice), where an
+// internal error the peer answered is final.
 func fromConnect(err error) error {
 	switch connect.CodeOf(err) {
 	case connect.CodeFailedPrecondition:
@@ -134,6 +139,10 @@ func fromConnect(err error) error {
 		return fmt.Errorf("%w: %w", errForwardFailed, err)
 	case connect.CodeAborted:
 		return fmt.Errorf("%w: %w", errAbortedByRestore, err)
+	case connect.CodeInternal, connect.CodeUnknown:
+		if !connect.IsWireError(err) {
+			return fmt.Errorf("%w: %w", errForwardFailed, err)
+		}
 	}
 	return err
 }
