@@ -38,11 +38,14 @@ func (n *Node) Apply(ctx context.Context, cmd *raftv1.Command) (*raftv1.Result, 
 			res, err = n.applyLocal(cmd)
 			return err
 		}
+		id := n.leaderID()
 		leader, err := n.leaderHTTPAddr()
 		if err != nil {
 			return err
 		}
-		res, err = n.rpc.apply(ctx, leader, cmd)
+		fctx, cancel := forwardCtx(ctx, n.leaders, n.leaderID, id)
+		defer cancel()
+		res, err = n.rpc.apply(fctx, leader, cmd)
 		return err
 	})
 	n.opts.Metrics.Apply(time.Since(start), err)
@@ -122,6 +125,12 @@ func (n *Node) readIndex() (uint64, error) {
 		return 0, raftError(err)
 	}
 	return index, nil
+}
+
+// leaderID is the id of the leader raft names ("" for none).
+func (n *Node) leaderID() raft.ServerID {
+	_, id := n.raft.LeaderWithID()
+	return id
 }
 
 // leaderHTTPAddr is where to forward to. Raft names the leader; its HTTP

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/hashicorp/raft"
 
 	clusterv1 "lookout/internal/gen/lookout/cluster/v1"
 	"lookout/internal/gen/lookout/cluster/v1/clusterv1connect"
@@ -61,5 +63,48 @@ func TestForwardCutOffIsRetriedButALeadersErrorIsNot(t *testing.T) {
 	l.fail = func() error { return connect.NewError(connect.CodeInternal, errors.New("disk on fire")) }
 	if _, err := rpc.apply(ctx, addr, cmd); err == nil || retryable(err) {
 		t.Errorf("the leader's own internal error: %v, want it final", err)
+	}
+}
+
+// A write forwarded to a leader that went silent (a killed machine answers
+// nothing) is given up as soon as raft names another leader, not after
+// its timeout; naming the same leader again, or none, keeps it waiting.
+func TestForwardToASilentLeaderEndsWhenAnotherIsNamed(t *testing.T) {
+	l := &leaderStub{}
+	held := make(chan struct{})
+	l.fail = func() error { <-held; return connect.NewError(connect.CodeUnavailable, errors.New("released")) }
+	defer close(held)
+	addr := serveStub(t, l)
+	rpc := newRPCClients((&net.Dialer{}).DialContext, "token", nil)
+	defer rpc.tr.CloseIdleConnections()
+
+	var mu sync.Mutex
+	leader := raft.ServerID("old")
+	w := newLeaderWatch()
+	current := func() raft.ServerID { mu.Lock(); defer mu.Unlock(); return leader }
+	name := func(id raft.ServerID) { mu.Lock(); leader = id; mu.Unlock(); w.named() }
+	ctx, cancel := forwardCtx(context.Background(), w, current, "old")
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := rpc.apply(ctx, addr, &raftv1.Command{RequestId: "r1"})
+		done <- err
+	}()
+
+	name("old")
+	name("")
+	select {
+	case err := <-done:
+		t.Fatalf("the forward ended while raft named the same leader or none: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	name("new")
+	select {
+	case err := <-done:
+		if !retryable(err) {
+			t.Fatalf("a forward given up for a new leader: %v, want retryable", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the forward still waits on the silent leader after raft named another")
 	}
 }
