@@ -80,6 +80,10 @@ func TestRemovedDirRefusesThenRecovers(t *testing.T) {
 	}
 	close(hold)
 	waitHealthy(t, b)
+	// Recovered is called once the buffer is healthy again: a moment later.
+	for deadline := time.Now().Add(10 * time.Second); recovered.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if recovered.Load() != 1 {
 		t.Fatalf("Recovered called %d times", recovered.Load())
 	}
