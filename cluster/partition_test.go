@@ -2,7 +2,9 @@ package cluster_test
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"lookout/cluster"
 	"lookout/cluster/clustertest"
 	"lookout/control/state"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
 func TestPartitionedLeaderNeverAcknowledgesAndClusterConverges(t *testing.T) {
@@ -166,4 +169,44 @@ func countVoters(st cluster.Status) int {
 		}
 	}
 	return n
+}
+
+// A write forwarded to a leader that then goes silent (its HTTP answers
+// nothing, as a killed machine's does) and is cut off from raft goes to
+// the leader the others elect, instead of waiting out its forward; the
+// request id keeps it from applying twice.
+func TestForwardFollowsTheNewLeaderWhenTheOldGoesSilent(t *testing.T) {
+	t.Parallel()
+	c := clustertest.NewCluster(t, 3)
+	old := c.Leader(5 * time.Second)
+	var follower *clustertest.Node
+	var others []int
+	for _, n := range c.Nodes {
+		if n != old {
+			follower = n
+			others = append(others, n.Index)
+		}
+	}
+	silent := strings.TrimPrefix(old.URL(), "http://")
+	c.Net.Slow(silent, time.Minute) // every write to it waits a minute
+	t.Cleanup(func() { c.Net.Slow(silent, 0) })
+	id := uuid.NewString()
+	done := make(chan error, 1)
+	go func() {
+		// Less than a forward's own timeout (11 s) and LeaderWait (5 s)
+		// together: only a forward given up for the new leader ends in it.
+		res, err := follower.Apply(clustertest.Context(t, 10*time.Second), createAccount(id))
+		if err == nil && res.GetStatus() != raftv1.Status_STATUS_OK {
+			err = fmt.Errorf("result %v", res)
+		}
+		done <- err
+	}()
+	// Let the forward reach the silent leader's connection before the
+	// others can elect one of their own (it then waits there a minute).
+	time.Sleep(300 * time.Millisecond)
+	c.Net.Partition([]int{old.Index}, others)
+	if err := <-done; err != nil {
+		t.Fatalf("a write forwarded to the silent leader: %v", err)
+	}
+	requireAccounts(t, follower, []string{id})
 }
