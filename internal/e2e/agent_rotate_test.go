@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -20,10 +19,7 @@ func TestRotatedTokenForwardsTheAgentsBuffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
-	args := []string{"agent", "--control", s.controlURL, "--token", old.Token, "--region", "site-r", "--name", "edge-r",
-		"--data-dir", filepath.Join(t.TempDir(), "edge-r"), "--http-addr", addr, "--log-level", "warn"}
-	a := &agentProc{name: "edge-r", url: "http://" + addr, args: args, proc: start(t, "edge-r", args...)}
+	a := s.startAgentWith(t, "edge-r", "site-r", old.Token)
 	key := s.account.IngestKey
 	if err := pingUntil(ctxT(t, 60*time.Second), a.url, key, client.Event{EventType: "ping", Monitor: "warmup", Status: "complete", EventID: "warmup"}); err != nil {
 		t.Fatalf("the agent never accepted a ping: %v", err)

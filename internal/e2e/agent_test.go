@@ -75,9 +75,15 @@ func (s *agentSetup) startAgentOf(t *testing.T, name, region string, accounts []
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s.startAgentWith(t, name, region, tok.Token, extra...)
+}
+
+// startAgentWith runs lookout agent with the agent token secret token.
+func (s *agentSetup) startAgentWith(t *testing.T, name, region, token string, extra ...string) *agentProc {
+	t.Helper()
 	addr := freeAddr(t)
 	a := &agentProc{name: name, url: "http://" + addr, args: append([]string{"agent", "--control", s.controlURL,
-		"--token", tok.Token, "--region", region, "--name", name, "--data-dir", filepath.Join(t.TempDir(), name),
+		"--token", token, "--region", region, "--name", name, "--data-dir", filepath.Join(t.TempDir(), name),
 		"--http-addr", addr, "--log-level", "warn"}, extra...)}
 	a.proc = start(t, name, a.args...)
 	return a
