@@ -228,6 +228,20 @@ func (c *Cluster) waitLeader(ctx context.Context, timeout time.Duration) error {
 	return fmt.Errorf("no leader after %s (logs in %s)", timeout, c.dir)
 }
 
+// CopyLogs copies each node's log file into dir (node<i>.log).
+func (c *Cluster) CopyLogs(dir string) error {
+	for i := range c.procs {
+		b, err := os.ReadFile(c.LogFile(i))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(c.LogFile(i))), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Stop stops the processes and removes their data.
 func (c *Cluster) Stop() {
 	for _, p := range c.procs {

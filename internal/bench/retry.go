@@ -45,14 +45,20 @@ func SendPing(ctx context.Context, ing *client.Ingest, ev client.Event, giveUp t
 	}
 }
 
-// Retry calls fn until it succeeds, fails for good, or a minute has passed:
+// Retry calls fn until it succeeds, fails for good, or a minute has passed
+// since its first failure (a call may take longer than that: a restore):
 // an answer that asks to wait (429, 503 without a leader) or none at all
 // is tried again after the wait asked for (at least 100 ms).
 func Retry(ctx context.Context, fn func() error) error {
-	deadline := time.Now().Add(time.Minute)
+	var deadline time.Time
 	for {
 		err := fn()
-		if err == nil || !client.Retryable(err) || time.Now().After(deadline) {
+		if err == nil || !client.Retryable(err) {
+			return err
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(time.Minute)
+		} else if time.Now().After(deadline) {
 			return err
 		}
 		if err := Sleep(ctx, max(100*time.Millisecond, client.RetryAfter(err))); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -27,7 +28,7 @@ type figures struct {
 }
 
 // run starts the cluster, loads it and takes each measure in turn.
-func run(ctx context.Context, c config) error {
+func run(ctx context.Context, c config) (err error) {
 	if err := c.check(); err != nil {
 		return err
 	}
@@ -48,7 +49,15 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	defer cl.Stop()
+	defer func() {
+		// A run that failed keeps the nodes' logs beside the profiles.
+		if err != nil && c.profileDir != "" {
+			if cerr := cl.CopyLogs(c.profileDir); cerr != nil {
+				fmt.Fprintln(os.Stderr, "keeping the nodes' logs:", cerr)
+			}
+		}
+		cl.Stop()
+	}()
 	// role names node i's role as the nodes last said (leader, when the
 	// leader moves, is read again before the figures at the end).
 	leader, _ := cl.Leader(ctx)
