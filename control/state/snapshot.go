@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -122,7 +124,14 @@ func (s *Store) Restore(r io.Reader) error {
 		return err
 	}
 	old := s.cur.Load()
+	// Two databases are open while the new one loads, each with its
+	// memtables and block cache: more than a node's soft memory limit
+	// (--memory-limit) leaves room for. Near the limit the collector would
+	// take the CPU that raft's heartbeats need, so the limit is lifted
+	// until the load is over; the process gives the memory back after.
+	limit := debug.SetMemoryLimit(math.MaxInt64)
 	next, err := s.loadGeneration(old.num+1, br, applied)
+	debug.SetMemoryLimit(limit)
 	if err != nil {
 		return err
 	}

@@ -18,11 +18,24 @@ type Config struct {
 	// the state machine does not (the raft log makes it durable).
 	SyncWrites bool
 	// Small trims memtables and caches to a few MB, for tests that run
-	// several nodes in one process and for small machines.
+	// several nodes in one process and for small machines. Without it a
+	// database holds at most NumMemtables memtables of Badger's 64 MB and
+	// a block cache of BlockCacheSize.
 	Small bool
 	// Logger receives Badger's own messages (warnings and errors only).
 	Logger hclog.Logger
 }
+
+// NumMemtables and BlockCacheSize are what a database holds in memory
+// without Config.Small, lower than Badger's defaults (5 memtables, 256 MB)
+// so that a node fits its default soft memory limit of 1 GiB with room
+// for a bulk load: the memtable being written, two waiting for their
+// flush, and a block cache for what the state's own caches (values,
+// lists) do not keep.
+const (
+	NumMemtables   = 3
+	BlockCacheSize = 64 << 20
+)
 
 // Options turns a Config into badger.Options.
 func Options(c Config) badger.Options {
@@ -33,7 +46,9 @@ func Options(c Config) badger.Options {
 		WithSyncWrites(c.SyncWrites).
 		WithLoggingLevel(badger.WARNING).
 		WithLogger(logAdapter{l: loggerOrNull(c.Logger)}).
-		WithNumVersionsToKeep(1)
+		WithNumVersionsToKeep(1).
+		WithNumMemtables(NumMemtables).
+		WithBlockCacheSize(BlockCacheSize)
 	if c.Small {
 		o = o.WithMemTableSize(4 << 20).
 			WithBlockCacheSize(4 << 20).

@@ -97,10 +97,12 @@ type controlConfig struct {
 	checkShare, alertShare *shareFlag
 	// oidc: the panel's single sign-on.
 	oidc *oidcFlags
+	// memoryLimit: the Go runtime's soft memory limit (memlimit.go).
+	memoryLimit memoryLimit
 }
 
 func parseControl(args []string, getenv func(string) string, stderr io.Writer) (*controlConfig, error) {
-	c := &controlConfig{}
+	c := &controlConfig{memoryLimit: memoryLimit{auto: true}}
 	fs := flag.NewFlagSet("lookout control", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.BoolVar(&c.dev, "dev", false, "run a single-node cluster that bootstraps itself and creates a demo account")
@@ -143,6 +145,7 @@ func parseControl(args []string, getenv func(string) string, stderr io.Writer) (
 	c.checkShare = defineShare(fs, "account-check-share", "checks the leader runs (of its 64 workers; retry waits included)")
 	c.alertShare = defineShare(fs, "account-alert-share", "alert deliveries the leader has under way (of its 16 slots)")
 	c.oidc = defineOIDC(fs)
+	fs.Var(&c.memoryLimit, "memory-limit", "soft limit of the node's memory, as GOMEMLIMIT reads it (1GiB, 900MiB; 0 or off: none): the Go collector works harder near it rather than let the heap grow to twice what is live. auto: GOMEMLIMIT when set, else 3/4 of the cgroup's memory limit (a container's) when there is one, else 768MiB, which suits a node of up to a million monitors")
 	if err := parseWithEnv(fs, args, getenv); err != nil {
 		return nil, err
 	}
@@ -243,6 +246,9 @@ func runControl(ctx context.Context, args []string, getenv func(string) string, 
 
 	// One logger, a named child per subsystem.
 	log := hclog.New(&hclog.LoggerOptions{Name: "lookout", Level: hclog.LevelFromString(cfg.logLevel), Output: stderr})
+
+	// The soft memory limit, before the stores fill the heap.
+	setMemoryLimit(cfg.memoryLimit, getenv, log)
 
 	// The operator token: given, or (dev only) generated once and kept.
 	printToken := false
