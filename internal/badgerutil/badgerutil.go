@@ -28,10 +28,10 @@ type Config struct {
 
 // NumMemtables and BlockCacheSize are what a database holds in memory
 // without Config.Small, lower than Badger's defaults (5 memtables, 256 MB)
-// so that a node fits its default soft memory limit of 1 GiB with room
-// for a bulk load: the memtable being written, two waiting for their
-// flush, and a block cache for what the state's own caches (values,
-// lists) do not keep.
+// so that a node fits its default soft memory limit (768 MiB, lookout
+// control --memory-limit) with room for a bulk load: the memtable being
+// written, two waiting for their flush, and a block cache for what the
+// state's own caches (values, lists) do not keep.
 const (
 	NumMemtables   = 3
 	BlockCacheSize = 64 << 20
