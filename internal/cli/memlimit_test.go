@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"io"
 	"math"
 	"runtime/debug"
 	"testing"
@@ -81,5 +82,26 @@ func TestMemoryLimitAuto(t *testing.T) {
 	limit, source, err := applyMemoryLimit(auto, env, cgroupOf(4<<30, nil))
 	if limit != 300<<20 || source != "GOMEMLIMIT" || err != nil || debug.SetMemoryLimit(-1) != 300<<20 {
 		t.Fatalf("with GOMEMLIMIT: %d, %q, %v", limit, source, err)
+	}
+}
+
+func TestControlTakesTheMemoryLimitFlag(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want memoryLimit
+	}{
+		{nil, nil, memoryLimit{auto: true}},
+		{[]string{"--memory-limit", "900MiB"}, nil, memoryLimit{bytes: 900 << 20}},
+		{nil, map[string]string{"LOOKOUT_MEMORY_LIMIT": "off"}, memoryLimit{bytes: math.MaxInt64}},
+	} {
+		c, err := parseControl(append([]string{"--dev"}, tc.args...), env(tc.env), io.Discard)
+		if err != nil || c.memoryLimit != tc.want {
+			t.Errorf("%v %v: memory limit %+v, %v; want %+v", tc.args, tc.env, c.memoryLimit, err, tc.want)
+		}
+	}
+	if _, err := parseControl([]string{"--dev", "--memory-limit", "lots"}, env(nil), io.Discard); err == nil {
+		t.Error("--memory-limit lots was taken")
 	}
 }
