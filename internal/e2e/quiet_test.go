@@ -211,8 +211,15 @@ func TestFailureThresholdAlertsOnTheSecondSlot(t *testing.T) {
 		}
 	}
 	time.Sleep(time.Second) // what a first failure would have sent, it has sent by now
+	// A created check runs at once, then on its schedule, whose next slot
+	// may come a moment later: an alert is wrong only while one slot has
+	// failed. The alerts are read before the executions, as the second
+	// slot's alert follows its record.
 	if got := h.of("flaky"); len(got) != 0 {
-		t.Fatalf("alerted after one failed slot: %v", got)
+		if n := failed(); n < 2 {
+			t.Fatalf("alerted after %d failed slot: %v", n, got)
+		}
+		t.Log("the second slot came within a second of the first; the alert followed it")
 	}
 	h.waitFor(t, "flaky", []string{"check.failed"}, 45*time.Second)
 	if n := failed(); n != 2 {
