@@ -128,15 +128,29 @@ func errorText(err error) string {
 // the account, and returns its type too (empty when it could not be
 // read). A channel that is gone, or whose config cannot be used, is a
 // permanent error.
+//
+// What it made, or found permanently unusable, is kept until the state's
+// channels generation moves (chancache.go), so that a burst of alerts to
+// one channel reads and parses its config once.
 func (d *Dispatcher) channel(accountID, ref string) (string, channel.Channel, error) {
+	gen := d.o.State.ChannelsGeneration() // before the reads it vouches for
+	if c, ok := d.chans.get(gen, accountID, ref); ok {
+		return c.typ, c.ch, c.err
+	}
 	typ, config, err := d.config(accountID, ref)
 	if err != nil {
+		if channel.IsPermanent(err) {
+			d.chans.put(gen, accountID, ref, madeChannel{err: err})
+		}
 		return "", nil, err
 	}
 	ch, err := d.o.Channels.Channel(typ, config)
 	if err != nil {
-		return typ, nil, channel.Permanent(fmt.Errorf("%s channel: %w", typ, err))
+		err = channel.Permanent(fmt.Errorf("%s channel: %w", typ, err))
+		d.chans.put(gen, accountID, ref, madeChannel{typ: typ, err: err})
+		return typ, nil, err
 	}
+	d.chans.put(gen, accountID, ref, madeChannel{typ: typ, ch: ch})
 	return typ, ch, nil
 }
 

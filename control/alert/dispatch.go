@@ -61,6 +61,7 @@ type State interface {
 	Channel(accountID, id string) (*statev1.Channel, error)
 	NotificationGroups(accountID string) ([]*statev1.NotificationGroup, error)
 	MonitorByUUID(id string) (*statev1.Monitor, error)
+	ChannelsGeneration() uint64
 }
 
 // Applier proposes a command through raft.
@@ -137,6 +138,7 @@ type Dispatcher struct {
 	busy      map[string]int    // attempts under way per channel ref
 	accounts  map[string]int    // attempts under way per account
 	owners    map[string]string // account of alert id (a cache, see owner)
+	chans     chanCache         // the channels made, by account and ref (chancache.go)
 
 	records *recorder // the outcomes, recorded many to a command
 }

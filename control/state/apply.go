@@ -165,6 +165,7 @@ func (s *Store) applyEntry(txn *badger.Txn, e Entry) (*raftv1.Result, error) {
 	}
 	if !keepsScans(cmd) {
 		s.values.dropScans()
+		s.channelsDirty = true // keepsScans lists no command that writes a channel or group
 	}
 	if changesAuth(cmd) {
 		s.authDirty = true

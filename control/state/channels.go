@@ -64,6 +64,13 @@ func (s *Store) Channel(accountID, id string) (*statev1.Channel, error) {
 	return &c, nil
 }
 
+// ChannelsGeneration grows whenever an applied entry may have changed a
+// channel or a notification group of any account, and at every restore: a
+// channel made from what Channel or NotificationGroups returned is stale
+// once it moved (read it before reading them). Reading it reads no
+// database.
+func (s *Store) ChannelsGeneration() uint64 { return s.channelsGen.Load() }
+
 // CodeChannelInUse is the Result code (CONFLICT) of deleting an alert
 // channel that a notification group names.
 const CodeChannelInUse = "channel_in_use"

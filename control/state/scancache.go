@@ -93,7 +93,8 @@ func (c *valueCache) commitScans() { publishStaged(c.scans, c.pendingScans, maxC
 
 // keepsScans tells whether cmd leaves the cached scans true: it writes no
 // channel (chan:), no maintenance window (mw:) and no delivery history
-// (dlv:) but through recordHistory. Only the commands
+// (dlv:) but through recordHistory; nor does it write a notification group
+// (group:), which ChannelsGeneration relies on. Only the commands
 // listed here keep them; every other drops them, so a new command is safe
 // until it is listed.
 func keepsScans(cmd *raftv1.Command) bool {

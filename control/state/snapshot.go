@@ -154,7 +154,7 @@ func (s *Store) Restore(r io.Reader) error {
 	// new state.
 	s.auth.invalidate()
 	s.lists.reset()
-	s.authDirty, s.assignDirty, s.publicDirty = false, true, true
+	s.authDirty, s.assignDirty, s.publicDirty, s.channelsDirty = false, true, true, true
 	s.windows.dirty = true
 	s.due.lower(nil)
 	s.watch.publish(nil, false, true) // every monitor may have changed

@@ -88,6 +88,9 @@ type Store struct {
 	publicDirty bool          // an entry of the transaction being built changes a badge key or status page (FSM goroutine only)
 	publicGen   atomic.Uint64 // see PublicGeneration
 
+	channelsDirty bool          // an entry of the transaction being built may change a channel or notification group (FSM goroutine only)
+	channelsGen   atomic.Uint64 // see ChannelsGeneration
+
 	restoreHook func(stage string) // tests: called at each stage of Restore
 }
 
@@ -181,6 +184,10 @@ func (s *Store) setApplied(index uint64) {
 	if s.publicDirty {
 		s.publicDirty = false
 		s.publicGen.Add(1)
+	}
+	if s.channelsDirty {
+		s.channelsDirty = false
+		s.channelsGen.Add(1)
 	}
 	defer s.windows.publish()
 	s.mu.Lock()

@@ -213,7 +213,9 @@ func (a Alert) Resolved() bool {
 	return a.Type == MonitorRecovered || a.Type == CheckRecovered || a.Type == AgentOnline
 }
 
-// Channel delivers alerts to one receiver.
+// Channel delivers alerts to one receiver. The dispatcher keeps a channel
+// it made for the deliveries that follow, several at once: Send may be
+// called from several goroutines and keeps no state between calls.
 type Channel interface {
 	// Send delivers a. An error wrapped in Permanent is not retried (a
 	// receiver that refuses the request for good); any other error is
