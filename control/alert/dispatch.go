@@ -283,7 +283,7 @@ func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) (time.Time, e
 		if d.known(due) {
 			return true // under way, or recorded and not read back yet
 		}
-		account, a, err := d.owner(due.AlertID)
+		account, a, err := d.owner(due)
 		if err != nil {
 			d.o.Logger.Warn("reading a due alert failed", "alert", due.AlertID, "error", err)
 			return true

@@ -1,6 +1,9 @@
 package alert
 
-import statev1 "lookout/internal/gen/lookout/state/v1"
+import (
+	"lookout/control/state"
+	statev1 "lookout/internal/gen/lookout/state/v1"
+)
 
 // defaultAccountConcurrency is DispatcherOptions.AccountConcurrency's
 // default: as fairshare.DefaultShare for the check workers.
@@ -10,11 +13,16 @@ const defaultAccountConcurrency = 8
 // is emptied and filled again as the passes read the alerts.
 const maxOwners = 16384
 
-// owner returns the account of alert id, which the outbox index does not
-// carry. An alert's account never changes, so it is read once and kept
-// (the alert read is returned too, for the attempt to use instead of
-// reading it again; nil when the account was known).
-func (d *Dispatcher) owner(id string) (string, *statev1.Alert, error) {
+// owner returns the account of the due delivery's alert: the one its
+// index key carries, else (a long account id, or a key written before the
+// index carried it) the alert's, read once and kept, as an alert's account never changes (the
+// alert read is returned too, for the attempt to use instead of reading it
+// again; nil when it was not read).
+func (d *Dispatcher) owner(due state.DueDelivery) (string, *statev1.Alert, error) {
+	if due.AccountID != "" {
+		return due.AccountID, nil, nil
+	}
+	id := due.AlertID
 	d.mu.Lock()
 	account, ok := d.owners[id]
 	d.mu.Unlock()

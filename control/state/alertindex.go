@@ -41,6 +41,11 @@ type DueDelivery struct {
 	AlertID       string
 	ChannelRef    string
 	NextTryUnixMs int64
+	// AccountID is the alert's account, the value of its due key; empty
+	// when the key does not carry it (an id longer than
+	// maxDueAccountBytes, or a key written before the index carried it):
+	// read the alert then.
+	AccountID string
 }
 
 // parseAlertDueKey splits an alert-due: key. The time is fixed width and
@@ -59,18 +64,31 @@ func parseAlertDueKey(key []byte) (DueDelivery, error) {
 	return DueDelivery{AlertID: string(rest[:i]), ChannelRef: string(rest[i+1:]), NextTryUnixMs: ms}, nil
 }
 
-// setDueKey sets due key key in txn and tells the store's floor.
-func setDueKey(txn *badger.Txn, ctx applyCtx, key []byte) error {
+// maxDueAccountBytes bounds the account id a due key carries as its
+// value: ids are UUIDs or short names, and the bounds of the commands that
+// raise many alerts at once (SetRegionState) leave no room for longer ones.
+const maxDueAccountBytes = 64
+
+// setDueKey sets due key key of an alert of accountID in txn (the account
+// is its value, so that the dispatcher need not read the alert to know
+// whose it is; empty when longer than maxDueAccountBytes) and tells the
+// store's floor.
+func setDueKey(txn *badger.Txn, ctx applyCtx, key []byte, accountID string) error {
 	if ctx.due != nil {
 		ctx.due.setting(key)
 	}
-	return txn.Set(key, nil)
+	var v []byte
+	if len(accountID) <= maxDueAccountBytes {
+		v = []byte(accountID)
+	}
+	return txn.Set(key, v)
 }
 
 // DueDeliveries calls fn for each open delivery whose next try is at or
 // before nowMs, earliest first, until fn returns false. It returns the
 // next try of the first delivery due after nowMs: 0 when there is none,
-// or when fn stopped the scan. It reads index keys only (no alert), and
+// or when fn stopped the scan. It reads index keys only (no alert: a key's
+// value is the alert's account), and
 // only those of the due range and the one key after it; it starts past
 // the deleted keys of what was delivered (dueFloor).
 //
@@ -98,6 +116,9 @@ func (s *Store) DueDeliveries(nowMs int64, fn func(DueDelivery) bool) (next int6
 			if due.NextTryUnixMs > nowMs {
 				next = due.NextTryUnixMs
 				return nil
+			}
+			if err := it.Item().Value(func(v []byte) error { due.AccountID = string(v); return nil }); err != nil {
+				return err
 			}
 			if !fn(due) {
 				return nil

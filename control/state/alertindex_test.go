@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
@@ -182,5 +183,34 @@ func TestPruneAlertsSweepsOnlyOldFinishedAlerts(t *testing.T) {
 	}
 	if done := keysWithPrefix(t, s, prefixAlertDone); !slices.Equal(done, []string{string(alertDoneKey(t0+2*day, young.GetId()))}) {
 		t.Errorf("done index after the sweep: %q", done)
+	}
+}
+
+// TestDueKeyCarriesTheAccount: the due index gives each delivery's account
+// (the dispatcher reads no alert to share the slots by account), but for an
+// account id too long for the key's value, whose alert says it.
+func TestDueKeyCarriesTheAccount(t *testing.T) {
+	s := openStore(t)
+	long := "acct-" + strings.Repeat("x", maxDueAccountBytes)
+	for _, id := range []string{"a", long} {
+		mustOK(t, s, newAccount(id), uncapped(id), createChannelCmd(id, "c1", true))
+		// The key of a retry carries it too.
+		a := raise(t, s, id, "job", t0)
+		mustOK(t, s, recordDeliveryCmd(t0, &raftv1.RecordDelivery{AlertId: a.GetId(), ChannelRef: "chan:c1", Error: "503", NextTryUnixMs: t0 + 10}))
+	}
+	var got []string
+	if _, err := s.DueDeliveries(t0+10, func(d DueDelivery) bool {
+		a, err := s.Alert(d.AlertID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, a.GetAccountId()+"="+d.AccountID)
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if want := []string{"a=a", long + "="}; !slices.Equal(got, want) {
+		t.Fatalf("due deliveries by account (the alert's = the key's): %q, want %q", got, want)
 	}
 }

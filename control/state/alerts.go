@@ -92,7 +92,7 @@ func storeAlert(txn *badger.Txn, ctx applyCtx, a *statev1.Alert) error {
 		return txn.Set(alertDoneKey(ctx.now, id), nil)
 	}
 	for _, d := range deliveries {
-		if err := setDueKey(txn, ctx, alertDueKey(d.GetNextTryUnixMs(), id, d.GetChannelRef())); err != nil {
+		if err := setDueKey(txn, ctx, alertDueKey(d.GetNextTryUnixMs(), id, d.GetChannelRef()), a.GetAccountId()); err != nil {
 			return err
 		}
 	}
@@ -211,7 +211,7 @@ func applyRecordDelivery(txn *badger.Txn, ctx applyCtx, c *raftv1.RecordDelivery
 		return nil, err
 	}
 	if open(rec) {
-		return ok(), setDueKey(txn, ctx, alertDueKey(rec.GetNextTryUnixMs(), a.GetId(), rec.GetChannelRef()))
+		return ok(), setDueKey(txn, ctx, alertDueKey(rec.GetNextTryUnixMs(), a.GetId(), rec.GetChannelRef()), a.GetAccountId())
 	}
 	if left == 0 {
 		if err := txn.Delete(alertPendingKey(a.GetId())); err != nil {
