@@ -127,8 +127,15 @@ func DefaultBackoff(attempt int) time.Duration {
 
 // Dispatcher delivers the outbox. Run it as a leader task.
 type Dispatcher struct {
-	o    DispatcherOptions
-	wake chan struct{}
+	o     DispatcherOptions
+	wake  chan struct{} // read the outbox
+	freed chan struct{} // a slot is free: fill it from the backlog
+
+	// The due deliveries the last pass saw and did not start, in its
+	// order, and whether it stopped before the end of the due part (Run's
+	// goroutine only: backlog.go).
+	backlog   []queued
+	truncated bool
 
 	mu        sync.Mutex
 	reads     uint64            // outbox reads started
@@ -197,7 +204,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Dispatcher{o: o, wake: make(chan struct{}, 1), jobs: map[string]job{}, busy: map[string]int{},
+	return &Dispatcher{o: o, wake: make(chan struct{}, 1), freed: make(chan struct{}, 1), jobs: map[string]job{}, busy: map[string]int{},
 		accounts: map[string]int{}, owners: map[string]string{}, records: &recorder{apply: o.Cluster.Apply}}
 }
 
@@ -223,35 +230,49 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	clear(d.jobs)
 	clear(d.owners)
 	d.mu.Unlock()
+	d.backlog, d.truncated = nil, false
 	t := time.NewTimer(d.o.Interval)
 	defer t.Stop()
 	var last time.Time
+	read := true
 	for {
-		// Every attempt that ends wakes the loop: in a burst, wakes
-		// within minPassGap share one pass rather than each reading the
-		// due outbox from its start.
-		if gap := minPassGap - time.Since(last); gap > 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(gap):
+		// A slot that frees is filled from the backlog; the outbox is
+		// read when something was raised (Notify), at the next try the
+		// last read saw or after Interval, and when the backlog cannot
+		// fill the free slots but the outbox holds more.
+		if !read {
+			read = d.fill(ctx, &wg)
+		}
+		if read {
+			// In a burst, wakes within minPassGap share one pass rather
+			// than each reading the due outbox from its start.
+			if gap := minPassGap - time.Since(last); gap > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(gap):
+				}
 			}
+			last = time.Now()
+			next, err := d.pass(ctx, &wg)
+			if err != nil && ctx.Err() == nil {
+				d.o.Logger.Warn("reading the alert outbox failed", "error", err)
+			}
+			wait := d.o.Interval
+			if !next.IsZero() {
+				wait = max(min(wait, next.Sub(d.o.Now())), 0)
+			}
+			t.Reset(wait)
 		}
-		last = time.Now()
-		next, err := d.pass(ctx, &wg)
-		if err != nil && ctx.Err() == nil {
-			d.o.Logger.Warn("reading the alert outbox failed", "error", err)
-		}
-		wait := d.o.Interval
-		if !next.IsZero() {
-			wait = max(min(wait, next.Sub(d.o.Now())), 0)
-		}
-		t.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			read = true
 		case <-d.wake:
+			read = true
+		case <-d.freed:
+			read = false
 		}
 	}
 }
@@ -260,10 +281,12 @@ func (d *Dispatcher) Run(ctx context.Context) {
 // starts an attempt for each delivery not known to this process while a
 // slot is free: it skips a delivery whose channel has
 // ChannelConcurrency attempts under way, or whose account has
-// AccountConcurrency (its turn comes when one ends), and stops when
-// Concurrency are under way or it started MaxPerPass. It returns the next
-// try after now that it saw (zero: none, or the pass stopped early; an
-// attempt's end or the Interval wakes Run then).
+// AccountConcurrency (its turn comes when one ends), and stops when it
+// started MaxPerPass. The due deliveries it does not start, up to
+// maxBacklog, become the backlog, from which the slots that free are
+// filled without reading the outbox again. It returns the next try after
+// now that it saw (zero: none, or the pass stopped early; an attempt's end
+// or the Interval wakes Run then).
 func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) (time.Time, error) {
 	d.mu.Lock()
 	d.reads++
@@ -275,9 +298,11 @@ func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) (time.Time, e
 		}
 	}
 	d.mu.Unlock()
-	started, throttled := 0, 0
+	d.backlog, d.truncated = d.backlog[:0], false
+	started, throttled, full := 0, 0, false
 	next, err := d.o.State.DueDeliveries(now.UnixMilli(), func(due state.DueDelivery) bool {
 		if ctx.Err() != nil {
+			d.truncated = true
 			return false
 		}
 		if d.known(due) {
@@ -288,20 +313,26 @@ func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) (time.Time, e
 			d.o.Logger.Warn("reading a due alert failed", "alert", due.AlertID, "error", err)
 			return true
 		}
-		switch d.claim(due, account) {
-		case claimFull:
-			return false
-		case claimShare:
-			throttled++
-			return true
-		case claimSkip:
-			return true
+		if !full {
+			switch d.claim(due, account) {
+			case claimStart:
+				started++
+				wg.Go(func() { d.attempt(ctx, due, account, a, now) })
+				if started == d.o.MaxPerPass {
+					d.truncated = true
+					return false
+				}
+				return true
+			case claimFull:
+				full = true
+			case claimShare:
+				throttled++
+			}
 		}
-		started++
-		wg.Go(func() { d.attempt(ctx, due, account, a, now) })
-		return started < d.o.MaxPerPass
+		return d.queue(due, account)
 	})
 	if err != nil {
+		d.backlog, d.truncated = d.backlog[:0], false
 		return time.Time{}, fmt.Errorf("due deliveries: %w", err)
 	}
 	d.o.Metrics.WaitingForShare(throttled)
@@ -363,7 +394,7 @@ func (d *Dispatcher) sent(due state.DueDelivery, account string) {
 	d.free(due, account)
 	d.recording++
 	d.mu.Unlock()
-	d.Notify()
+	d.slotFreed()
 }
 
 // finish marks the delivery of account as ended, not to be tried again
@@ -378,7 +409,7 @@ func (d *Dispatcher) finish(due state.DueDelivery, account string, notBefore tim
 		d.free(due, account)
 	}
 	d.mu.Unlock()
-	d.Notify()
+	d.slotFreed()
 }
 
 // free gives back the slot of the delivery of account (d.mu held).
