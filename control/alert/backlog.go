@@ -58,6 +58,13 @@ func (d *Dispatcher) fill(ctx context.Context, wg *sync.WaitGroup) (read bool) {
 	return !full && d.truncated
 }
 
+// slotsTaken tells whether no attempt can start now.
+func (d *Dispatcher) slotsTaken() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.running >= d.o.Concurrency || d.recording >= maxRecording
+}
+
 // slotFreed wakes Run to fill a slot from the backlog. It never blocks.
 func (d *Dispatcher) slotFreed() {
 	select {

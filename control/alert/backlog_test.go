@@ -2,10 +2,16 @@ package alert
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
 	"lookout/control/alert/channel/webhook"
+	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
 // TestFreedSlotsAreFilledFromTheBacklog: with more alerts due than a pass
@@ -35,4 +41,51 @@ func TestFreedSlotsAreFilledFromTheBacklog(t *testing.T) {
 	if reads > uint64(n/maxBacklog)+4 {
 		t.Errorf("%d reads of the outbox for %d deliveries, %d at a time: the freed slots were not filled from the backlog", reads, n, 4)
 	}
+}
+
+// TestWakesWhileSlotsAreTakenWaitForTheBacklog: while every slot is taken
+// and the backlog holds deliveries, alerts raised (Notify) do not make the
+// dispatcher read the outbox; once the slot frees, the backlog and then
+// the outbox are sent.
+func TestWakesWhileSlotsAreTakenWaitForTheBacklog(t *testing.T) {
+	e := newEnv(t)
+	r := newReceiver(t)
+	release := make(chan struct{})
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.Copy(io.Discard, req.Body)
+		<-release
+	}))
+	defer gate.Close()
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	defer unblock()
+	e.defaultChannel("ch-gate", webhook.Type, []byte(`{"url":"`+gate.URL+`","secret":"`+secret+`"}`))
+	e.fail("first")
+	// The alerts after it go to another channel.
+	e.apply(&raftv1.Command{Op: &raftv1.Command_UpdateChannel{UpdateChannel: &raftv1.UpdateChannel{
+		AccountId: acct, ChannelId: "ch-gate", Type: webhook.Type, Name: "ch-gate", ConfigJson: []byte(`{"url":"` + gate.URL + `","secret":"` + secret + `"}`)}}})
+	e.defaultChannel("ch-ok", webhook.Type, r.config())
+	e.fail("second")
+
+	d := e.dispatcher(DispatcherOptions{Interval: time.Hour, Concurrency: 1, SendTimeout: time.Hour})
+	readsOf := func() uint64 { d.mu.Lock(); defer d.mu.Unlock(); return d.reads }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); d.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	e.waitFor("the first read", func() bool { return readsOf() == 1 })
+	settle()
+	if r.count() != 0 {
+		t.Fatal("the second alert was sent while the only slot was taken")
+	}
+	for i := range 5 {
+		e.fail(fmt.Sprint("more-", i))
+		d.Notify()
+		settle()
+	}
+	if reads := readsOf(); reads != 1 {
+		t.Fatalf("%d reads of the outbox while the only slot was taken and the backlog held a delivery, want 1", reads)
+	}
+	unblock()
+	e.waitFor("every alert sent", func() bool { return r.count() == 6 })
 }

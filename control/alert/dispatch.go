@@ -270,7 +270,13 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		case <-t.C:
 			read = true
 		case <-d.wake:
+			// What was raised since is due from now: later in the
+			// outbox than the backlog. While every slot is taken, it
+			// waits until the backlog runs short.
 			read = true
+			if len(d.backlog) > 0 && d.slotsTaken() {
+				d.truncated, read = true, false
+			}
 		case <-d.freed:
 			read = false
 		}
