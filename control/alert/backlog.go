@@ -8,7 +8,7 @@ import (
 )
 
 // maxBacklog bounds the due deliveries a pass keeps for the slots that
-// free after it.
+// free after it (Dispatcher.backlogMax, which tests lower).
 const maxBacklog = 128
 
 // queued is a due delivery a pass saw and did not start, with its
@@ -18,16 +18,33 @@ type queued struct {
 	account string
 }
 
-// queue keeps a due delivery the pass did not start in the backlog, and
-// tells the pass whether to read on: not once the backlog is full (the
-// pass then stopped before the end of the due part).
-func (d *Dispatcher) queue(due state.DueDelivery, account string) bool {
-	if len(d.backlog) == maxBacklog {
+// queue keeps a due delivery the pass did not start in the backlog, unless
+// the backlog is full. It keeps at most an
+// eighth of the backlog per channel and half per account, so that a full
+// backlog spans enough channels and accounts to fill the slots even when
+// one channel's deliveries come first (only ChannelConcurrency of them
+// can be under way). What it does not keep is due still: the backlog no
+// longer holds everything due (truncated), and a later read finds it.
+func (d *Dispatcher) queue(due state.DueDelivery, account string) {
+	if len(d.backlog) == d.backlogMax || d.queuedChan[due.ChannelRef] >= max(d.backlogMax/8, d.o.ChannelConcurrency) ||
+		d.queuedAcct[account] >= max(d.backlogMax/2, d.o.AccountConcurrency) {
 		d.truncated = true
-		return false
+		return
 	}
 	d.backlog = append(d.backlog, queued{due: due, account: account})
-	return true
+	d.queuedChan[due.ChannelRef]++
+	d.queuedAcct[account]++
+}
+
+// resetBacklog empties the backlog for a pass to fill.
+func (d *Dispatcher) resetBacklog() {
+	clear(d.backlog)
+	d.backlog, d.truncated = d.backlog[:0], false
+	if d.queuedChan == nil {
+		d.queuedChan, d.queuedAcct = map[string]int{}, map[string]int{}
+	}
+	clear(d.queuedChan)
+	clear(d.queuedAcct)
 }
 
 // fill starts an attempt for the deliveries of the backlog, in order,

@@ -134,8 +134,11 @@ type Dispatcher struct {
 	// The due deliveries the last pass saw and did not start, in its
 	// order, and whether it stopped before the end of the due part (Run's
 	// goroutine only: backlog.go).
-	backlog   []queued
-	truncated bool
+	backlog    []queued
+	truncated  bool
+	backlogMax int
+	// What the backlog holds per channel ref and per account.
+	queuedChan, queuedAcct map[string]int
 
 	mu        sync.Mutex
 	reads     uint64            // outbox reads started
@@ -204,7 +207,7 @@ func NewDispatcher(o DispatcherOptions) *Dispatcher {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Dispatcher{o: o, wake: make(chan struct{}, 1), freed: make(chan struct{}, 1), jobs: map[string]job{}, busy: map[string]int{},
+	return &Dispatcher{o: o, wake: make(chan struct{}, 1), freed: make(chan struct{}, 1), backlogMax: maxBacklog, jobs: map[string]job{}, busy: map[string]int{},
 		accounts: map[string]int{}, owners: map[string]string{}, records: &recorder{apply: o.Cluster.Apply}}
 }
 
@@ -230,7 +233,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	clear(d.jobs)
 	clear(d.owners)
 	d.mu.Unlock()
-	d.backlog, d.truncated = nil, false
+	d.resetBacklog()
 	t := time.NewTimer(d.o.Interval)
 	defer t.Stop()
 	var last time.Time
@@ -288,11 +291,12 @@ func (d *Dispatcher) Run(ctx context.Context) {
 // slot is free: it skips a delivery whose channel has
 // ChannelConcurrency attempts under way, or whose account has
 // AccountConcurrency (its turn comes when one ends), and stops when it
-// started MaxPerPass. The due deliveries it does not start, up to
-// maxBacklog, become the backlog, from which the slots that free are
-// filled without reading the outbox again. It returns the next try after
-// now that it saw (zero: none, or the pass stopped early; an attempt's end
-// or the Interval wakes Run then).
+// started MaxPerPass, or when no slot is free and the backlog is full (or
+// it has read four backlogs' worth since). The due deliveries it does not
+// start, up to maxBacklog, become the backlog, from which the slots that
+// free are filled without reading the outbox again. It returns the next
+// try after now that it saw (zero: none, or the pass stopped early; an
+// attempt's end or the Interval wakes Run then).
 func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) (time.Time, error) {
 	d.mu.Lock()
 	d.reads++
@@ -304,8 +308,9 @@ func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) (time.Time, e
 		}
 	}
 	d.mu.Unlock()
-	d.backlog, d.truncated = d.backlog[:0], false
+	d.resetBacklog()
 	started, throttled, full := 0, 0, false
+	afterFull := 0 // due deliveries seen since the slots were full
 	next, err := d.o.State.DueDeliveries(now.UnixMilli(), func(due state.DueDelivery) bool {
 		if ctx.Err() != nil {
 			d.truncated = true
@@ -335,10 +340,21 @@ func (d *Dispatcher) pass(ctx context.Context, wg *sync.WaitGroup) (time.Time, e
 				throttled++
 			}
 		}
-		return d.queue(due, account)
+		d.queue(due, account)
+		if !full {
+			// While a slot is free the pass reads on, to the end of
+			// what is due if it must: the deliveries it has seen may
+			// all be held back by their channel or account.
+			return true
+		}
+		if afterFull++; len(d.backlog) == d.backlogMax || afterFull >= 4*d.backlogMax {
+			d.truncated = true
+			return false
+		}
+		return true
 	})
 	if err != nil {
-		d.backlog, d.truncated = d.backlog[:0], false
+		d.resetBacklog()
 		return time.Time{}, fmt.Errorf("due deliveries: %w", err)
 	}
 	d.o.Metrics.WaitingForShare(throttled)
