@@ -25,10 +25,7 @@ func TestFreedSlotsAreFilledFromTheBacklog(t *testing.T) {
 	n := 2*maxBacklog + 10
 	e.failMany("job", n)
 	d := e.dispatcher(DispatcherOptions{Interval: time.Hour, Concurrency: 4, ChannelConcurrency: 4})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); d.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	runDispatcher(t, d)
 	e.waitFor("every alert delivered", e.noPending)
 	if got := r.count(); got != n {
 		t.Fatalf("the receiver got %d requests for %d alerts", got, n)
@@ -70,10 +67,7 @@ func TestWakesWhileSlotsAreTakenWaitForTheBacklog(t *testing.T) {
 
 	d := e.dispatcher(DispatcherOptions{Interval: time.Hour, Concurrency: 1, SendTimeout: time.Hour})
 	readsOf := func() uint64 { d.mu.Lock(); defer d.mu.Unlock(); return d.reads }
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); d.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	runDispatcher(t, d)
 	e.waitFor("the first read", func() bool { return readsOf() == 1 })
 	settle()
 	if r.count() != 0 {
@@ -110,9 +104,14 @@ func TestBacklogOfDeadChannelsDoesNotStarveOthers(t *testing.T) {
 	e.failMany("ok", 5)
 	d := e.dispatcher(DispatcherOptions{Interval: time.Hour, Concurrency: 6, SendTimeout: time.Hour})
 	d.backlogMax = 4 // two of each dead channel fill it
+	runDispatcher(t, d)
+	e.waitFor("the healthy channel's alerts", func() bool { return ok.count() == 5 })
+}
+
+// runDispatcher runs d until the test ends.
+func runDispatcher(t *testing.T, d *Dispatcher) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); d.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	e.waitFor("the healthy channel's alerts", func() bool { return ok.count() == 5 })
+	t.Cleanup(func() { cancel(); <-done })
 }
