@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"lookout/control/alert/channel/webhook"
+	"lookout/control/state"
 	raftv1 "lookout/internal/gen/lookout/raft/v1"
 )
 
@@ -114,4 +115,24 @@ func runDispatcher(t *testing.T, d *Dispatcher) {
 	done := make(chan struct{})
 	go func() { defer close(done); d.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
+}
+
+// TestOwnerFromTheDueKeyReadsNoAlert: a due key that carries the account
+// gives it without a read of the alert; one that does not (written before
+// the keys carried it) reads the alert once.
+func TestOwnerFromTheDueKeyReadsNoAlert(t *testing.T) {
+	e := newEnv(t)
+	e.defaultChannel("ch-1", webhook.Type, newReceiver(t).config())
+	a := e.fail("backup")
+	d := e.dispatcher(DispatcherOptions{})
+	before := e.store.OutboxReads()
+	if account, _, err := d.owner(state.DueDelivery{AlertID: a.GetId(), ChannelRef: "chan:ch-1", AccountID: acct}); err != nil || account != acct {
+		t.Fatalf("owner %q, %v", account, err)
+	}
+	if reads := e.store.OutboxReads() - before; reads != 0 {
+		t.Fatalf("%d outbox reads for a key that carries the account", reads)
+	}
+	if account, read, err := d.owner(state.DueDelivery{AlertID: a.GetId(), ChannelRef: "chan:ch-1"}); err != nil || account != acct || read == nil {
+		t.Fatalf("owner of a key without the account: %q, %v, %v", account, read, err)
+	}
 }
