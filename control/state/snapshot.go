@@ -13,6 +13,8 @@ import (
 	"runtime/debug"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/pb"
+	"github.com/dgraph-io/ristretto/v2/z"
 
 	"lookout/cluster/clusterapi"
 )
@@ -195,11 +197,43 @@ func (s *Store) loadGeneration(num uint64, br *bufio.Reader, applied uint64) (*g
 	return g, nil
 }
 
+// loadBatchBytes is about how much of the stream load hands Badger's
+// stream writer at a time.
+const loadBatchBytes = 4 << 20
+
 // load writes the key-value records of a snapshot stream (after its
-// header) into db, the applied index in place of the one they hold.
+// header) into db, an empty database, the applied index in place of the
+// one they hold. A snapshot holds its keys in order, once each (it is read
+// from one Badger iterator), so they go to Badger's stream writer, which
+// builds the tables of the last level directly: no memtable, no
+// compaction. A stream whose keys are out of order is an error, before
+// the stream writer sees the key (it would panic).
 func load(db *badger.DB, br *bufio.Reader, applied uint64) error {
-	wb := db.NewWriteBatch()
-	defer wb.Cancel()
+	sw := db.NewStreamWriter()
+	defer sw.Cancel()
+	if err := sw.Prepare(); err != nil {
+		return fmt.Errorf("load snapshot: %w", err)
+	}
+	buf := z.NewBuffer(loadBatchBytes+loadBatchBytes/4, "state.load")
+	defer buf.Release()
+	var last []byte
+	put := func(key, val []byte) error {
+		if last != nil && bytes.Compare(key, last) <= 0 {
+			return fmt.Errorf("load snapshot: key %q comes after %q", key, last)
+		}
+		last = key
+		badger.KVToBuffer(&pb.KV{Key: key, Value: val, Version: 1}, buf)
+		if buf.LenNoPadding() < loadBatchBytes {
+			return nil
+		}
+		// Write copies what it keeps, so the buffer is used again.
+		if err := sw.Write(buf); err != nil {
+			return fmt.Errorf("load snapshot: %w", err)
+		}
+		buf.Reset()
+		return nil
+	}
+	putApplied := applied > 0 // absent in the snapshot of an empty state
 	for {
 		key, err := readChunk(br)
 		if err != nil {
@@ -212,19 +246,30 @@ func load(db *badger.DB, br *bufio.Reader, applied uint64) error {
 		if err != nil {
 			return fmt.Errorf("read snapshot value: %w", err)
 		}
-		if bytes.Equal(key, keyApplied) {
-			continue // the header's, below
+		c := bytes.Compare(key, keyApplied)
+		if c >= 0 && putApplied {
+			// The header's applied index, where its key sorts.
+			if err := put(keyApplied, u64(applied)); err != nil {
+				return err
+			}
+			putApplied = false
 		}
-		if err := wb.Set(key, val); err != nil {
-			return fmt.Errorf("load snapshot: %w", err)
+		if c == 0 {
+			continue
+		}
+		if err := put(key, val); err != nil {
+			return err
 		}
 	}
-	if applied > 0 { // absent in the snapshot of an empty state
-		if err := wb.Set(keyApplied, u64(applied)); err != nil {
-			return fmt.Errorf("load snapshot: %w", err)
+	if putApplied {
+		if err := put(keyApplied, u64(applied)); err != nil {
+			return err
 		}
 	}
-	if err := wb.Flush(); err != nil {
+	if err := sw.Write(buf); err != nil {
+		return fmt.Errorf("load snapshot: %w", err)
+	}
+	if err := sw.Flush(); err != nil {
 		return fmt.Errorf("load snapshot: %w", err)
 	}
 	return nil
