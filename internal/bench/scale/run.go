@@ -45,6 +45,11 @@ func run(ctx context.Context, c config) (err error) {
 		env = strings.Split(c.nodeEnv, ",")
 		fmt.Printf("node environment: %s\n", strings.Join(env, " "))
 	}
+	if c.profileDir != "" {
+		if err := os.MkdirAll(c.profileDir, 0o755); err != nil {
+			return err
+		}
+	}
 	cl, err := bench.StartClusterWith(ctx, bench.ClusterOptions{Binary: c.binary, Nodes: c.nodes, Env: env})
 	if err != nil {
 		return err
