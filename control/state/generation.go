@@ -96,8 +96,14 @@ func (s *Store) db() *badger.DB { return s.cur.Load().db }
 // openGeneration opens (creating it if needed) the database of generation
 // num and starts its value-log GC.
 func (s *Store) openGeneration(num uint64) (*generation, error) {
+	return s.openGenerationWith(num, s.badgerOpts)
+}
+
+// openGenerationWith opens generation num with the options o (their
+// directories set to its own).
+func (s *Store) openGenerationWith(num uint64, o badger.Options) (*generation, error) {
 	dir := filepath.Join(s.dir, genName(num))
-	db, err := badger.Open(s.badgerOpts.WithDir(dir).WithValueDir(dir))
+	db, err := badger.Open(o.WithDir(dir).WithValueDir(dir))
 	if err != nil {
 		return nil, fmt.Errorf("open badger at %s: %w", dir, err)
 	}

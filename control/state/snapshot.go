@@ -173,7 +173,7 @@ func (s *Store) loadGeneration(num uint64, br *bufio.Reader, applied uint64) (*g
 	if err := os.RemoveAll(dir); err != nil { // a leftover of a restore that failed
 		return nil, fmt.Errorf("clear %s: %w", dir, err)
 	}
-	g, err := s.openGeneration(num)
+	g, err := s.openGenerationWith(num, loadOptions(s.badgerOpts))
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +196,23 @@ func (s *Store) loadGeneration(num uint64, br *bufio.Reader, applied uint64) (*g
 	}
 	return g, nil
 }
+
+// loadOptions are the Badger options of a generation while a snapshot
+// loads into it. Badger's stream writer builds the tables of the last
+// level, and holds each whole in memory until it is on disk, up to 17 at
+// a time: at that level's table size (64 MiB with Badger's defaults) a
+// load would take more than a GiB beside the state in use. Tables of
+// loadTableBytes keep it to a few hundred MiB; the generation is opened
+// again with the usual options once loaded, and its later compactions
+// write tables of the usual size.
+func loadOptions(o badger.Options) badger.Options {
+	o = o.WithBaseTableSize(loadTableBytes)
+	o.TableSizeMultiplier = 1
+	return o
+}
+
+// loadTableBytes is the size of the tables a snapshot loads into.
+const loadTableBytes = 4 << 20
 
 // loadBatchBytes is about how much of the stream load hands Badger's
 // stream writer at a time.
