@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 	"testing"
 )
 
@@ -88,5 +89,43 @@ func TestRestoreRefusesKeysOutOfOrder(t *testing.T) {
 			}
 			requireGenerations(t, dir, 1)
 		})
+	}
+}
+
+// TestRestoreKeepsLargeValues: values too large to stay in Badger's tables
+// (over the value threshold: 1 KiB for the small test options, 1 MiB in
+// production) go to the value log while a snapshot loads, and read back
+// whole, before and after the store is opened again.
+func TestRestoreKeepsLargeValues(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(Options{Dir: dir, Small: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, kib, mib := "v", strings.Repeat("k", 4<<10), strings.Repeat("m", 2<<20)
+	want := map[string]string{"acct:a": small, "acct:b": kib, "mon:a": mib, "mon:b": small}
+	if err := s.Restore(bytes.NewReader(streamOf(9, "acct:a", small, "acct:b", kib, "mon:a", mib, "mon:b", small))); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	check := func(s *Store, when string) {
+		t.Helper()
+		got := dumpKV(t, s, false)
+		if len(got) != len(want) {
+			t.Errorf("%s: %d keys, want %d", when, len(got), len(want))
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: %q holds %d bytes, want %d", when, k, len(got[k]), len(v))
+			}
+		}
+	}
+	check(s, "after the restore")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openStoreAt(t, dir)
+	check(s, "opened again")
+	if s.AppliedIndex() != 9 {
+		t.Errorf("applied index %d after opening again, want 9", s.AppliedIndex())
 	}
 }
