@@ -36,19 +36,7 @@ func BenchmarkMissedBurst(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var setup []*raftv1.Command
-		for a := range accounts {
-			id := fmt.Sprint("acct", a)
-			setup = append(setup, newAccount(id), uncapped(id), createChannelCmd(id, "hook", true))
-		}
-		for a := range accounts {
-			var specs []*raftv1.MonitorSpec
-			for i := a; i < monitors; i += accounts {
-				specs = append(specs, &raftv1.MonitorSpec{Uuid: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Kind: KindPing,
-					Name: fmt.Sprintf("due-%05d", i), Enabled: true, TimeoutSeconds: 3600, ExpectedIntervalSeconds: proto.Int64(60)})
-			}
-			setup = append(setup, putMonitorsCmd(fmt.Sprint("acct", a), specs, nil))
-		}
+		setup := pingMonitorsSetup(accounts, monitors, "due-%05d", 60)
 		for _, r := range s.ApplyBatch(entries(s.AppliedIndex()+1, setup...)) {
 			if r.GetStatus() != raftv1.Status_STATUS_OK {
 				b.Fatalf("setup: %v %s", r.GetStatus(), r.GetMessage())
@@ -125,6 +113,27 @@ func BenchmarkMissedBurst(b *testing.B) {
 	b.ReportMetric(float64(fireTime.Microseconds())/n, "fire-µs")
 	b.ReportMetric(float64(recordTime.Microseconds())/n, "record-µs")
 	b.ReportMetric(0, "ns/op")
+}
+
+// pingMonitorsSetup is the commands that make accounts accounts ("acct0"
+// on; each uncapped, with a default webhook channel) and monitors ping
+// monitors spread over them in turn, named by the format name from their
+// number and expected every interval seconds.
+func pingMonitorsSetup(accounts, monitors int, name string, interval int64) []*raftv1.Command {
+	var setup []*raftv1.Command
+	for a := range accounts {
+		id := fmt.Sprint("acct", a)
+		setup = append(setup, newAccount(id), uncapped(id), createChannelCmd(id, "hook", true))
+	}
+	for a := range accounts {
+		var specs []*raftv1.MonitorSpec
+		for i := a; i < monitors; i += accounts {
+			specs = append(specs, &raftv1.MonitorSpec{Uuid: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Kind: KindPing,
+				Name: fmt.Sprintf(name, i), Enabled: true, TimeoutSeconds: 3600, ExpectedIntervalSeconds: proto.Int64(interval)})
+		}
+		setup = append(setup, putMonitorsCmd(fmt.Sprint("acct", a), specs, nil))
+	}
+	return setup
 }
 
 func fireDeadlinesCmd(ds []*raftv1.FireDeadline, now int64) *raftv1.Command {

@@ -15,7 +15,6 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	raftv1 "lookout/internal/gen/lookout/raft/v1"
 	statev1 "lookout/internal/gen/lookout/state/v1"
 )
 
@@ -33,20 +32,7 @@ func BenchmarkRestore(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var setup []*raftv1.Command
-	for a := range accounts {
-		id := fmt.Sprint("acct", a)
-		setup = append(setup, newAccount(id), uncapped(id), createChannelCmd(id, "hook", true))
-	}
-	for a := range accounts {
-		var specs []*raftv1.MonitorSpec
-		for i := a; i < monitors; i += accounts {
-			specs = append(specs, &raftv1.MonitorSpec{Uuid: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), Kind: KindPing,
-				Name: fmt.Sprintf("job-%06d", i), Enabled: true, TimeoutSeconds: 3600, ExpectedIntervalSeconds: proto.Int64(3600)})
-		}
-		setup = append(setup, putMonitorsCmd(fmt.Sprint("acct", a), specs, nil))
-	}
-	applyAll(b, src, setup, 8)
+	applyAll(b, src, pingMonitorsSetup(accounts, monitors, "job-%06d", 3600), 8)
 	sn, err := src.Snapshot()
 	if err != nil {
 		b.Fatal(err)
