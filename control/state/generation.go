@@ -94,7 +94,7 @@ func (s *Store) acquire() (*generation, error) {
 func (s *Store) db() *badger.DB { return s.cur.Load().db }
 
 // openGeneration opens (creating it if needed) the database of generation
-// num and starts its value-log GC.
+// num with the store's options; startGC starts its value-log GC.
 func (s *Store) openGeneration(num uint64) (*generation, error) {
 	return s.openGenerationWith(num, s.badgerOpts)
 }

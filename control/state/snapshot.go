@@ -236,7 +236,7 @@ func load(db *badger.DB, br *bufio.Reader, applied uint64) error {
 	var last []byte
 	put := func(key, val []byte) error {
 		if last != nil && bytes.Compare(key, last) <= 0 {
-			return fmt.Errorf("load snapshot: key %q comes after %q", key, last)
+			return fmt.Errorf("load snapshot: key %q is out of order (after %q)", key, last)
 		}
 		last = key
 		badger.KVToBuffer(&pb.KV{Key: key, Value: val, Version: 1}, buf)
