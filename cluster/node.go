@@ -138,7 +138,7 @@ type Node struct {
 	state StateMachine
 	logs  *walStore
 	raft  *raft.Raft
-	trans *raft.NetworkTransport
+	trans *gatedTransport
 	snaps raft.SnapshotStore
 	ml    *memberlist.Memberlist
 	peers *peerSet
@@ -233,12 +233,12 @@ func New(opts Options) (n *Node, err error) {
 			return nil, fmt.Errorf("raft advertise address: %w", err)
 		}
 	}
-	n.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+	n.trans = &gatedTransport{NetworkTransport: raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 		Stream:  newStreamLayer(ln, advertise, opts.Dial, opts.PeerTLS, opts.ClientTLS),
 		MaxPool: 3,
 		Timeout: 10 * time.Second,
 		Logger:  n.log.Named("transport"),
-	})
+	})}
 
 	// Raft itself.
 	hasState, err := raft.HasExistingState(n.logs, n.logs, n.snaps)
@@ -433,6 +433,7 @@ func (n *Node) Close() error {
 		n.wg.Wait()
 		if n.trans != nil {
 			errs = append(errs, n.trans.Close())
+			n.trans.shutHeartbeats() // before the stable store closes
 		}
 		n.rpc.close()
 		if n.logs != nil {
