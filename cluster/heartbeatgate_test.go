@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
+
+	"lookout/control/state"
 )
 
 // TestHeartbeatGateWaitsForHeartbeatsInFlight: shutting the gate waits for
@@ -59,5 +61,33 @@ func TestHeartbeatGateWaitsForHeartbeatsInFlight(t *testing.T) {
 	case <-entered:
 		t.Error("a heartbeat after the gate shut reached raft's handler")
 	default:
+	}
+}
+
+// TestCloseShutsTheHeartbeatGate: a node's Close shuts its transport's
+// heartbeat gate, so no heartbeat reaches raft once the stores close.
+func TestCloseShutsTheHeartbeatGate(t *testing.T) {
+	dir := t.TempDir()
+	st, err := state.Open(state.Options{Dir: dir + "/state", Small: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n, err := New(Options{NodeID: "n1", DataDir: dir, State: st, RaftAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:1",
+		Secret: []byte("0123456789abcdef0123456789abcdef"), Small: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.trans.mu.RLock()
+	open := !n.trans.shut
+	n.trans.mu.RUnlock()
+	if !open {
+		t.Fatal("the gate of a running node is shut")
+	}
+	n.Close()
+	n.trans.mu.RLock()
+	defer n.trans.mu.RUnlock()
+	if !n.trans.shut {
+		t.Error("Close left the heartbeat gate open")
 	}
 }
