@@ -54,24 +54,16 @@ func BenchmarkMissedBurst(b *testing.B) {
 				evs = nil
 			}
 		}
-		var fires []*raftv1.Command
-		var batch []*raftv1.FireDeadline
+		var deadlines []*raftv1.FireDeadline
 		var due int64
 		if err := s.PingMonitors(func(m *statev1.Monitor) error {
-			_, _, missed := pingstate.Deadlines(PingSettings(m), PingState(m))
-			due = missed
-			batch = append(batch, &raftv1.FireDeadline{AccountId: m.GetAccountId(), MonitorUuid: m.GetUuid(), Kind: pingstate.DeadlineMissed, DueUnixMs: missed})
-			if len(batch) == MaxFireDeadlines {
-				fires = append(fires, fireDeadlinesCmd(batch, missed+10))
-				batch = nil
-			}
+			_, _, due = pingstate.Deadlines(PingSettings(m), PingState(m))
+			deadlines = append(deadlines, &raftv1.FireDeadline{AccountId: m.GetAccountId(), MonitorUuid: m.GetUuid(), Kind: pingstate.DeadlineMissed, DueUnixMs: due})
 			return nil
 		}); err != nil {
 			b.Fatal(err)
 		}
-		if len(batch) > 0 {
-			fires = append(fires, fireDeadlinesCmd(batch, due+10))
-		}
+		fires := chunked(deadlines, MaxFireDeadlines, func(ds []*raftv1.FireDeadline) *raftv1.Command { return fireDeadlinesCmd(ds, due+10) })
 
 		b.StartTimer()
 		start := time.Now()
@@ -79,28 +71,19 @@ func BenchmarkMissedBurst(b *testing.B) {
 		fireTime += time.Since(start)
 		b.StopTimer()
 
-		var records []*raftv1.Command
 		var recs []*raftv1.RecordDelivery
-		raised := 0
 		if err := s.view(func(txn *badger.Txn) error {
 			return scanProto(txn, prefixAlert, func() *statev1.Alert { return new(statev1.Alert) }, func(a *statev1.Alert) error {
-				raised++
 				recs = append(recs, &raftv1.RecordDelivery{AlertId: a.GetId(), ChannelRef: "chan:hook", Delivered: true})
-				if len(recs) == MaxRecordDeliveries {
-					records = append(records, recordDeliveriesCmd(recs, due+1000))
-					recs = nil
-				}
 				return nil
 			})
 		}); err != nil {
 			b.Fatal(err)
 		}
-		if len(recs) > 0 {
-			records = append(records, recordDeliveriesCmd(recs, due+1000))
+		if len(recs) != monitors {
+			b.Fatalf("%d alerts raised, want %d", len(recs), monitors)
 		}
-		if raised != monitors {
-			b.Fatalf("%d alerts raised, want %d", raised, monitors)
-		}
+		records := chunked(recs, MaxRecordDeliveries, func(rs []*raftv1.RecordDelivery) *raftv1.Command { return recordDeliveriesCmd(rs, due+1000) })
 
 		b.StartTimer()
 		start = time.Now()
@@ -134,6 +117,15 @@ func pingMonitorsSetup(accounts, monitors int, name string, interval int64) []*r
 		setup = append(setup, putMonitorsCmd(fmt.Sprint("acct", a), specs, nil))
 	}
 	return setup
+}
+
+// chunked makes a command of each run of at most n items, in order.
+func chunked[T any](items []T, n int, cmd func([]T) *raftv1.Command) []*raftv1.Command {
+	var out []*raftv1.Command
+	for i := 0; i < len(items); i += n {
+		out = append(out, cmd(items[i:min(i+n, len(items))]))
+	}
+	return out
 }
 
 func fireDeadlinesCmd(ds []*raftv1.FireDeadline, now int64) *raftv1.Command {
