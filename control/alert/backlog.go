@@ -19,12 +19,12 @@ type queued struct {
 }
 
 // queue keeps a due delivery the pass did not start in the backlog, unless
-// the backlog is full. It keeps at most an
-// eighth of the backlog per channel and half per account, so that a full
-// backlog spans enough channels and accounts to fill the slots even when
-// one channel's deliveries come first (only ChannelConcurrency of them
-// can be under way). What it does not keep is due still: the backlog no
-// longer holds everything due (truncated), and a later read finds it.
+// the backlog is full. It keeps at most an eighth of the backlog per
+// channel and half per account, so that a full backlog spans enough
+// channels and accounts to fill the slots even when one channel's
+// deliveries come first (only ChannelConcurrency of them can be under
+// way). What it does not keep is due still: the backlog no longer holds
+// everything due (truncated), and a later read finds it.
 func (d *Dispatcher) queue(due state.DueDelivery, account string) {
 	if len(d.backlog) == d.backlogMax || d.queuedChan[due.ChannelRef] >= max(d.backlogMax/8, d.o.ChannelConcurrency) ||
 		d.queuedAcct[account] >= max(d.backlogMax/2, d.o.AccountConcurrency) {

@@ -132,7 +132,11 @@ func TestOwnerFromTheDueKeyReadsNoAlert(t *testing.T) {
 	if reads := e.store.OutboxReads() - before; reads != 0 {
 		t.Fatalf("%d outbox reads for a key that carries the account", reads)
 	}
+	before = e.store.OutboxReads()
 	if account, read, err := d.owner(state.DueDelivery{AlertID: a.GetId(), ChannelRef: "chan:ch-1"}); err != nil || account != acct || read == nil {
 		t.Fatalf("owner of a key without the account: %q, %v, %v", account, read, err)
+	}
+	if reads := e.store.OutboxReads() - before; reads != 1 {
+		t.Fatalf("%d outbox reads for a key without the account, want 1 (the alert)", reads)
 	}
 }

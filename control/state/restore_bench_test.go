@@ -212,7 +212,9 @@ func rssBytes(b *testing.B) int64 {
 	return rss
 }
 
-// readRSS reads the process's resident set size from /proc/self/status.
+// readRSS reads the process's resident set size from /proc/self/status
+// (internal/bench.ReadMemory does so too, but that package imports this
+// one).
 func readRSS() (int64, error) {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
